@@ -1,0 +1,59 @@
+package executor
+
+import (
+	"context"
+	"time"
+)
+
+// Waiter is implemented by executors that can tell when a key is released
+// (Redis pub/sub, a watch).
+type Waiter interface {
+	// WatchRelease registers interest in releases of key and returns a
+	// channel that receives a value (or is closed) after a release that
+	// happens after WatchRelease returned. Delivery is best effort: the
+	// Template still retries at its fixed interval, so a missed notification
+	// costs latency, never a hang. stop must be called exactly once; it must
+	// not block on the network.
+	WatchRelease(ctx context.Context, key string) (released <-chan struct{}, stop func())
+}
+
+// RenewItem is one lease to renew in a batch.
+type RenewItem struct {
+	Lease Lease
+	TTL   time.Duration
+}
+
+// BatchRenewer is implemented by executors that renew many leases in one
+// round trip (one Redis pipeline per watchdog tick).
+type BatchRenewer interface {
+	// RenewBatch renews every item and returns one error per item, in order
+	// (nil for success). The leases were all returned by this executor.
+	RenewBatch(ctx context.Context, items []RenewItem) []error
+}
+
+// SelfRenewing is implemented by leases the backend keeps alive by itself (a
+// ZooKeeper session heartbeat, an etcd keep-alive). When SelfRenewing returns
+// true, the Template's watchdog never calls Renew on the lease and relies on
+// [Lease.Lost] to learn of its loss.
+type SelfRenewing interface {
+	SelfRenewing() bool
+}
+
+// Holder describes who holds a key, as far as the backend can tell.
+type Holder struct {
+	// Owner is the holder's owner value ("" when the backend cannot tell).
+	Owner string
+	// Token is the holder's fencing token (0 when unknown).
+	Token int64
+	// TTL is the remaining lease time (0 when unknown).
+	TTL time.Duration
+	// Waiters is the number of queued waiters (-1 when unknown).
+	Waiters int
+}
+
+// Inspector is implemented by executors that can report who holds a key.
+type Inspector interface {
+	// Inspect returns the current holder of key, or an error wrapping
+	// [ErrLockNotHeld] when nobody holds it.
+	Inspect(ctx context.Context, key string) (Holder, error)
+}

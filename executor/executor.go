@@ -1,0 +1,82 @@
+package executor
+
+import (
+	"context"
+	"time"
+)
+
+// Default priorities: a lower value is preferred when the Template picks its
+// primary executor. An executor may declare any other value.
+const (
+	PriorityRedis     = 100
+	PriorityZooKeeper = 200
+	PriorityEtcd      = 300
+	PriorityMemory    = 400
+)
+
+// Request describes one acquisition.
+type Request struct {
+	// Key is the lock key exactly as the caller gave it. Executors may map it
+	// into their own namespace (a ZooKeeper base path, an escaped name), and
+	// document how.
+	Key string
+
+	// Owner is a unique, crypto-random value for this acquisition. Release
+	// and renewal only touch a lock whose stored owner equals it.
+	Owner string
+
+	// TTL is the lease length. It is always positive.
+	TTL time.Duration
+
+	// Renewed is true when the Template's watchdog will keep the lease alive
+	// (no explicit expire). Executors with self-renewing leases may use it to
+	// pick a shared keep-alive session instead of a lease of their own.
+	Renewed bool
+
+	// Wait allows a queue-based executor to wait inside Acquire, in FIFO
+	// order, until ctx is done. When false (TryLock) Acquire must make one
+	// attempt and return at once.
+	Wait bool
+}
+
+// Executor is a lock backend. Implementations must be safe for concurrent use.
+type Executor interface {
+	// Name identifies the executor in a Template ("redis", "etcd", ...).
+	Name() string
+
+	// Priority orders executors when none is chosen explicitly; lower wins.
+	Priority() int
+
+	// Acquire makes one attempt to take req.Key for req.Owner. It returns a
+	// Lease on success; an error wrapping [ErrNotAcquired] when another owner
+	// holds the key; an error wrapping [ErrBackend] when the backend could
+	// not answer. When unsure whether the backend accepted the write (a lost
+	// reply), Acquire must remove whatever it may have written for req.Owner
+	// and report an error, never a Lease. When ctx ends during a wait or a
+	// round trip, Acquire cleans up and returns an error wrapping
+	// [ErrNotAcquired] and the context's error.
+	Acquire(ctx context.Context, req Request) (Lease, error)
+}
+
+// Lease is one held lock. Implementations must be safe for concurrent use.
+type Lease interface {
+	// Token is the fencing token: strictly increasing per key across owners.
+	Token() int64
+
+	// Renew extends the lease to ttl from now if this owner still holds it.
+	// It returns an error wrapping [ErrLockNotHeld] when the lock is gone,
+	// or [ErrBackend] when the backend could not answer.
+	Renew(ctx context.Context, ttl time.Duration) error
+
+	// Release deletes the lock if this owner still holds it (compare and
+	// delete) and wakes waiters. It returns an error wrapping
+	// [ErrLockNotHeld] when the lock was no longer held by this owner.
+	Release(ctx context.Context) error
+
+	// Lost returns a channel closed when the executor learns by itself that
+	// the lease is gone (session expired, node deleted, lease revoked). It may
+	// return nil when the executor never learns that by itself; the Template
+	// then relies on renewals and its local clock. Executors should return the
+	// same channel for leases that share a session, so one watcher serves all.
+	Lost() <-chan struct{}
+}
