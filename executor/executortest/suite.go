@@ -1,0 +1,175 @@
+package executortest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/lock4go/lock4go/executor"
+)
+
+// Factory returns a fresh executor. Each call should use its own client or
+// session, so that executors from different calls behave like different
+// processes. The factory registers its own cleanup with t.Cleanup.
+type Factory func(t *testing.T) executor.Executor
+
+// Options describe the executor under test. The zero value suits an
+// executor whose leases expire by TTL, such as Redis or the memory executor.
+type Options struct {
+	// ShortTTL is the lease used by the expiry and renewal tests. Zero means
+	// 300ms. Backends with coarse leases (etcd counts whole seconds) need more.
+	ShortTTL time.Duration
+
+	// NoExpiry marks executors whose leases do not end by TTL but with a
+	// session (ZooKeeper); the expiry tests are skipped for them.
+	NoExpiry bool
+
+	// Settle is how long the backend may take to make a release or expiry
+	// visible to other clients (asynchronous deletes). Zero means 2s; it is
+	// an upper bound waited by polling, not a sleep.
+	Settle time.Duration
+}
+
+func (o Options) withDefaults() Options {
+	if o.ShortTTL == 0 {
+		o.ShortTTL = 300 * time.Millisecond
+	}
+	if o.Settle == 0 {
+		o.Settle = 2 * time.Second
+	}
+	return o
+}
+
+// Run runs the whole conformance suite as subtests of t.
+func Run(t *testing.T, f Factory, o Options) {
+	o = o.withDefaults()
+	s := &suite{f: f, o: o}
+	tests := []struct {
+		name string
+		fn   func(t *testing.T)
+	}{
+		{"AcquireRelease", s.testAcquireRelease},
+		{"HeldBySomeoneElse", s.testHeld},
+		{"OwnerOnlyRelease", s.testOwnerOnlyRelease},
+		{"DoubleRelease", s.testDoubleRelease},
+		{"ExpiryFreesKey", s.testExpiry},
+		{"RenewalKeepsKey", s.testRenewal},
+		{"TokensIncrease", s.testTokens},
+		{"WakeUp", s.testWakeUp},
+		{"CancelWhileWaiting", s.testCancelWhileWaiting},
+		{"CancelledBeforeAcquire", s.testCancelledBefore},
+		{"ConcurrentKeys", s.testConcurrentKeys},
+		{"MutualExclusion", s.testMutualExclusion},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, tc.fn)
+	}
+}
+
+type suite struct {
+	f Factory
+	o Options
+}
+
+// key returns a key unique to this test run, so runs sharing a server never
+// collide.
+func key(t *testing.T) string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return "lock4go-conformance:" + t.Name() + ":" + hex.EncodeToString(b[:])
+}
+
+// owner returns a fresh owner value.
+func owner() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+func (s *suite) req(k string, ttl time.Duration, wait bool) executor.Request {
+	if ttl == 0 {
+		ttl = 30 * time.Second
+	}
+	return executor.Request{Key: k, Owner: owner(), TTL: ttl, Wait: wait}
+}
+
+// mustAcquire acquires k with one attempt and fails the test otherwise.
+func mustAcquire(t *testing.T, e executor.Executor, r executor.Request) executor.Lease {
+	t.Helper()
+	l, err := e.Acquire(t.Context(), r)
+	if err != nil {
+		t.Fatalf("Acquire(%q) = %v, want a lease", r.Key, err)
+	}
+	if l == nil {
+		t.Fatalf("Acquire(%q) returned a nil lease and no error", r.Key)
+	}
+	return l
+}
+
+// mustNotAcquire checks that one attempt on k reports ErrNotAcquired.
+func mustNotAcquire(t *testing.T, e executor.Executor, r executor.Request) {
+	t.Helper()
+	l, err := e.Acquire(t.Context(), r)
+	if err == nil {
+		_ = l.Release(context.WithoutCancel(t.Context()))
+		t.Fatalf("Acquire(%q) succeeded while another owner holds it", r.Key)
+	}
+	if !errors.Is(err, executor.ErrNotAcquired) {
+		t.Fatalf("Acquire(%q) = %v, want ErrNotAcquired", r.Key, err)
+	}
+}
+
+// eventually polls cond every 10ms until it holds or d passes.
+func eventually(d time.Duration, cond func() bool) bool {
+	deadline := time.Now().Add(d)
+	for {
+		if cond() {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// tryOnce makes one non-waiting attempt and releases at once on success.
+func tryOnce(t *testing.T, e executor.Executor, k string) bool {
+	l, err := e.Acquire(t.Context(), executor.Request{Key: k, Owner: owner(), TTL: 30 * time.Second})
+	if err != nil {
+		return false
+	}
+	if err := l.Release(t.Context()); err != nil {
+		t.Errorf("Release after probe: %v", err)
+	}
+	return true
+}
+
+// acquireBlocking waits for k the way the Template does: a queue wait where
+// the executor offers one, release notifications where it offers them, and
+// short polling otherwise.
+func acquireBlocking(ctx context.Context, e executor.Executor, r executor.Request) (executor.Lease, error) {
+	r.Wait = true
+	w, _ := e.(executor.Waiter)
+	for {
+		var released <-chan struct{}
+		stop := func() {}
+		if w != nil {
+			released, stop = w.WatchRelease(ctx, r.Key)
+		}
+		l, err := e.Acquire(ctx, r)
+		if err == nil || !errors.Is(err, executor.ErrNotAcquired) || ctx.Err() != nil {
+			stop()
+			return l, err
+		}
+		select {
+		case <-released:
+		case <-time.After(20 * time.Millisecond):
+		case <-ctx.Done():
+		}
+		stop()
+	}
+}
