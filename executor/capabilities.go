@@ -57,3 +57,13 @@ type Inspector interface {
 	// [ErrLockNotHeld] when nobody holds it.
 	Inspect(ctx context.Context, key string) (Holder, error)
 }
+
+// LostNotifier is implemented by leases that can call a function when they
+// are lost, sparing the Template a goroutine that waits on [Lease.Lost].
+type LostNotifier interface {
+	// AfterLost arranges for f to run once, in its own goroutine or the
+	// executor's, when the lease is lost. If the lease is already lost, f
+	// runs at once. stop cancels the call and reports whether it did so
+	// before f started.
+	AfterLost(f func()) (stop func() bool)
+}
