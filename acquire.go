@@ -1,0 +1,166 @@
+package lock4go
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/lock4go/lock4go/executor"
+)
+
+// errAcquireTimeout is the cause of the acquire loop's own deadline, telling
+// it apart from the caller's context ending.
+var errAcquireTimeout = errors.New("lock4go: acquire timeout")
+
+// lock validates the call, re-enters a lock carried by ctx, and otherwise
+// runs the acquire loop behind the local queue.
+func (t *Template) lock(ctx context.Context, key string, opts []LockOption, try bool) (*Lock, error) {
+	if err := validKey(key); err != nil {
+		return nil, err
+	}
+	o, err := t.cfg.resolve(opts)
+	if err != nil {
+		return nil, err
+	}
+	e, err := t.executor(o.executor)
+	if err != nil {
+		return nil, err
+	}
+	if h := heldFrom(ctx, t, e.Name(), key); h != nil {
+		return h.reenter()
+	}
+	if o.acquireTimeout == 0 {
+		try = true
+	}
+	start := time.Now()
+	actx, cancel := ctx, context.CancelFunc(func() {})
+	if !try {
+		actx, cancel = context.WithTimeoutCause(ctx, o.acquireTimeout, errAcquireTimeout)
+	}
+	defer cancel()
+
+	slot, err := t.queue.acquire(actx, e.Name()+"\x00"+key, try)
+	if err != nil {
+		return nil, t.notAcquired(ctx, actx, e, key, start, 0, err)
+	}
+	h, attempts, err := t.acquire(actx, e, key, o, try)
+	if err != nil {
+		t.queue.release(slot)
+		return nil, t.notAcquired(ctx, actx, e, key, start, attempts, err)
+	}
+	h.slot = slot
+	h.attempts = attempts
+	t.track(h)
+	t.cfg.Observer.Observe(Event{
+		Kind: EventAcquired, Executor: e.Name(), Key: key, Token: h.token,
+		Attempts: attempts, Wait: h.acquiredAt.Sub(start),
+	})
+	return &Lock{h: h}, nil
+}
+
+// acquire is the acquire loop: attempt, and while the key is busy or the
+// backend fails, wait the retry interval (or less, when the executor reports
+// a release) until actx ends. It returns the attempt count and the last error.
+func (t *Template) acquire(actx context.Context, e executor.Executor, key string, o lockOptions, try bool) (*held, int, error) {
+	req := executor.Request{Key: key, Owner: newOwner(), TTL: o.expire, Renewed: !o.expireSet, Wait: !try}
+	waiter, _ := e.(executor.Waiter)
+	var (
+		released <-chan struct{}
+		stop     func()
+		timer    *time.Timer
+		attempts int
+	)
+	defer func() {
+		if stop != nil {
+			stop()
+		}
+		if timer != nil {
+			timer.Stop()
+		}
+	}()
+	for {
+		attempts++
+		began := time.Now()
+		lease, err := e.Acquire(actx, req)
+		if err == nil {
+			if actx.Err() != nil {
+				// The reply came after the deadline: the caller has given up,
+				// so this lease must not be reported as held.
+				t.releaseDetached(e, key, lease)
+				return nil, attempts, fmt.Errorf("%w: %w", ErrNotAcquired, context.Cause(actx))
+			}
+			return t.newHeld(e, key, req, lease, began), attempts, nil
+		}
+		if try || actx.Err() != nil || errors.Is(err, ErrInvalidConfig) || errors.Is(err, ErrInvalidKey) {
+			return nil, attempts, err
+		}
+		busy := errors.Is(err, ErrNotAcquired)
+		if busy && waiter != nil && stop == nil {
+			// Subscribe, then try again at once: a release between the
+			// failed attempt and the subscription would otherwise be missed.
+			released, stop = waiter.WatchRelease(actx, key)
+			continue
+		}
+		if timer == nil {
+			timer = time.NewTimer(o.retryInterval)
+		} else {
+			timer.Reset(o.retryInterval)
+		}
+		wake := released
+		if !busy {
+			wake = nil // a backend error waits the full interval
+		}
+		select {
+		case <-wake:
+		case <-timer.C:
+		case <-actx.Done():
+			return nil, attempts, err
+		}
+	}
+}
+
+// notAcquired builds the error for a failed acquisition and reports it.
+func (t *Template) notAcquired(ctx, actx context.Context, e executor.Executor, key string, start time.Time, attempts int, last error) error {
+	ctxEnded := actx.Err() != nil && (errors.Is(last, context.Canceled) ||
+		errors.Is(last, context.DeadlineExceeded) || errors.Is(last, errAcquireTimeout))
+	var err error
+	switch {
+	case last == nil || errors.Is(last, ErrNotAcquired) || ctxEnded && !errors.Is(last, ErrBackend):
+		err = ErrNotAcquired
+		if ctx.Err() != nil {
+			err = fmt.Errorf("%w: %w", ErrNotAcquired, context.Cause(ctx))
+		}
+	case errors.Is(last, ErrBackend):
+		err = last
+	case actx.Err() != nil:
+		err = fmt.Errorf("%w: %w", ErrBackend, last)
+	default:
+		err = last // a request the executor rejects, such as an invalid TTL
+	}
+	aerr := &AcquireError{Key: key, Executor: e.Name(), Attempts: attempts, Waited: time.Since(start), err: err}
+	t.cfg.Observer.Observe(Event{
+		Kind: EventNotAcquired, Executor: e.Name(), Key: key, Attempts: attempts, Wait: aerr.Waited, Err: aerr,
+	})
+	return aerr
+}
+
+// releaseDetached releases a lease that must not be reported as held, on a
+// context of its own.
+func (t *Template) releaseDetached(e executor.Executor, key string, l executor.Lease) {
+	ctx, cancel := context.WithTimeout(context.Background(), t.cfg.ReleaseTimeout)
+	defer cancel()
+	if err := l.Release(ctx); err != nil && !errors.Is(err, ErrLockNotHeld) {
+		t.cfg.Logger.LogAttrs(ctx, levelError, "lock4go: releasing an abandoned lease failed; it ends with its TTL",
+			attrKey(key), attrExec(e.Name()), attrErr(err))
+	}
+}
+
+// newOwner returns a 128-bit crypto-random owner value.
+func newOwner() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // never fails (crypto/rand)
+	return hex.EncodeToString(b[:])
+}

@@ -1,0 +1,64 @@
+package lock4go
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/lock4go/lock4go/executor"
+)
+
+// Sentinel errors, the same values as the executor package's, so errors from
+// executors and from the Template match alike with [errors.Is].
+var (
+	// ErrNotAcquired reports that the lock is held by someone else and the
+	// acquire timeout, the context, or a TryLock's single attempt ended first.
+	ErrNotAcquired = executor.ErrNotAcquired
+
+	// ErrLockNotHeld reports a Release of a lock this owner no longer holds
+	// (released already, expired or lost). Nothing of another owner is touched.
+	ErrLockNotHeld = executor.ErrLockNotHeld
+
+	// ErrLockLost reports that a held lock was lost before it was released.
+	// [Lock.Err] returns it, and the context of [Template.Do] is cancelled
+	// with it as the cause.
+	ErrLockLost = executor.ErrLockLost
+
+	// ErrUnknownExecutor reports an executor name that is not registered.
+	ErrUnknownExecutor = executor.ErrUnknownExecutor
+
+	// ErrInvalidKey reports a key that cannot be locked: empty, longer than
+	// [MaxKeyLen], not valid UTF-8, or containing NUL.
+	ErrInvalidKey = executor.ErrInvalidKey
+
+	// ErrBackend reports that the backend could not answer within the acquire
+	// timeout; the last cause is wrapped beside it.
+	ErrBackend = executor.ErrBackend
+
+	// ErrInvalidConfig reports an invalid [Config], [LockOption] or argument.
+	ErrInvalidConfig = executor.ErrInvalidConfig
+)
+
+// AcquireError is returned when a lock was not obtained. It wraps
+// [ErrNotAcquired] (busy; plus the context's cause when the caller's context
+// ended the wait) or [ErrBackend] (plus the backend's last error).
+type AcquireError struct {
+	// Key is the lock key.
+	Key string
+	// Executor is the name of the executor that was asked.
+	Executor string
+	// Attempts is the number of acquisition attempts made.
+	Attempts int
+	// Waited is how long the acquire loop ran.
+	Waited time.Duration
+
+	err error
+}
+
+// Error implements error.
+func (e *AcquireError) Error() string {
+	return fmt.Sprintf("lock4go: lock %q on %s: %d attempts in %v: %v",
+		e.Key, e.Executor, e.Attempts, e.Waited.Round(time.Microsecond), e.err)
+}
+
+// Unwrap returns the wrapped sentinel and cause.
+func (e *AcquireError) Unwrap() error { return e.err }

@@ -1,0 +1,235 @@
+package lock4go
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/lock4go/lock4go/executor"
+)
+
+// Lock is the handle of a held lock. It is safe for concurrent use. Release
+// it exactly once; a re-entered lock is released on the backend when the
+// last of its handles is released.
+type Lock struct {
+	h        *held
+	released atomic.Bool
+}
+
+// Key returns the lock key.
+func (l *Lock) Key() string { return l.h.key }
+
+// Owner returns the crypto-random owner value stored with the lock.
+func (l *Lock) Owner() string { return l.h.owner }
+
+// Token returns the fencing token: strictly increasing per key across all
+// owners. Pass it to the resource the lock protects and have the resource
+// reject tokens lower than the highest it has seen.
+func (l *Lock) Token() int64 { return l.h.token }
+
+// Executor returns the name of the executor holding the lock.
+func (l *Lock) Executor() string { return l.h.exec.Name() }
+
+// Attempts returns how many attempts the acquisition took.
+func (l *Lock) Attempts() int { return l.h.attempts }
+
+// AcquiredAt returns when the lock was obtained.
+func (l *Lock) AcquiredAt() time.Time { return l.h.acquiredAt }
+
+// Done returns a channel closed when the lock is released or lost.
+func (l *Lock) Done() <-chan struct{} { return l.h.done }
+
+// Err returns nil while the lock is held, an error wrapping [ErrLockLost]
+// after it was lost, and one wrapping [ErrLockNotHeld] after release.
+func (l *Lock) Err() error {
+	l.h.mu.Lock()
+	defer l.h.mu.Unlock()
+	return l.h.err
+}
+
+// Release releases this handle. The backend lock is deleted (compare and
+// delete by owner) when no re-entered handle remains. Release works even if
+// ctx is already cancelled: it runs detached, bounded by
+// Config.ReleaseTimeout. Releasing twice, or after the lock was lost or
+// expired, returns an error wrapping [ErrLockNotHeld] and touches nothing.
+func (l *Lock) Release(ctx context.Context) error {
+	if !l.released.CompareAndSwap(false, true) {
+		return fmt.Errorf("%w: %q already released", ErrLockNotHeld, l.h.key)
+	}
+	return l.h.release(ctx)
+}
+
+// Context returns a child of parent that carries the lock, so that
+// [Template.Lock] and [Template.Do] on the same key re-enter it, and that is
+// cancelled with cause [ErrLockLost] when the lock is lost. Call the returned
+// cancel function when done; it does not release the lock.
+func (l *Lock) Context(parent context.Context) (context.Context, context.CancelFunc) {
+	h := l.h
+	ctx := context.WithValue(parent, reentryKey{t: h.t, exec: h.exec.Name(), key: h.key}, h)
+	ctx, cancel := context.WithCancelCause(ctx)
+	stop := h.onLost(func(err error) { cancel(err) })
+	return ctx, func() {
+		stop()
+		cancel(context.Canceled)
+	}
+}
+
+// held is the shared state of one backend lock and its re-entered handles.
+type held struct {
+	t          *Template
+	exec       executor.Executor
+	lease      executor.Lease
+	key, owner string
+	token      int64
+	ttl        time.Duration
+	renewed    bool // the watchdog renews it
+	self       bool // the backend renews it (SelfRenewing)
+	acquiredAt time.Time
+	attempts   int
+	slot       *turn
+	done       chan struct{}
+	stopLost   func() bool
+
+	mu      sync.Mutex
+	err     error // nil while held
+	refs    int
+	waiters map[int]func(error)
+	nextID  int
+
+	// Watchdog state, guarded by the watchdog's mutex.
+	wdIndex  int       // position in the heap, -1 when not scheduled
+	wdAt     time.Time // next time the watchdog looks at it
+	leaseEnd time.Time // when the lease ends by the local clock
+	inflight bool      // a renewal is running
+}
+
+func (t *Template) newHeld(e executor.Executor, key string, req executor.Request, l executor.Lease, began time.Time) *held {
+	h := &held{
+		t: t, exec: e, lease: l, key: key, owner: req.Owner, token: l.Token(),
+		ttl: req.TTL, renewed: req.Renewed, acquiredAt: time.Now(),
+		done: make(chan struct{}), refs: 1, wdIndex: -1,
+		leaseEnd: began.Add(req.TTL - safetyMargin(req.TTL)),
+	}
+	if sr, ok := l.(executor.SelfRenewing); ok && sr.SelfRenewing() {
+		h.self = true
+	}
+	return h
+}
+
+// safetyMargin is subtracted from every lease end computed by the local
+// clock, for clock-rate differences between client and server.
+func safetyMargin(ttl time.Duration) time.Duration { return ttl / 50 }
+
+// reenter adds a handle to a lock carried by a context.
+func (h *held) reenter() (*Lock, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.err != nil {
+		return nil, fmt.Errorf("lock4go: re-enter %q: %w", h.key, h.err)
+	}
+	h.refs++
+	return &Lock{h: h}, nil
+}
+
+// onLost registers f to run when the lock is lost; if it already was, f runs
+// at once. The returned function unregisters f.
+func (h *held) onLost(f func(error)) func() {
+	h.mu.Lock()
+	if h.err != nil {
+		err := h.err
+		h.mu.Unlock()
+		if isLost(err) {
+			f(err)
+		}
+		return func() {}
+	}
+	if h.waiters == nil {
+		h.waiters = map[int]func(error){}
+	}
+	id := h.nextID
+	h.nextID++
+	h.waiters[id] = f
+	h.mu.Unlock()
+	return func() {
+		h.mu.Lock()
+		delete(h.waiters, id)
+		h.mu.Unlock()
+	}
+}
+
+// release drops one reference and releases the backend lock with the last.
+func (h *held) release(ctx context.Context) error {
+	h.mu.Lock()
+	h.refs--
+	if h.refs > 0 {
+		h.mu.Unlock()
+		return nil
+	}
+	if h.err != nil {
+		err := h.err
+		h.mu.Unlock()
+		return fmt.Errorf("%w: %q: %w", ErrLockNotHeld, h.key, err)
+	}
+	h.mu.Unlock()
+	// Stop the watchdog first, so no renewal races the delete.
+	h.t.untrack(h)
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), h.t.cfg.ReleaseTimeout)
+	defer cancel()
+	err := h.lease.Release(rctx)
+	h.end(fmt.Errorf("%w: %q released", ErrLockNotHeld, h.key), false)
+	ev := Event{Kind: EventReleased, Executor: h.exec.Name(), Key: h.key, Token: h.token, Held: time.Since(h.acquiredAt), Err: err}
+	h.t.cfg.Observer.Observe(ev)
+	if err != nil {
+		h.t.cfg.Logger.LogAttrs(ctx, levelError, "lock4go: release failed", attrKey(h.key), attrExec(h.exec.Name()), attrErr(err))
+		return fmt.Errorf("lock4go: release %q: %w", h.key, err)
+	}
+	return nil
+}
+
+// lose ends a held lock as lost: it closes Done, cancels bound contexts,
+// frees the local queue and, when compensate is set (the backend may still
+// hold it), deletes it from the backend in the background.
+func (h *held) lose(reason string, cause error, compensate bool) {
+	err := fmt.Errorf("%w: %q: %s", ErrLockLost, h.key, reason)
+	if cause != nil {
+		err = fmt.Errorf("%w: %q: %s: %w", ErrLockLost, h.key, reason, cause)
+	}
+	if !h.end(err, true) {
+		return
+	}
+	h.t.untrack(h)
+	held := time.Since(h.acquiredAt)
+	h.t.cfg.Logger.LogAttrs(context.Background(), levelWarn, "lock4go: lock lost",
+		attrKey(h.key), attrExec(h.exec.Name()), attrErr(err))
+	h.t.cfg.Observer.Observe(Event{Kind: EventLost, Executor: h.exec.Name(), Key: h.key, Token: h.token, Held: held, Err: err})
+	if compensate {
+		go h.t.releaseDetached(h.exec, h.key, h.lease)
+	}
+}
+
+// end marks the lock ended with err, once. It reports whether this call did.
+func (h *held) end(err error, lost bool) bool {
+	h.mu.Lock()
+	if h.err != nil {
+		h.mu.Unlock()
+		return false
+	}
+	h.err = err
+	waiters := h.waiters
+	h.waiters = nil
+	stopLost := h.stopLost
+	close(h.done)
+	h.mu.Unlock()
+	if stopLost != nil {
+		stopLost()
+	}
+	h.t.queue.release(h.slot)
+	if lost {
+		for _, f := range waiters {
+			f(err)
+		}
+	}
+	return true
+}

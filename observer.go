@@ -1,0 +1,69 @@
+package lock4go
+
+import "time"
+
+// EventKind tells what happened to a lock.
+type EventKind int
+
+// Event kinds.
+const (
+	// EventAcquired: a lock was obtained (Wait, Attempts, Token set).
+	EventAcquired EventKind = iota + 1
+	// EventNotAcquired: the acquire loop gave up (Wait, Attempts, Err set).
+	EventNotAcquired
+	// EventReleased: a lock was released (Held set; Err set if the backend
+	// release failed).
+	EventReleased
+	// EventLost: a held lock was lost (Held, Err set).
+	EventLost
+	// EventRenewFailed: one renewal failed and will be retried (Err set).
+	EventRenewFailed
+)
+
+// String returns the kind's name.
+func (k EventKind) String() string {
+	switch k {
+	case EventAcquired:
+		return "acquired"
+	case EventNotAcquired:
+		return "not_acquired"
+	case EventReleased:
+		return "released"
+	case EventLost:
+		return "lost"
+	case EventRenewFailed:
+		return "renew_failed"
+	}
+	return "unknown"
+}
+
+// Event describes one thing that happened to a lock.
+type Event struct {
+	Kind     EventKind
+	Executor string
+	Key      string
+	Token    int64
+	Attempts int
+	// Wait is the time spent acquiring.
+	Wait time.Duration
+	// Held is the time from acquisition to release or loss.
+	Held time.Duration
+	Err  error
+}
+
+// Observer receives lock events, for metrics and tracing. Observe is called
+// synchronously on the lock's path and must be fast and safe for concurrent
+// use.
+type Observer interface {
+	Observe(Event)
+}
+
+// ObserverFunc adapts a function to an [Observer].
+type ObserverFunc func(Event)
+
+// Observe calls f(e).
+func (f ObserverFunc) Observe(e Event) { f(e) }
+
+type nopObserver struct{}
+
+func (nopObserver) Observe(Event) {}

@@ -1,0 +1,145 @@
+package lock4go
+
+import (
+	"fmt"
+	"log/slog"
+	"time"
+)
+
+// Defaults of [Config], the same as Lock4j's.
+const (
+	DefaultExpire         = 30 * time.Second
+	DefaultAcquireTimeout = 3 * time.Second
+	DefaultRetryInterval  = 100 * time.Millisecond
+	DefaultKeyPrefix      = "lock4go"
+	DefaultReleaseTimeout = 3 * time.Second
+)
+
+// MaxKeyLen is the longest key, in bytes, that a Template accepts. Key
+// builders hash longer keys to stay below it.
+const MaxKeyLen = 1024
+
+// Config holds a Template's settings, mirroring Lock4j's properties. The zero
+// value consists entirely of the documented defaults.
+type Config struct {
+	// Expire is the lease of a lock taken without [WithExpire]; the watchdog
+	// renews it every third of it until release. Zero means 30s.
+	Expire time.Duration
+
+	// AcquireTimeout bounds how long Lock waits for a busy key. Zero means 3s.
+	AcquireTimeout time.Duration
+
+	// RetryInterval is the pause between attempts on a busy key. Executors
+	// that report releases wake waiters sooner. Zero means 100ms.
+	RetryInterval time.Duration
+
+	// KeyPrefix starts every key built by key builders and middleware
+	// ("<KeyPrefix>:<name>#<parts>"); Template.Lock uses keys as given. Zero
+	// means "lock4go". Use "lock4j" to share locks with Java Lock4j services.
+	KeyPrefix string
+
+	// Primary names the executor used when a call does not pick one. Zero
+	// means the executor with the lowest Priority.
+	Primary string
+
+	// ReleaseTimeout bounds a release, which runs on a context detached from
+	// the caller's so that it works after cancellation. Zero means 3s.
+	ReleaseTimeout time.Duration
+
+	// Logger receives lost-lock and release-failure records. Nil means
+	// slog.Default().
+	Logger *slog.Logger
+
+	// Observer is told of acquisitions, failures, releases and losses. Nil
+	// means none.
+	Observer Observer
+}
+
+// withDefaults fills zero fields and rejects negative durations.
+func (c Config) withDefaults() (Config, error) {
+	for _, d := range []struct {
+		name string
+		v    *time.Duration
+		def  time.Duration
+	}{
+		{"Expire", &c.Expire, DefaultExpire},
+		{"AcquireTimeout", &c.AcquireTimeout, DefaultAcquireTimeout},
+		{"RetryInterval", &c.RetryInterval, DefaultRetryInterval},
+		{"ReleaseTimeout", &c.ReleaseTimeout, DefaultReleaseTimeout},
+	} {
+		if *d.v < 0 {
+			return c, fmt.Errorf("%w: Config.%s is negative (%v)", ErrInvalidConfig, d.name, *d.v)
+		}
+		if *d.v == 0 {
+			*d.v = d.def
+		}
+	}
+	if c.KeyPrefix == "" {
+		c.KeyPrefix = DefaultKeyPrefix
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	if c.Observer == nil {
+		c.Observer = nopObserver{}
+	}
+	return c, nil
+}
+
+// LockOption adjusts one Lock, TryLock or Do call.
+type LockOption func(*lockOptions)
+
+type lockOptions struct {
+	expire         time.Duration
+	expireSet      bool
+	acquireTimeout time.Duration
+	retryInterval  time.Duration
+	executor       string
+}
+
+// WithExpire gives the lock a fixed lease d that is not renewed (Lock4j's
+// expire): the lock ends d after it was taken even if not released, and
+// [Lock.Done] reports it lost then. d must be positive.
+func WithExpire(d time.Duration) LockOption {
+	return func(o *lockOptions) { o.expire, o.expireSet = d, true }
+}
+
+// WithAcquireTimeout bounds the wait for a busy key. Zero means a single
+// attempt; it must not be negative.
+func WithAcquireTimeout(d time.Duration) LockOption {
+	return func(o *lockOptions) { o.acquireTimeout = d }
+}
+
+// WithRetryInterval sets the pause between attempts. It must be positive.
+func WithRetryInterval(d time.Duration) LockOption {
+	return func(o *lockOptions) { o.retryInterval = d }
+}
+
+// WithExecutor picks the executor by name for this call.
+func WithExecutor(name string) LockOption {
+	return func(o *lockOptions) { o.executor = name }
+}
+
+// resolve applies opts over the Template's config and validates them.
+func (c *Config) resolve(opts []LockOption) (lockOptions, error) {
+	o := lockOptions{
+		expire:         c.Expire,
+		acquireTimeout: c.AcquireTimeout,
+		retryInterval:  c.RetryInterval,
+		executor:       c.Primary,
+	}
+	for _, opt := range opts {
+		if opt != nil {
+			opt(&o)
+		}
+	}
+	switch {
+	case o.expire <= 0:
+		return o, fmt.Errorf("%w: expire must be positive, got %v", ErrInvalidConfig, o.expire)
+	case o.acquireTimeout < 0:
+		return o, fmt.Errorf("%w: acquire timeout must not be negative, got %v", ErrInvalidConfig, o.acquireTimeout)
+	case o.retryInterval <= 0:
+		return o, fmt.Errorf("%w: retry interval must be positive, got %v", ErrInvalidConfig, o.retryInterval)
+	}
+	return o, nil
+}

@@ -1,0 +1,245 @@
+package lock4go
+
+import (
+	"container/heap"
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/lock4go/lock4go/executor"
+)
+
+// watchdog renews the leases of held locks (Redisson's watchdog) and ends
+// fixed-expire locks when their lease runs out by the local clock. It is one
+// goroutine per Template, started on demand and gone when nothing is held,
+// over a heap ordered by the next time each lock needs attention. Renewals
+// due together go to each executor as one batch.
+type watchdog struct {
+	t       *Template
+	mu      sync.Mutex
+	heap    wdHeap
+	running bool
+	wake    chan struct{}
+}
+
+// minRenewRetry is the shortest pause before retrying a failed renewal.
+const minRenewRetry = 10 * time.Millisecond
+
+// track starts watching a new lock: loss reported by the executor, and the
+// watchdog's renewal or expiry.
+func (t *Template) track(h *held) {
+	var stop func() bool
+	if n, ok := h.lease.(executor.LostNotifier); ok {
+		stop = n.AfterLost(func() { h.lose("the backend reported the lease gone", nil, false) })
+	} else if ch := h.lease.Lost(); ch != nil {
+		t.lost.add(ch, h)
+		stop = func() bool { t.lost.remove(ch, h); return true }
+	}
+	if stop != nil {
+		h.mu.Lock()
+		ended := h.err != nil
+		if !ended {
+			h.stopLost = stop
+		}
+		h.mu.Unlock()
+		if ended {
+			stop()
+			return
+		}
+	}
+	switch {
+	case !h.renewed:
+		t.wd.add(h, h.leaseEnd)
+	case !h.self:
+		t.wd.add(h, h.acquiredAt.Add(h.ttl/3))
+	}
+}
+
+// untrack stops the watchdog's work on h.
+func (t *Template) untrack(h *held) { t.wd.remove(h) }
+
+func (w *watchdog) add(h *held, at time.Time) {
+	w.mu.Lock()
+	h.wdAt = at
+	heap.Push(&w.heap, h)
+	first := h.wdIndex == 0
+	start := !w.running
+	if start {
+		w.running = true
+		if w.wake == nil {
+			w.wake = make(chan struct{}, 1)
+		}
+	}
+	w.mu.Unlock()
+	if start {
+		go w.loop()
+	} else if first {
+		w.signal()
+	}
+}
+
+func (w *watchdog) remove(h *held) {
+	w.mu.Lock()
+	if h.wdIndex >= 0 {
+		heap.Remove(&w.heap, h.wdIndex)
+	}
+	w.mu.Unlock()
+}
+
+func (w *watchdog) signal() {
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (w *watchdog) loop() {
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for {
+		w.mu.Lock()
+		if len(w.heap) == 0 {
+			w.running = false
+			w.mu.Unlock()
+			return
+		}
+		now := time.Now()
+		if d := w.heap[0].wdAt.Sub(now); d > 0 {
+			w.mu.Unlock()
+			timer.Reset(d)
+			select {
+			case <-timer.C:
+			case <-w.wake:
+			}
+			continue
+		}
+		expired, batches := w.collect(now)
+		w.mu.Unlock()
+		for _, h := range expired {
+			if h.renewed {
+				h.lose("lease ran out by the local clock before a renewal succeeded", nil, true)
+			} else {
+				h.lose("fixed lease expired", nil, true)
+			}
+		}
+		for e, hs := range batches {
+			go w.renew(e, hs)
+		}
+	}
+}
+
+// collect takes what is due at now: locks whose lease ended, and renewals
+// due now or within a thirtieth of their lease, grouped by executor. The
+// caller holds w.mu.
+func (w *watchdog) collect(now time.Time) (expired []*held, batches map[executor.Executor][]*held) {
+	for len(w.heap) > 0 {
+		h := w.heap[0]
+		if h.wdAt.After(now) && (!h.renewed || h.inflight || h.wdAt.After(now.Add(h.ttl/30))) {
+			break
+		}
+		if !h.renewed || !now.Before(h.leaseEnd) {
+			heap.Pop(&w.heap)
+			expired = append(expired, h)
+			continue
+		}
+		h.inflight = true
+		h.wdAt = h.leaseEnd // if the renewal hangs, the lease end decides
+		heap.Fix(&w.heap, 0)
+		if batches == nil {
+			batches = map[executor.Executor][]*held{}
+		}
+		batches[h.exec] = append(batches[h.exec], h)
+	}
+	return expired, batches
+}
+
+// renew renews hs on e, in one batch when e supports it, bounded by the
+// earliest lease end, and reschedules each by its outcome.
+func (w *watchdog) renew(e executor.Executor, hs []*held) {
+	sent := time.Now()
+	deadline := hs[0].leaseEnd
+	for _, h := range hs[1:] {
+		if h.leaseEnd.Before(deadline) {
+			deadline = h.leaseEnd
+		}
+	}
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	errs := renewAll(ctx, e, hs)
+	cancel()
+
+	now := time.Now()
+	var gone, failed []int
+	w.mu.Lock()
+	for i, h := range hs {
+		h.inflight = false
+		if h.wdIndex < 0 {
+			continue // released or lost meanwhile
+		}
+		switch err := errs[i]; {
+		case err == nil:
+			h.leaseEnd = sent.Add(h.ttl - safetyMargin(h.ttl))
+			h.wdAt = sent.Add(h.ttl / 3)
+		case errors.Is(err, ErrLockNotHeld):
+			gone = append(gone, i)
+			continue
+		default:
+			failed = append(failed, i)
+			h.wdAt = now.Add(max(h.ttl/12, minRenewRetry))
+			if h.wdAt.After(h.leaseEnd) {
+				h.wdAt = h.leaseEnd
+			}
+		}
+		heap.Fix(&w.heap, h.wdIndex)
+	}
+	w.mu.Unlock()
+	w.signal()
+	for _, i := range gone {
+		hs[i].lose("a renewal found it held by nobody or someone else", errs[i], false)
+	}
+	for _, i := range failed {
+		h := hs[i]
+		w.t.cfg.Observer.Observe(Event{Kind: EventRenewFailed, Executor: e.Name(), Key: h.key, Token: h.token, Err: errs[i]})
+	}
+}
+
+// renewAll renews hs through e's batch renewal if it has one.
+func renewAll(ctx context.Context, e executor.Executor, hs []*held) []error {
+	if br, ok := e.(executor.BatchRenewer); ok {
+		items := make([]executor.RenewItem, len(hs))
+		for i, h := range hs {
+			items[i] = executor.RenewItem{Lease: h.lease, TTL: h.ttl}
+		}
+		if errs := br.RenewBatch(ctx, items); len(errs) == len(hs) {
+			return errs
+		}
+	}
+	errs := make([]error, len(hs))
+	for i, h := range hs {
+		errs[i] = h.lease.Renew(ctx, h.ttl)
+	}
+	return errs
+}
+
+// wdHeap orders held locks by wdAt.
+type wdHeap []*held
+
+func (q wdHeap) Len() int           { return len(q) }
+func (q wdHeap) Less(i, j int) bool { return q[i].wdAt.Before(q[j].wdAt) }
+func (q wdHeap) Swap(i, j int) {
+	q[i], q[j] = q[j], q[i]
+	q[i].wdIndex, q[j].wdIndex = i, j
+}
+func (q *wdHeap) Push(x any) {
+	h := x.(*held)
+	h.wdIndex = len(*q)
+	*q = append(*q, h)
+}
+func (q *wdHeap) Pop() any {
+	old := *q
+	h := old[len(old)-1]
+	old[len(old)-1] = nil
+	h.wdIndex = -1
+	*q = old[:len(old)-1]
+	return h
+}
