@@ -1,0 +1,36 @@
+// Package testserver starts real redis-server, ZooKeeper and etcd processes
+// on free loopback ports, each in its own temporary directory, for tests.
+//
+// A test package starts the servers it needs once, in TestMain, keeps the
+// start error and calls [Check] at the top of each test: a server that is not
+// installed skips the test (naming `make setup`), or fails it when
+// LOCK4GO_REQUIRE_BACKENDS=1; any other start error fails it.
+//
+//	var redisSrv *testserver.Server
+//	var redisErr error
+//
+//	func TestMain(m *testing.M) {
+//		redisSrv, redisErr = testserver.StartRedis()
+//		code := m.Run()
+//		if redisSrv != nil {
+//			_ = redisSrv.Stop()
+//		}
+//		os.Exit(code)
+//	}
+//
+//	func TestSomething(t *testing.T) {
+//		testserver.Check(t, redisErr)
+//		// use redisSrv.Addr()
+//	}
+//
+// A [Server] can be stopped, killed (SIGKILL), paused (SIGSTOP), resumed
+// (SIGCONT) and restarted on the same port with the same data directory, to
+// test failures. A [Cluster] groups the members of a Redis Cluster, a
+// ZooKeeper ensemble or an etcd cluster. A [Proxy] sits between a client and
+// a server and can cut, blackhole or half-drop its connections.
+//
+// Every process runs in its own process group with a parent-death signal, so
+// it dies with the test binary; its output goes to a log file in its
+// directory, never to the test output, and the last lines of that log are
+// included in start errors.
+package testserver

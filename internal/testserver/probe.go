@@ -1,0 +1,146 @@
+package testserver
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// probeTimeout bounds one probe when the caller's ctx has no deadline.
+const probeTimeout = time.Second
+
+// dial connects to addr with ctx's deadline (or probeTimeout) on the
+// connection.
+func dial(ctx context.Context, addr string) (net.Conn, error) {
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		deadline = time.Now().Add(probeTimeout)
+	}
+	d := net.Dialer{Deadline: deadline}
+	conn, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	_ = conn.SetDeadline(deadline)
+	return conn, nil
+}
+
+// redisCommand sends one command to the Redis server at addr and returns its
+// reply as text: a status, an integer or a bulk string. An error reply is
+// returned as an error.
+func redisCommand(ctx context.Context, addr string, args ...string) (string, error) {
+	conn, err := dial(ctx, addr)
+	if err != nil {
+		return "", err
+	}
+	defer conn.Close()
+	var req bytes.Buffer
+	fmt.Fprintf(&req, "*%d\r\n", len(args))
+	for _, a := range args {
+		fmt.Fprintf(&req, "$%d\r\n%s\r\n", len(a), a)
+	}
+	if _, err := conn.Write(req.Bytes()); err != nil {
+		return "", err
+	}
+	r := bufio.NewReader(conn)
+	line, err := r.ReadString('\n')
+	if err != nil {
+		return "", err
+	}
+	line = strings.TrimRight(line, "\r\n")
+	if line == "" {
+		return "", errors.New("empty reply")
+	}
+	switch line[0] {
+	case '+', ':':
+		return line[1:], nil
+	case '-':
+		return "", errors.New(line[1:])
+	case '$':
+		n, err := strconv.Atoi(line[1:])
+		if err != nil || n < 0 {
+			return "", fmt.Errorf("bad bulk reply %q", line)
+		}
+		buf := make([]byte, n+2)
+		if _, err := io.ReadFull(r, buf); err != nil {
+			return "", err
+		}
+		return string(buf[:n]), nil
+	default:
+		return "", fmt.Errorf("unexpected reply %q", line)
+	}
+}
+
+// redisPing succeeds when the Redis server at addr answers PONG.
+func redisPing(ctx context.Context, addr string) error {
+	reply, err := redisCommand(ctx, addr, "PING")
+	if err != nil {
+		return err
+	}
+	if reply != "PONG" {
+		return fmt.Errorf("PING answered %q", reply)
+	}
+	return nil
+}
+
+// fourLetter sends a ZooKeeper four-letter-word command and returns the
+// whole answer.
+func fourLetter(ctx context.Context, addr, cmd string) (string, error) {
+	conn, err := dial(ctx, addr)
+	if err != nil {
+		return "", err
+	}
+	defer conn.Close()
+	if _, err := io.WriteString(conn, cmd); err != nil {
+		return "", err
+	}
+	b, err := io.ReadAll(conn)
+	if err != nil {
+		return "", err
+	}
+	return string(b), nil
+}
+
+// httpJSON calls url (POST with body when body is not nil, else GET) and
+// decodes the JSON answer into out. Keep-alives are off so no connection
+// goroutine outlives the call.
+func httpJSON(ctx context.Context, url string, body []byte, out any) error {
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, probeTimeout)
+		defer cancel()
+	}
+	method := http.MethodGet
+	var rd io.Reader
+	if body != nil {
+		method, rd = http.MethodPost, bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, url, rd)
+	if err != nil {
+		return err
+	}
+	tr := &http.Transport{DisableKeepAlives: true}
+	defer tr.CloseIdleConnections()
+	resp, err := (&http.Client{Transport: tr}).Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s: %s: %s", url, resp.Status, bytes.TrimSpace(b))
+	}
+	return json.Unmarshal(b, out)
+}
