@@ -81,10 +81,14 @@ func (w *watchdog) add(h *held, at time.Time) {
 
 func (w *watchdog) remove(h *held) {
 	w.mu.Lock()
+	wasFirst := h.wdIndex == 0
 	if h.wdIndex >= 0 {
 		heap.Remove(&w.heap, h.wdIndex)
 	}
 	w.mu.Unlock()
+	if wasFirst {
+		w.signal() // the loop sleeps until the old first; let it re-plan or exit
+	}
 }
 
 func (w *watchdog) signal() {

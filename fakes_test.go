@@ -1,0 +1,104 @@
+package lock4go_test
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/lock4go/lock4go/executor"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+// fakeExec is an executor whose behaviour a test scripts. It records the
+// time of every attempt.
+type fakeExec struct {
+	name     string
+	prio     int
+	acquireF func(ctx context.Context, req executor.Request) (executor.Lease, error)
+
+	mu    sync.Mutex
+	times []time.Time
+	reqs  []executor.Request
+}
+
+func (f *fakeExec) Name() string  { return f.name }
+func (f *fakeExec) Priority() int { return f.prio }
+func (f *fakeExec) Acquire(ctx context.Context, req executor.Request) (executor.Lease, error) {
+	f.mu.Lock()
+	f.times = append(f.times, time.Now())
+	f.reqs = append(f.reqs, req)
+	f.mu.Unlock()
+	if f.acquireF == nil {
+		return &fakeLease{token: 1}, nil
+	}
+	return f.acquireF(ctx, req)
+}
+
+func (f *fakeExec) attempts() []time.Time {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]time.Time(nil), f.times...)
+}
+
+// fakeLease is a lease whose renewals and release a test scripts.
+type fakeLease struct {
+	token    int64
+	renewF   func(ctx context.Context, ttl time.Duration) error
+	lost     chan struct{}
+	renews   atomic.Int64
+	releases atomic.Int64
+}
+
+func (l *fakeLease) Token() int64 { return l.token }
+func (l *fakeLease) Renew(ctx context.Context, ttl time.Duration) error {
+	l.renews.Add(1)
+	if l.renewF != nil {
+		return l.renewF(ctx, ttl)
+	}
+	return nil
+}
+func (l *fakeLease) Release(context.Context) error { l.releases.Add(1); return nil }
+func (l *fakeLease) Lost() <-chan struct{} {
+	if l.lost == nil {
+		return nil
+	}
+	return l.lost
+}
+
+// countingExec wraps an executor and counts Acquire calls and renewals.
+type countingExec struct {
+	executor.Executor
+	acquires atomic.Int64
+	renews   atomic.Int64
+}
+
+func (c *countingExec) Acquire(ctx context.Context, req executor.Request) (executor.Lease, error) {
+	c.acquires.Add(1)
+	l, err := c.Executor.Acquire(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	return &countingLease{Lease: l, c: c}, nil
+}
+
+// WatchRelease passes the wrapped executor's notifications through.
+func (c *countingExec) WatchRelease(ctx context.Context, key string) (<-chan struct{}, func()) {
+	return c.Executor.(executor.Waiter).WatchRelease(ctx, key)
+}
+
+type countingLease struct {
+	executor.Lease
+	c *countingExec
+}
+
+func (l *countingLease) Renew(ctx context.Context, ttl time.Duration) error {
+	l.c.renews.Add(1)
+	return l.Lease.Renew(ctx, ttl)
+}

@@ -1,0 +1,176 @@
+package lock4go_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/lock4go/lock4go"
+	"github.com/lock4go/lock4go/executor"
+	"github.com/lock4go/lock4go/executors/memory"
+)
+
+// Without WithExpire the watchdog renews every third of the lease, so the
+// lock outlives its lease many times over.
+func TestWatchdog_renews(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		mem := &countingExec{Executor: memory.New(memory.Options{})}
+		tpl, _ := lock4go.New(lock4go.Config{Expire: 3 * time.Second}, mem)
+		l, err := tpl.Lock(t.Context(), "k")
+		if err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(10*time.Second + 500*time.Millisecond)
+		synctest.Wait()
+		select {
+		case <-l.Done():
+			t.Fatalf("lock ended while renewed: %v", l.Err())
+		default:
+		}
+		other, _ := lock4go.New(lock4go.Config{}, mem)
+		if _, err := other.TryLock(t.Context(), "k"); !errors.Is(err, lock4go.ErrNotAcquired) {
+			t.Fatalf("another owner got the renewed lock: %v", err)
+		}
+		// One renewal per second (Expire/3), give or take the batching window.
+		if got := mem.renews.Load(); got < 10 || got > 11 {
+			t.Fatalf("%d renewals in 10.5s, want 10 or 11", got)
+		}
+		if err := l.Release(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// A renewal that finds the lock gone ends it as lost: Done closes, Err says
+// ErrLockLost, and Do's context is cancelled with that cause.
+func TestWatchdog_renewalFindsLockGone(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		lease := &fakeLease{token: 1, renewF: func(context.Context, time.Duration) error {
+			return fmt.Errorf("fake: %w", executor.ErrLockNotHeld)
+		}}
+		f := &fakeExec{name: "fake", prio: 1, acquireF: func(context.Context, executor.Request) (executor.Lease, error) { return lease, nil }}
+		tpl, _ := lock4go.New(lock4go.Config{Expire: 3 * time.Second}, f)
+		start := time.Now()
+		err := tpl.Do(t.Context(), "k", func(ctx context.Context) error {
+			<-ctx.Done()
+			if got := time.Since(start); got != time.Second {
+				t.Errorf("ctx cancelled after %v, want at the first renewal (1s)", got)
+			}
+			if cause := context.Cause(ctx); !errors.Is(cause, lock4go.ErrLockLost) {
+				t.Errorf("cause = %v, want ErrLockLost", cause)
+			}
+			return nil
+		})
+		if !errors.Is(err, lock4go.ErrLockLost) {
+			t.Fatalf("Do = %v, want ErrLockLost (the work may not have been exclusive)", err)
+		}
+	})
+}
+
+// Renewals that keep failing end the lock before its lease ends by the
+// local clock, and the backend copy is deleted by compare-and-delete.
+func TestWatchdog_transientFailuresUntilLeaseEnd(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		lease := &fakeLease{token: 1, renewF: func(ctx context.Context, _ time.Duration) error {
+			<-ctx.Done() // the backend hangs
+			return fmt.Errorf("fake: %w: %w", executor.ErrBackend, ctx.Err())
+		}}
+		f := &fakeExec{name: "fake", prio: 1, acquireF: func(context.Context, executor.Request) (executor.Lease, error) { return lease, nil }}
+		var mu sync.Mutex
+		var events []lock4go.EventKind
+		obs := lock4go.ObserverFunc(func(e lock4go.Event) {
+			mu.Lock()
+			events = append(events, e.Kind)
+			mu.Unlock()
+		})
+		tpl, _ := lock4go.New(lock4go.Config{Expire: 3 * time.Second, Observer: obs}, f)
+		start := time.Now()
+		l, err := tpl.Lock(t.Context(), "k")
+		if err != nil {
+			t.Fatal(err)
+		}
+		<-l.Done()
+		lostAt := time.Since(start)
+		if lostAt >= 3*time.Second || lostAt < 2*time.Second {
+			t.Fatalf("lost after %v, want before the 3s lease ends (and not before 2s)", lostAt)
+		}
+		if !errors.Is(l.Err(), lock4go.ErrLockLost) {
+			t.Fatalf("Err = %v", l.Err())
+		}
+		synctest.Wait()
+		if lease.releases.Load() != 1 {
+			t.Fatalf("compensating releases = %d, want 1", lease.releases.Load())
+		}
+		if err := l.Release(t.Context()); !errors.Is(err, lock4go.ErrLockNotHeld) || !errors.Is(err, lock4go.ErrLockLost) {
+			t.Fatalf("Release after loss = %v, want ErrLockNotHeld and ErrLockLost", err)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if events[len(events)-1] != lock4go.EventLost {
+			t.Fatalf("events = %v", events)
+		}
+	})
+}
+
+// A fixed lease (WithExpire) is never renewed and ends by the local clock.
+func TestWatchdog_fixedExpire(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		mem := &countingExec{Executor: memory.New(memory.Options{})}
+		tpl, _ := lock4go.New(lock4go.Config{}, mem)
+		start := time.Now()
+		l, err := tpl.Lock(t.Context(), "k", lock4go.WithExpire(2*time.Second))
+		if err != nil {
+			t.Fatal(err)
+		}
+		<-l.Done()
+		if got := time.Since(start); got > 2*time.Second || got < 1900*time.Millisecond {
+			t.Fatalf("fixed lease ended after %v, want just under 2s", got)
+		}
+		if !errors.Is(l.Err(), lock4go.ErrLockLost) {
+			t.Fatalf("Err = %v, want ErrLockLost", l.Err())
+		}
+		if mem.renews.Load() != 0 {
+			t.Fatalf("fixed lease renewed %d times", mem.renews.Load())
+		}
+		// Nobody holds it any more: the Template deleted its copy at once.
+		synctest.Wait()
+		other, _ := lock4go.New(lock4go.Config{}, mem)
+		l2, err := other.TryLock(t.Context(), "k")
+		if err != nil {
+			t.Fatalf("key still held after the fixed lease: %v", err)
+		}
+		_ = l2.Release(t.Context())
+	})
+}
+
+// A Lost channel closed by the executor ends the lock (one watcher per
+// channel).
+func TestTemplate_lostChannel(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		lost := make(chan struct{})
+		f := &fakeExec{name: "fake", prio: 1, acquireF: func(context.Context, executor.Request) (executor.Lease, error) {
+			return &fakeLease{token: 1, lost: lost}, nil
+		}}
+		tpl, _ := lock4go.New(lock4go.Config{}, f)
+		var locks []*lock4go.Lock
+		for i := range 3 {
+			l, err := tpl.Lock(t.Context(), fmt.Sprint("k", i))
+			if err != nil {
+				t.Fatal(err)
+			}
+			locks = append(locks, l)
+		}
+		time.Sleep(time.Second)
+		close(lost)
+		for _, l := range locks {
+			<-l.Done()
+			if !errors.Is(l.Err(), lock4go.ErrLockLost) {
+				t.Fatalf("Err = %v", l.Err())
+			}
+		}
+	})
+}
