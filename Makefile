@@ -1,0 +1,28 @@
+# lock4go: `make demo` runs the demo (no install needed); `make test` installs
+# the servers the tests need and runs the whole suite, as CI does.
+GO ?= go
+GOFILES = $(shell find . -name '*.go' -not -path './.cache/*')
+
+.PHONY: all setup demo test fmt-check vet unit
+
+all: test
+
+setup:
+	bash scripts/setup.sh
+
+demo:
+	$(GO) run ./examples/demo
+
+fmt-check:
+	@out=$$(gofmt -l $(GOFILES)); if [ -n "$$out" ]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi
+
+vet:
+	$(GO) vet ./...
+	cd examples && $(GO) vet ./...
+
+# unit runs the tests; a missing server is a failure, not a skip.
+unit:
+	LOCK4GO_REQUIRE_BACKENDS=1 $(GO) test -race -count=1 -timeout 25m ./...
+	cd examples && LOCK4GO_REQUIRE_BACKENDS=1 $(GO) test -race -count=1 -timeout 10m ./...
+
+test: setup fmt-check vet unit
