@@ -1,0 +1,105 @@
+package failure
+
+import (
+	"log/slog"
+	"math"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// HTTPHandler writes the response to a request whose lock was not obtained.
+// The protected handler has not run. Implementations must be safe for
+// concurrent use.
+type HTTPHandler interface {
+	ServeLockFailure(w http.ResponseWriter, r *http.Request, f Info)
+}
+
+// HTTPHandlerFunc adapts a function to [HTTPHandler].
+type HTTPHandlerFunc func(w http.ResponseWriter, r *http.Request, f Info)
+
+// ServeLockFailure calls fn(w, r, f).
+func (fn HTTPHandlerFunc) ServeLockFailure(w http.ResponseWriter, r *http.Request, f Info) {
+	fn(w, r, f)
+}
+
+// HTTPOptions configures [HTTPStatus]. The zero value consists entirely of
+// defaults.
+type HTTPOptions struct {
+	// RetryAfter is the Retry-After sent with 429, rounded up to whole
+	// seconds. Zero means the failure's AcquireTimeout, or 1s when that is
+	// zero too.
+	RetryAfter time.Duration
+	// Message is the plain-text body. Zero means [DefaultMessage].
+	Message string
+	// Logger receives one record per failure with the error: busy at Debug,
+	// invalid key at Info, others at Error. Nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// HTTPStatus returns the default HTTP strategy: 429 with Retry-After when
+// the lock is busy, 503 when the backend is unavailable, 400 for an invalid
+// key and 500 otherwise, each with the same plain-text message.
+func HTTPStatus(o HTTPOptions) HTTPHandler {
+	if o.Message == "" {
+		o.Message = DefaultMessage
+	}
+	return httpStatus{o: o, length: strconv.Itoa(len(o.Message))}
+}
+
+type httpStatus struct {
+	o      HTTPOptions
+	length string
+}
+
+func (s httpStatus) ServeLockFailure(w http.ResponseWriter, r *http.Request, f Info) {
+	kind := Classify(f.Err)
+	code := http.StatusInternalServerError
+	level := slog.LevelError
+	h := w.Header()
+	switch kind {
+	case KindBusy:
+		code, level = http.StatusTooManyRequests, slog.LevelDebug
+		h.Set("Retry-After", retryAfter(s.o.RetryAfter, f.AcquireTimeout))
+	case KindUnavailable:
+		code = http.StatusServiceUnavailable
+	case KindInvalidKey:
+		code, level = http.StatusBadRequest, slog.LevelInfo
+	}
+	logger := s.o.Logger
+	if logger == nil {
+		logger = slog.Default()
+	}
+	if logger.Enabled(r.Context(), level) {
+		logger.LogAttrs(r.Context(), level, "lock4go: lock not obtained",
+			slog.String("kind", kind.String()), slog.String("key", f.Key),
+			slog.String("method", r.Method), slog.String("path", r.URL.Path),
+			slog.Int("status", code), slog.Any("error", f.Err))
+	}
+	h.Set("Content-Type", "text/plain; charset=utf-8")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Content-Length", s.length)
+	w.WriteHeader(code)
+	_, _ = w.Write([]byte(s.o.Message))
+}
+
+// retryAfter returns whole seconds, rounded up, at least 1.
+func retryAfter(configured, acquireTimeout time.Duration) string {
+	d := configured
+	if d <= 0 {
+		d = acquireTimeout
+	}
+	secs := int64(math.Ceil(d.Seconds()))
+	if secs < 1 {
+		secs = 1
+	}
+	return strconv.FormatInt(secs, 10)
+}
+
+// HTTPFallback returns a strategy that serves the request with h instead;
+// h finds the failure with [FromContext](r.Context()).
+func HTTPFallback(h http.Handler) HTTPHandler {
+	return HTTPHandlerFunc(func(w http.ResponseWriter, r *http.Request, f Info) {
+		h.ServeHTTP(w, r.WithContext(NewContext(r.Context(), f)))
+	})
+}
