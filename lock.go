@@ -226,6 +226,7 @@ func (h *held) end(err error, lost bool) bool {
 		stopLost()
 	}
 	h.t.queue.release(h.slot)
+	h.t.held.Add(-1)
 	if lost {
 		for _, f := range waiters {
 			f(err)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/lock4go/lock4go/executor"
@@ -21,6 +22,7 @@ type Template struct {
 	queue   localQueue
 	wd      watchdog
 	lost    lostWatch
+	held    atomic.Int64
 }
 
 // New returns a Template over execs. It fails with [ErrInvalidConfig] for

@@ -206,3 +206,32 @@ func TestTemplate_Observer(t *testing.T) {
 		t.Fatalf("events = %s", got)
 	}
 }
+
+func TestTemplate_Inspect(t *testing.T) {
+	mem := memory.New(memory.Options{})
+	tpl, _ := lock4go.New(lock4go.Config{}, mem, &fakeExec{name: "fake", prio: 1000})
+	if _, err := tpl.Inspect(t.Context(), "k"); !errors.Is(err, lock4go.ErrLockNotHeld) {
+		t.Fatalf("Inspect free key = %v", err)
+	}
+	l, err := tpl.Lock(t.Context(), "k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tpl.HeldLocks() != 1 {
+		t.Fatalf("HeldLocks = %d", tpl.HeldLocks())
+	}
+	h, err := tpl.Inspect(t.Context(), "k")
+	if err != nil || h.Owner != l.Owner() || h.Token != l.Token() {
+		t.Fatalf("Inspect = %+v, %v", h, err)
+	}
+	if _, err := tpl.Inspect(t.Context(), "k", lock4go.WithExecutor("fake")); !errors.Is(err, errors.ErrUnsupported) {
+		t.Fatalf("Inspect on an executor without it = %v", err)
+	}
+	if _, err := tpl.Inspect(t.Context(), ""); !errors.Is(err, lock4go.ErrInvalidKey) {
+		t.Fatalf("Inspect empty key = %v", err)
+	}
+	_ = l.Release(t.Context())
+	if tpl.HeldLocks() != 0 {
+		t.Fatalf("HeldLocks after release = %d", tpl.HeldLocks())
+	}
+}

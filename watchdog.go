@@ -29,6 +29,7 @@ const minRenewRetry = 10 * time.Millisecond
 // track starts watching a new lock: loss reported by the executor, and the
 // watchdog's renewal or expiry.
 func (t *Template) track(h *held) {
+	t.held.Add(1)
 	var stop func() bool
 	if n, ok := h.lease.(executor.LostNotifier); ok {
 		stop = n.AfterLost(func() { h.lose("the backend reported the lease gone", nil, false) })
