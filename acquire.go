@@ -54,7 +54,7 @@ func (t *Template) lock(ctx context.Context, key string, opts []LockOption, try 
 	h.slot = slot
 	h.attempts = attempts
 	t.track(h)
-	t.cfg.Observer.Observe(Event{
+	t.cfg.Observer.Observe(ctx, Event{
 		Kind: EventAcquired, Executor: e.Name(), Key: key, Token: h.token,
 		Attempts: attempts, Wait: h.acquiredAt.Sub(start),
 	})
@@ -141,7 +141,7 @@ func (t *Template) notAcquired(ctx, actx context.Context, e executor.Executor, k
 		err = last // a request the executor rejects, such as an invalid TTL
 	}
 	aerr := &AcquireError{Key: key, Executor: e.Name(), Attempts: attempts, Waited: time.Since(start), err: err}
-	t.cfg.Observer.Observe(Event{
+	t.cfg.Observer.Observe(ctx, Event{
 		Kind: EventNotAcquired, Executor: e.Name(), Key: key, Attempts: attempts, Wait: aerr.Waited, Err: aerr,
 	})
 	return aerr

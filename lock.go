@@ -180,7 +180,7 @@ func (h *held) release(ctx context.Context) error {
 	err := h.lease.Release(rctx)
 	h.end(fmt.Errorf("%w: %q released", ErrLockNotHeld, h.key), false)
 	ev := Event{Kind: EventReleased, Executor: h.exec.Name(), Key: h.key, Token: h.token, Held: time.Since(h.acquiredAt), Err: err}
-	h.t.cfg.Observer.Observe(ev)
+	h.t.cfg.Observer.Observe(ctx, ev)
 	if err != nil {
 		h.t.cfg.Logger.LogAttrs(ctx, levelError, "lock4go: release failed", attrKey(h.key), attrExec(h.exec.Name()), attrErr(err))
 		return fmt.Errorf("lock4go: release %q: %w", h.key, err)
@@ -203,7 +203,7 @@ func (h *held) lose(reason string, cause error, compensate bool) {
 	held := time.Since(h.acquiredAt)
 	h.t.cfg.Logger.LogAttrs(context.Background(), levelWarn, "lock4go: lock lost",
 		attrKey(h.key), attrExec(h.exec.Name()), attrErr(err))
-	h.t.cfg.Observer.Observe(Event{Kind: EventLost, Executor: h.exec.Name(), Key: h.key, Token: h.token, Held: held, Err: err})
+	h.t.cfg.Observer.Observe(context.Background(), Event{Kind: EventLost, Executor: h.exec.Name(), Key: h.key, Token: h.token, Held: held, Err: err})
 	if compensate {
 		go h.t.releaseDetached(h.exec, h.key, h.lease)
 	}

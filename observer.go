@@ -1,6 +1,9 @@
 package lock4go
 
-import "time"
+import (
+	"context"
+	"time"
+)
 
 // EventKind tells what happened to a lock.
 type EventKind int
@@ -53,17 +56,19 @@ type Event struct {
 
 // Observer receives lock events, for metrics and tracing. Observe is called
 // synchronously on the lock's path and must be fast and safe for concurrent
-// use.
+// use. ctx is the caller's context for acquisitions and releases (so spans
+// can join the caller's trace) and a background context for events the
+// watchdog raises.
 type Observer interface {
-	Observe(Event)
+	Observe(ctx context.Context, e Event)
 }
 
 // ObserverFunc adapts a function to an [Observer].
-type ObserverFunc func(Event)
+type ObserverFunc func(ctx context.Context, e Event)
 
-// Observe calls f(e).
-func (f ObserverFunc) Observe(e Event) { f(e) }
+// Observe calls f(ctx, e).
+func (f ObserverFunc) Observe(ctx context.Context, e Event) { f(ctx, e) }
 
 type nopObserver struct{}
 
-func (nopObserver) Observe(Event) {}
+func (nopObserver) Observe(context.Context, Event) {}

@@ -192,7 +192,7 @@ func TestTemplate_Do_returnsFnError(t *testing.T) {
 
 func TestTemplate_Observer(t *testing.T) {
 	var kinds []string
-	obs := lock4go.ObserverFunc(func(e lock4go.Event) { kinds = append(kinds, e.Kind.String()) })
+	obs := lock4go.ObserverFunc(func(_ context.Context, e lock4go.Event) { kinds = append(kinds, e.Kind.String()) })
 	tpl, _ := lock4go.New(lock4go.Config{Observer: obs}, memory.New(memory.Options{}))
 	l, err := tpl.Lock(t.Context(), "k")
 	if err != nil {

@@ -204,7 +204,7 @@ func (w *watchdog) renew(e executor.Executor, hs []*held) {
 	}
 	for _, i := range failed {
 		h := hs[i]
-		w.t.cfg.Observer.Observe(Event{Kind: EventRenewFailed, Executor: e.Name(), Key: h.key, Token: h.token, Err: errs[i]})
+		w.t.cfg.Observer.Observe(context.Background(), Event{Kind: EventRenewFailed, Executor: e.Name(), Key: h.key, Token: h.token, Err: errs[i]})
 	}
 }
 

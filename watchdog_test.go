@@ -82,7 +82,7 @@ func TestWatchdog_transientFailuresUntilLeaseEnd(t *testing.T) {
 		f := &fakeExec{name: "fake", prio: 1, acquireF: func(context.Context, executor.Request) (executor.Lease, error) { return lease, nil }}
 		var mu sync.Mutex
 		var events []lock4go.EventKind
-		obs := lock4go.ObserverFunc(func(e lock4go.Event) {
+		obs := lock4go.ObserverFunc(func(_ context.Context, e lock4go.Event) {
 			mu.Lock()
 			events = append(events, e.Kind)
 			mu.Unlock()
