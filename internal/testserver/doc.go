@@ -30,7 +30,9 @@
 // a server and can cut, blackhole or half-drop its connections.
 //
 // Every process runs in its own process group with a parent-death signal, so
-// it dies with the test binary; its output goes to a log file in its
+// it dies with the test binary even when that is killed (its temporary
+// directory then stays behind); its output goes to a log file in its
 // directory, never to the test output, and the last lines of that log are
-// included in start errors.
+// included in start errors. Signals go only to processes this package
+// started.
 package testserver

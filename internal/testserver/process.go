@@ -121,10 +121,12 @@ func (s *Server) Resume() error {
 }
 
 // Restart starts the server again on the same port with the same data
-// directory and waits until it serves clients (for a cluster member: until it
-// has rejoined its cluster, so restoring a lost quorum needs the members
-// restarted concurrently). A running server is first stopped with SIGTERM.
-// It returns [ErrNotRunning] after [Server.Stop].
+// directory and waits until it serves clients: Redis answers PING (a Redis
+// Cluster node may still be rejoining), ZooKeeper reports a mode and etcd
+// reports healthy. A ZooKeeper or etcd member needs a quorum for that, so
+// restoring a lost quorum needs the members restarted concurrently. A
+// running server is first stopped with SIGTERM. It returns [ErrNotRunning]
+// after [Server.Stop].
 func (s *Server) Restart() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()

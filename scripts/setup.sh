@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Installs the servers the tests start for real (redis-server, redis-cli,
+# ZooKeeper, etcd, etcdctl and a Java runtime) from Debian packages when any
+# is missing. Idempotent: exits at once when everything is there.
+# Runs apt-get as root, or through sudo otherwise.
+set -euo pipefail
+
+zk_jar=/usr/share/java/zookeeper.jar
+
+have_all() {
+	command -v redis-server >/dev/null 2>&1 &&
+		command -v redis-cli >/dev/null 2>&1 &&
+		command -v etcd >/dev/null 2>&1 &&
+		command -v etcdctl >/dev/null 2>&1 &&
+		command -v java >/dev/null 2>&1 &&
+		[ -f "$zk_jar" ]
+}
+
+if have_all; then
+	exit 0
+fi
+
+if ! command -v apt-get >/dev/null 2>&1; then
+	echo "setup.sh: apt-get not found; install redis-server, redis-tools, zookeeper, etcd-server, etcd-client and a Java runtime by hand" >&2
+	exit 1
+fi
+
+sudo=()
+if [ "$(id -u)" -ne 0 ]; then
+	if ! command -v sudo >/dev/null 2>&1; then
+		echo "setup.sh: not root and sudo not found; run as root" >&2
+		exit 1
+	fi
+	sudo=(sudo)
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+
+# The tests start their own servers on free ports; keep the packages' system
+# services from starting during the install (the Debian policy-rc.d hook,
+# honoured by invoke-rc.d and deb-systemd-invoke). Only a hook we create is
+# removed afterwards.
+policy=/usr/sbin/policy-rc.d
+if [ ! -e "$policy" ]; then
+	printf '#!/bin/sh\nexit 101\n' | "${sudo[@]}" tee "$policy" >/dev/null
+	"${sudo[@]}" chmod 755 "$policy"
+	trap '"${sudo[@]}" rm -f "$policy"' EXIT
+fi
+
+packages=(redis-server redis-tools zookeeper etcd-server etcd-client)
+if ! command -v java >/dev/null 2>&1; then
+	packages+=(default-jre-headless)
+fi
+
+echo "setup.sh: installing ${packages[*]}" >&2
+"${sudo[@]}" apt-get update -q
+"${sudo[@]}" apt-get install -y -q --no-install-recommends "${packages[@]}"
+
+if ! have_all; then
+	echo "setup.sh: still missing a server after install (need redis-server, redis-cli, etcd, etcdctl, java, $zk_jar)" >&2
+	exit 1
+fi
+echo "setup.sh: servers installed" >&2
