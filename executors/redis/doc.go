@@ -1,0 +1,75 @@
+// Package redis is the lock4go executor for Redis, over go-redis v9. It takes
+// a [github.com/redis/go-redis/v9.UniversalClient] built by the caller: a single node, a Sentinel
+// failover client or a Redis Cluster client.
+//
+// # Protocol
+//
+// A lock is one string key holding its owner value, exactly as the caller
+// names it, with the lease as its TTL. Every operation is one Lua script
+// (EVALSHA, falling back to EVAL) over keys of one Cluster slot:
+//
+//   - acquire: SET key owner NX PX ttl and, on success, INCR of the key's
+//     fencing counter, whose result is the token; one round trip.
+//   - release: compare-and-delete (only if the key still holds the owner),
+//     then PUBLISH on the key's release channel; one round trip.
+//   - renew: compare-and-PEXPIRE. [Executor.RenewBatch] renews many leases
+//     in one pipeline per Cluster node.
+//
+// An acquisition whose reply is lost (timeout, cut connection, context ended
+// mid-flight) may have taken the key: the executor then compare-and-deletes
+// its own owner value in the background and reports an error, never a
+// lease. go-redis may retry a script whose reply was lost; the acquire script
+// recognises its own owner on the retry and returns the token.
+//
+// # Names derived from a key
+//
+// The fencing counter is "{<key>}:token" and the release channel
+// "{<key>}:released": the key as a hash tag, so both hash to the key's own
+// slot. A key that already has a hash tag keeps it ("<key>:token"), and a key
+// whose slot cannot be written as a tag (it contains "}" but has no tag)
+// gets a short tag of its slot ("{<tag>}:token:<key>"). Lock keys must not
+// themselves look like these names.
+//
+// The counter expires [Options.CounterTTL] (7 days) after the key's last
+// acquisition; a new counter is seeded from the server clock in
+// microseconds, so tokens keep increasing across counter expiry and restarts
+// of a server without persistence, as long as its clock does not go back. As
+// with the locks themselves, tokens are only as durable as Redis: a failover
+// to a replica that missed the last writes can hand out a lock, or a token,
+// twice.
+//
+// # Waking waiters
+//
+// [Executor.WatchRelease] subscribes to a key's release channel on one
+// pub/sub connection shared by all watches of the executor, opened at the
+// first watch; subscriptions are counted per channel and dropped when the
+// last watcher stops. go-redis reconnects that connection and re-subscribes
+// after errors; waiters are then woken, in case they missed a release. On a
+// Cluster client the channel is a classic one: PUBLISH is broadcast over the
+// cluster bus, so a subscription on any node hears it. That costs one bus
+// message per node and release; sharded pub/sub (SPUBLISH) would avoid it but
+// needs one connection per slot owner. Expiries, and releases made by other
+// programs, are not announced: waiters notice them by polling at the
+// Template's retry interval.
+//
+// # Interoperation with Lock4j
+//
+// With KeyPrefix "lock4j", lock4go's key builders and middleware build
+// Lock4j's keys, "lock4j:<name>#<keys>". Lock4j's RedisTemplateLockExecutor
+// stores the owner as a plain string with SET key value NX PX (through the
+// string serializer) and releases with a compare-and-delete script: the same
+// layout as this executor, so a Java service using Lock4j and a Go service
+// using lock4go exclude each other on the same key. Lock4j's releases are not
+// announced on the release channel, so Go waiters poll for them. Lock4j's
+// Redisson executor is different: it stores a reentrant lock as a hash, so it
+// does not interoperate with this executor (nor with Lock4j's own
+// RedisTemplate executor).
+//
+// # Operations
+//
+// Run lock servers with maxmemory-policy noeviction: an evicting policy can
+// drop held locks. [New] checks the policy when CONFIG GET is allowed and
+// logs a warning. Create the client with ContextTimeoutEnabled so go-redis
+// bounds each call by the caller's deadline; otherwise the executor does it
+// with a goroutine per call that has a deadline.
+package redis

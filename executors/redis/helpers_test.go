@@ -1,0 +1,123 @@
+package redis_test
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"log/slog"
+	"sync"
+	"testing"
+	"time"
+
+	goredis "github.com/redis/go-redis/v9"
+
+	"github.com/lock4go/lock4go/executor"
+	"github.com/lock4go/lock4go/executors/redis"
+	"github.com/lock4go/lock4go/internal/testserver"
+)
+
+// server returns the package's standalone server, or skips.
+func server(t testing.TB) *testserver.Server {
+	t.Helper()
+	testserver.Check(t, srvErr)
+	return srv
+}
+
+// clientOpt tweaks the options of a test client.
+type clientOpt func(*goredis.Options)
+
+// ctxTimeouts makes go-redis bound calls by context deadlines.
+func ctxTimeouts(o *goredis.Options) { o.ContextTimeoutEnabled = true }
+
+// newClient returns a client of addr closed at the end of the test.
+func newClient(t testing.TB, addr string, opts ...clientOpt) *goredis.Client {
+	t.Helper()
+	o := &goredis.Options{Addr: addr, DialTimeout: time.Second, ReadTimeout: time.Second, WriteTimeout: time.Second}
+	for _, f := range opts {
+		f(o)
+	}
+	c := goredis.NewClient(o)
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+// newExecutor returns an executor over client closed at the end of the test.
+func newExecutor(t testing.TB, client goredis.UniversalClient, o redis.Options) *redis.Executor {
+	t.Helper()
+	if o.Logger == nil {
+		o.Logger = testLogger(t)
+	}
+	e, err := redis.New(client, o)
+	if err != nil {
+		t.Fatalf("New = %v", err)
+	}
+	t.Cleanup(func() {
+		if err := e.Close(); err != nil {
+			t.Errorf("Close = %v", err)
+		}
+	})
+	return e
+}
+
+// testLogger logs to t at debug level.
+func testLogger(t testing.TB) *slog.Logger {
+	return slog.New(slog.NewTextHandler(tWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+type tWriter struct{ t testing.TB }
+
+func (w tWriter) Write(p []byte) (int, error) {
+	w.t.Log(string(bytes.TrimRight(p, "\n")))
+	return len(p), nil
+}
+
+// logBuffer is a concurrency-safe log sink.
+type logBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// uniq returns a key unique to this test run.
+func uniq(t testing.TB, prefix string) string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return prefix + t.Name() + ":" + hex.EncodeToString(b[:])
+}
+
+// owner returns a fresh owner value.
+func owner() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// req returns a request for key with a fresh owner.
+func req(key string, ttl time.Duration) executor.Request {
+	return executor.Request{Key: key, Owner: owner(), TTL: ttl}
+}
+
+// eventually polls cond every 10ms until it holds or d passes.
+func eventually(d time.Duration, cond func() bool) bool {
+	deadline := time.Now().Add(d)
+	for {
+		if cond() {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

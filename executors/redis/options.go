@@ -1,0 +1,89 @@
+package redis
+
+import (
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/lock4go/lock4go/executor"
+)
+
+// Options configures an [Executor]. The zero value consists entirely of
+// defaults; every field says what its zero value means.
+type Options struct {
+	// Name identifies the executor in a Template. Zero means "redis".
+	Name string
+
+	// Priority orders executors when none is chosen explicitly; lower wins.
+	// Zero means [executor.PriorityRedis].
+	Priority int
+
+	// CounterTTL is how long a key's fencing counter outlives the key's last
+	// acquisition (every acquisition refreshes it). Zero means 7 days.
+	//
+	// Within this window tokens come from INCR and strictly increase. When a
+	// counter has expired (or was lost in a restart without persistence) the
+	// next acquisition seeds it from the server clock in microseconds, which
+	// exceeds every earlier token of the key unless the key averaged more than
+	// one acquisition per microsecond or the server clock went back; so
+	// tokens keep increasing beyond the window too, on those conditions.
+	CounterTTL time.Duration
+
+	// SubscribeTimeout bounds how long [Executor.WatchRelease] waits for the
+	// server to confirm a new subscription, so that a release right after
+	// WatchRelease returns is not missed. When it passes (pub/sub is slow or
+	// down) WatchRelease returns anyway and later calls stop waiting until
+	// pub/sub answers again; the Template then polls at its retry interval.
+	// Zero means 250ms.
+	SubscribeTimeout time.Duration
+
+	// CleanupTimeout bounds the compensating compare-and-delete issued when
+	// an acquisition's reply was lost. Zero means 2s.
+	CleanupTimeout time.Duration
+
+	// Logger receives warnings (an evicting maxmemory-policy, a failed
+	// compensation) and debug messages. Nil means [slog.Default].
+	Logger *slog.Logger
+}
+
+const (
+	defaultName             = "redis"
+	defaultCounterTTL       = 7 * 24 * time.Hour
+	defaultSubscribeTimeout = 250 * time.Millisecond
+	defaultCleanupTimeout   = 2 * time.Second
+)
+
+// withDefaults validates o and fills in its zero fields.
+func (o Options) withDefaults() (Options, error) {
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{
+		{"CounterTTL", o.CounterTTL},
+		{"SubscribeTimeout", o.SubscribeTimeout},
+		{"CleanupTimeout", o.CleanupTimeout},
+	} {
+		if d.v < 0 {
+			return o, fmt.Errorf("redis: %s %v is negative: %w", d.name, d.v, executor.ErrInvalidConfig)
+		}
+	}
+	if o.Name == "" {
+		o.Name = defaultName
+	}
+	if o.Priority == 0 {
+		o.Priority = executor.PriorityRedis
+	}
+	if o.CounterTTL == 0 {
+		o.CounterTTL = defaultCounterTTL
+	}
+	if o.SubscribeTimeout == 0 {
+		o.SubscribeTimeout = defaultSubscribeTimeout
+	}
+	if o.CleanupTimeout == 0 {
+		o.CleanupTimeout = defaultCleanupTimeout
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	return o, nil
+}
