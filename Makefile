@@ -3,7 +3,7 @@
 GO ?= go
 GOFILES = $(shell find . -name '*.go' -not -path './.cache/*')
 
-.PHONY: all setup demo test fmt-check vet unit
+.PHONY: all setup demo test fmt-check vet unit wire-check
 
 all: test
 
@@ -20,9 +20,15 @@ vet:
 	$(GO) vet ./...
 	cd examples && $(GO) vet ./...
 
+# wire-check regenerates the wire example and fails if the committed file
+# was stale.
+wire-check:
+	cd examples && $(GO) tool wire gen ./wire >/dev/null
+	git diff --exit-code -- examples/wire/wire_gen.go
+
 # unit runs the tests; a missing server is a failure, not a skip.
 unit:
 	LOCK4GO_REQUIRE_BACKENDS=1 $(GO) test -race -count=1 -timeout 25m ./...
 	cd examples && LOCK4GO_REQUIRE_BACKENDS=1 $(GO) test -race -count=1 -timeout 10m ./...
 
-test: setup fmt-check vet unit
+test: setup fmt-check vet wire-check unit

@@ -1,0 +1,12 @@
+package main
+
+import (
+	"github.com/lock4go/lock4go"
+	"github.com/lock4go/lock4go/executors/memory"
+)
+
+// lockConfig is the Template's configuration; the zero value means Lock4j's
+// defaults.
+func lockConfig() lock4go.Config { return lock4go.Config{KeyPrefix: "shop"} }
+
+func memoryOptions() memory.Options { return memory.Options{} }
