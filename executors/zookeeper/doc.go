@@ -1,0 +1,56 @@
+// Package zookeeper is a lock4go executor over Apache ZooKeeper (3.5 or
+// later), using go-zookeeper's *zk.Conn.
+//
+// # Layout
+//
+// Each key gets a lock parent, BasePath + "/" + the escaped key, created as a
+// container node so ZooKeeper deletes it once its queue empties. Every
+// acquisition creates an ephemeral sequential child named
+// _c_<guid>-lock-<sequence>, the layout of Apache Curator's InterProcessMutex
+// (hence Lock4j's ZooKeeper executor, with [Lock4jBasePath]) and of
+// go-zookeeper's zk.Lock: all three exclude each other on the same parent.
+// The queue is ordered by the sequence number ZooKeeper appends, never by
+// the whole name; the lowest node holds the lock. Its data is the owner
+// value, which [Executor.Inspect] reports.
+//
+// Keys are escaped injectively: '/', '%' and every character ZooKeeper
+// rejects in a name are percent-encoded (%2F), "." and ".." become %2E and
+// %2E%2E, and a name longer than 200 bytes keeps a prefix followed by "%~"
+// and the SHA-256 of the key. Keys of letters, digits and most punctuation
+// (such as Lock4j's "lock4j:com.example.Service#method") map to themselves.
+//
+// # Acquiring
+//
+// The create is "protected": when its reply is lost with the connection,
+// the executor finds its node again by GUID instead of creating a second
+// one, and if it cannot tell it deletes whatever carries the GUID in the
+// background. A waiter watches only its immediate predecessor, so a release
+// wakes exactly one waiter, in FIFO order. A waiter that gives up (its
+// context ends, TryLock finds the key held, an error) deletes its node,
+// retrying in the background while the connection is down, so no node is
+// left to be granted to nobody.
+//
+// # Leases
+//
+// A lease lasts as long as the session that created its node: the
+// session's heartbeat is the renewal ([executor.SelfRenewing]), the TTL of a
+// request is ignored, and the fencing token is the node's creation zxid. A
+// lease is lost (Lost closes; Renew and Release report
+// [executor.ErrLockNotHeld]) when the session expires, when its node is
+// deleted by someone else, or when the connection stays without its session
+// longer than [Options.DisconnectGrace], zero by default: while
+// disconnected the client cannot learn that its session expired and that
+// another owner took the lock. The executor notices all three by polling
+// the connection's state and the leases' node watches every 50ms while it
+// holds leases, in one goroutine; it needs neither the conn's event channel
+// nor a goroutine per lease. Each lease has its own Lost channel, since a
+// node can vanish alone, and implements [executor.LostNotifier] so the
+// Template needs no goroutine per lease either.
+//
+// # Connections and ACLs
+//
+// [New] takes a conn and never dials or closes it; [Dial] is a small helper
+// over zk.Connect. [Options.ACL] applies to every node created; [DigestAuth]
+// authenticates a conn with the digest scheme and returns a creator-only ACL.
+// Close the executor before the conn.
+package zookeeper

@@ -1,0 +1,58 @@
+package zookeeper
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/lock4go/lock4go/executor"
+)
+
+// Inspect implements [executor.Inspector]. The holder is the first node of
+// the key's queue: Owner is its data (the owner value for lock4go nodes,
+// empty for zk.Lock, the client's address for Curator), Token its creation
+// zxid, TTL 0 (the lease lasts as long as the holder's session) and Waiters
+// the number of nodes queued behind it.
+func (e *Executor) Inspect(ctx context.Context, key string) (executor.Holder, error) {
+	parent := e.keyPath(key)
+	var (
+		h   executor.Holder
+		err error
+	)
+	if cerr := e.call(ctx, func() { h, err = e.inspect(parent) }); cerr != nil {
+		return executor.Holder{}, backendErr("inspect", key, cerr)
+	}
+	switch {
+	case errors.Is(err, zk.ErrNoNode):
+		return executor.Holder{}, fmt.Errorf("zookeeper: inspect %q: %w", key, executor.ErrLockNotHeld)
+	case err != nil:
+		return executor.Holder{}, backendErr("inspect", key, err)
+	}
+	return h, nil
+}
+
+// inspect reads the queue under parent and the first node; it reports
+// zk.ErrNoNode when the queue is empty.
+func (e *Executor) inspect(parent string) (executor.Holder, error) {
+	for range maxCreateTries {
+		children, _, err := e.conn.Children(parent)
+		if err != nil {
+			return executor.Holder{}, err
+		}
+		nodes := queue(children)
+		if len(nodes) == 0 {
+			return executor.Holder{}, zk.ErrNoNode
+		}
+		data, st, err := e.conn.Get(parent + "/" + nodes[0])
+		if errors.Is(err, zk.ErrNoNode) {
+			continue // released meanwhile: read the queue again
+		}
+		if err != nil {
+			return executor.Holder{}, err
+		}
+		return executor.Holder{Owner: string(data), Token: st.Czxid, Waiters: len(nodes) - 1}, nil
+	}
+	return executor.Holder{}, errors.New("zookeeper: the queue keeps changing")
+}

@@ -1,0 +1,148 @@
+package zookeeper
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/lock4go/lock4go/executor"
+)
+
+// Lease states.
+const (
+	stateHeld int32 = iota
+	stateReleased
+	stateLost
+)
+
+// lease is one held lock: the lowest lock node under its key's parent. It is
+// safe for concurrent use.
+type lease struct {
+	e       *Executor
+	key     string
+	path    string // the lock node
+	token   int64  // the node's creation zxid
+	session int64  // the session that owns the node
+
+	state atomic.Int32
+	// lostCtx is cancelled, with the reason as its cause, when the lease is
+	// lost; its Done channel is Lost().
+	lostCtx  context.Context
+	markLost context.CancelCauseFunc
+
+	// watch delivers the next event on the node (deletion, session expiry);
+	// the monitor polls it and owns it after registration.
+	watch <-chan zk.Event
+}
+
+var (
+	_ executor.Lease        = (*lease)(nil)
+	_ executor.SelfRenewing = (*lease)(nil)
+	_ executor.LostNotifier = (*lease)(nil)
+)
+
+func newLease(e *Executor, key, path string, st *zk.Stat, watch <-chan zk.Event) *lease {
+	l := &lease{e: e, key: key, path: path, token: st.Czxid, session: st.EphemeralOwner, watch: watch}
+	l.lostCtx, l.markLost = context.WithCancelCause(context.Background())
+	return l
+}
+
+// Token returns the lock node's creation zxid, which increases with every
+// write to the ensemble, so across owners of a key.
+func (l *lease) Token() int64 { return l.token }
+
+// SelfRenewing reports true: the session's heartbeat keeps the lease.
+func (l *lease) SelfRenewing() bool { return true }
+
+// Lost returns a channel closed when the lease is lost: its session expired,
+// its node was deleted by someone else, or the connection stayed down past
+// [Options.DisconnectGrace]. Each lease has its own channel, since a node can
+// vanish alone; [lease.AfterLost] spares the Template a goroutine per lease.
+func (l *lease) Lost() <-chan struct{} { return l.lostCtx.Done() }
+
+// AfterLost implements [executor.LostNotifier].
+func (l *lease) AfterLost(f func()) func() bool { return context.AfterFunc(l.lostCtx, f) }
+
+// Renew checks that the node still exists in the lease's session; ttl is
+// ignored, since the session keeps the lease.
+func (l *lease) Renew(ctx context.Context, _ time.Duration) error {
+	if l.state.Load() != stateHeld || sessionGone(l.e.conn, l.session) {
+		return fmt.Errorf("zookeeper: renew %q: %w", l.key, executor.ErrLockNotHeld)
+	}
+	var (
+		ok  bool
+		st  *zk.Stat
+		err error
+	)
+	if cerr := l.e.call(ctx, func() { ok, st, err = l.e.conn.Exists(l.path) }); cerr != nil {
+		return backendErr("renew", l.key, cerr)
+	}
+	if err != nil {
+		return backendErr("renew", l.key, err)
+	}
+	if !ok || st.EphemeralOwner != l.session {
+		l.lose(errors.New("lock node deleted"), false)
+		return fmt.Errorf("zookeeper: renew %q: %w", l.key, executor.ErrLockNotHeld)
+	}
+	return nil
+}
+
+// Release deletes the node. It reports [executor.ErrLockNotHeld] when the
+// lease was already released or lost, or the node is gone. When the
+// connection is down it reports [executor.ErrBackend] and keeps deleting
+// the node in the background until it succeeds or the session ends.
+func (l *lease) Release(ctx context.Context) error {
+	if !l.state.CompareAndSwap(stateHeld, stateReleased) {
+		return fmt.Errorf("zookeeper: release %q: %w", l.key, executor.ErrLockNotHeld)
+	}
+	l.e.mon.remove(l)
+	if sessionGone(l.e.conn, l.session) {
+		return fmt.Errorf("zookeeper: release %q: session ended: %w", l.key, executor.ErrLockNotHeld)
+	}
+	var err error
+	cerr := l.e.call(ctx, func() { err = l.e.remove(l.path, l.session) })
+	switch {
+	case errors.Is(cerr, errClosed):
+		// The executor is closed: delete without its goroutines.
+		err = l.e.conn.Delete(l.path, -1)
+	case cerr != nil:
+		return backendErr("release", l.key, cerr)
+	}
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, zk.ErrNoNode):
+		return fmt.Errorf("zookeeper: release %q: lock node gone: %w", l.key, executor.ErrLockNotHeld)
+	}
+	return backendErr("release", l.key, err)
+}
+
+// abandon releases a lease nobody received, deleting its node (in the
+// background if the connection is down).
+func (l *lease) abandon() {
+	if l.state.CompareAndSwap(stateHeld, stateReleased) {
+		l.e.mon.remove(l)
+		_ = l.e.remove(l.path, l.session)
+	}
+}
+
+// lose marks a held lease lost for cause, closing Lost. With reap set the
+// node may still exist (the connection dropped but the session may live
+// on), so it is deleted in the background.
+func (l *lease) lose(cause error, reap bool) {
+	if !l.state.CompareAndSwap(stateHeld, stateLost) {
+		return
+	}
+	l.e.mon.remove(l)
+	l.e.log.LogAttrs(context.Background(), slog.LevelWarn, "zookeeper: lease lost",
+		slog.String("key", l.key), slog.String("path", l.path), slog.Any("cause", cause))
+	l.markLost(cause)
+	if reap {
+		l.e.reapPath(l.path, l.session)
+	}
+}

@@ -1,0 +1,163 @@
+package zookeeper
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// defaultPollInterval is how often the monitor looks at the connection and
+// the leases' node watches while leases are held.
+const defaultPollInterval = 50 * time.Millisecond
+
+// errSessionEnded is the loss cause when the connection's session is no
+// longer the lease's.
+var errSessionEnded = errors.New("zookeeper: session expired")
+
+// monitor notices lost leases. One goroutine per executor, idle while no
+// lease is held, polls every pollInterval:
+//
+//   - conn.SessionID(): once it differs from a lease's session, that session
+//     expired (go-zookeeper moves to a new session) and its nodes are gone;
+//   - conn.State(): while it is not StateHasSession the client cannot hear
+//     of an expiry, so leases count as lost past [Options.DisconnectGrace];
+//   - each lease's data watch on its own node, without blocking: it fires
+//     when the node is deleted, or with ErrSessionExpired when go-zookeeper
+//     learns the session expired.
+//
+// Polling needs neither the conn's event channel, which belongs to whoever
+// dialled, nor a goroutine per lease.
+type monitor struct {
+	e        *Executor
+	interval time.Duration
+	wake     chan struct{}
+
+	mu        sync.Mutex
+	leases    map[*lease]struct{}
+	downSince time.Time // when the connection was first seen without a session
+}
+
+func (m *monitor) init(e *Executor, interval time.Duration) {
+	m.e = e
+	m.interval = interval
+	m.wake = make(chan struct{}, 1)
+	m.leases = map[*lease]struct{}{}
+}
+
+// add starts watching l.
+func (m *monitor) add(l *lease) {
+	m.mu.Lock()
+	m.leases[l] = struct{}{}
+	m.mu.Unlock()
+	select {
+	case m.wake <- struct{}{}:
+	default:
+	}
+}
+
+// remove stops watching l.
+func (m *monitor) remove(l *lease) {
+	m.mu.Lock()
+	delete(m.leases, l)
+	m.mu.Unlock()
+}
+
+func (m *monitor) run() {
+	t := time.NewTimer(m.interval)
+	defer t.Stop()
+	for {
+		m.mu.Lock()
+		idle := len(m.leases) == 0
+		if idle {
+			m.downSince = time.Time{}
+		}
+		m.mu.Unlock()
+		var tick <-chan time.Time
+		if !idle {
+			t.Reset(m.interval)
+			tick = t.C
+		}
+		select {
+		case <-m.e.done:
+			return
+		case <-m.wake:
+		case <-tick:
+			m.check()
+		}
+	}
+}
+
+// loss is a lease found lost, with its cause and whether its node may
+// survive.
+type loss struct {
+	l     *lease
+	cause error
+	reap  bool
+}
+
+// check looks once at the connection and every lease.
+func (m *monitor) check() {
+	session, state, now := m.e.conn.SessionID(), m.e.conn.State(), time.Now()
+	var lost []loss
+	var rearm []*lease
+	m.mu.Lock()
+	if state == zk.StateHasSession {
+		m.downSince = time.Time{}
+	} else if m.downSince.IsZero() {
+		m.downSince = now
+	}
+	down := !m.downSince.IsZero() && m.e.grace >= 0 && now.Sub(m.downSince) >= m.e.grace
+	for l := range m.leases {
+		switch {
+		case l.session != session:
+			lost = append(lost, loss{l, errSessionEnded, false})
+		case down:
+			lost = append(lost, loss{l, fmt.Errorf("zookeeper: connection without its session for %v", now.Sub(m.downSince).Round(time.Millisecond)), true})
+		default:
+			select {
+			case ev := <-l.watch:
+				l.watch = nil
+				switch ev.Type {
+				case zk.EventNodeDataChanged, zk.EventNodeCreated:
+					rearm = append(rearm, l) // someone wrote to the node: watch again
+				case zk.EventNodeDeleted:
+					lost = append(lost, loss{l, errors.New("zookeeper: lock node deleted"), false})
+				default:
+					cause := ev.Err
+					if cause == nil {
+						cause = fmt.Errorf("zookeeper: watch ended (%v)", ev.Type)
+					}
+					// The watch ended with the session or the conn: the node may
+					// survive only if the session does.
+					lost = append(lost, loss{l, cause, !errors.Is(cause, zk.ErrSessionExpired)})
+				}
+			default:
+			}
+		}
+	}
+	m.mu.Unlock()
+	for _, x := range lost {
+		x.l.lose(x.cause, x.reap)
+	}
+	for _, l := range rearm {
+		m.e.spawn(func() { m.rearm(l) })
+	}
+}
+
+// rearm sets a new watch on l's node after an event that did not end it.
+func (m *monitor) rearm(l *lease) {
+	ok, st, w, err := m.e.conn.ExistsW(l.path)
+	switch {
+	case err != nil:
+		l.lose(fmt.Errorf("zookeeper: rewatching lock node: %w", err), true)
+	case !ok || st.EphemeralOwner != l.session:
+		l.lose(errors.New("zookeeper: lock node deleted"), false)
+	default:
+		m.mu.Lock()
+		l.watch = w
+		m.mu.Unlock()
+	}
+}

@@ -1,0 +1,115 @@
+package zookeeper
+
+import (
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/lock4go/lock4go/executor"
+)
+
+// DefaultBasePath is the parent of every lock node when [Options.BasePath]
+// is empty.
+const DefaultBasePath = "/lock4go"
+
+// Lock4jBasePath is the base path of Lock4j's ZooKeeper executor (a Curator
+// InterProcessMutex per key). With it, lock4go and Lock4j exclude each
+// other on keys that need no escaping.
+const Lock4jBasePath = "/curator/lock4j"
+
+// Options configures an [Executor]. The zero value is ready to use.
+type Options struct {
+	// Name is the executor's name in a Template. Zero means "zookeeper".
+	Name string
+
+	// Priority orders executors in a Template; lower is preferred. Zero
+	// means [executor.PriorityZooKeeper].
+	Priority int
+
+	// BasePath is the absolute path under which each key gets its lock
+	// parent, BasePath + "/" + escaped key. Zero means [DefaultBasePath];
+	// use [Lock4jBasePath] to share locks with Lock4j or Curator. It must
+	// not be "/" and must not end with "/". Missing nodes of BasePath are
+	// created as persistent nodes with ACL.
+	BasePath string
+
+	// ACL is set on every node the executor creates (base path, lock
+	// parents, lock nodes). Zero means zk.WorldACL(zk.PermAll). See
+	// [DigestAuth] for creator-only ACLs.
+	ACL []zk.ACL
+
+	// DisconnectGrace is how long the connection may stay without its
+	// session before every lease of that session counts as lost (Lost
+	// closes, and the executor deletes the lease's node once it reconnects,
+	// should the session have survived). While disconnected the client
+	// cannot hear of its session's expiry, and once it has expired another
+	// owner may be granted the lock. The server expires a session no earlier
+	// than the session timeout after it last heard from the client, and the
+	// client notices a silent server after two thirds of it, so a grace of
+	// at most a third of the session timeout is safe. Zero means a lease is
+	// lost as soon as the connection drops (Curator's advice: a SUSPENDED
+	// connection no longer proves ownership). A negative value disables the
+	// check: leases end only when ZooKeeper reports the session expired
+	// after a reconnect, or when their node is deleted.
+	DisconnectGrace time.Duration
+
+	// Logger receives background events: lost leases and nodes whose
+	// deletion is retried. Zero means no logging.
+	Logger *slog.Logger
+}
+
+// withDefaults returns a copy of o with zero fields replaced by their
+// defaults, or an error wrapping [executor.ErrInvalidConfig].
+func (o Options) withDefaults() (Options, error) {
+	if o.Name == "" {
+		o.Name = "zookeeper"
+	}
+	if o.Priority == 0 {
+		o.Priority = executor.PriorityZooKeeper
+	}
+	if o.BasePath == "" {
+		o.BasePath = DefaultBasePath
+	}
+	if err := checkBasePath(o.BasePath); err != nil {
+		return o, err
+	}
+	if len(o.ACL) == 0 {
+		o.ACL = zk.WorldACL(zk.PermAll)
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	return o, nil
+}
+
+// checkBasePath accepts an absolute path other than the root, with no empty,
+// "." or ".." component, outside ZooKeeper's own /zookeeper tree.
+func checkBasePath(p string) error {
+	bad := func(why string) error {
+		return fmt.Errorf("zookeeper: base path %q: %s: %w", p, why, executor.ErrInvalidConfig)
+	}
+	if !strings.HasPrefix(p, "/") || p == "/" {
+		return bad("must be absolute and not the root")
+	}
+	for _, c := range strings.Split(p[1:], "/") {
+		if c == "" || c == "." || c == ".." {
+			return bad("empty, \".\" or \"..\" component")
+		}
+		for i := 0; i < len(c); {
+			r, size := utf8.DecodeRuneInString(c[i:])
+			// '%' is fine in a base path: only key names are escaped.
+			if r != '%' && !keepRune(r, size) {
+				return bad("character ZooKeeper rejects")
+			}
+			i += size
+		}
+	}
+	if p == "/zookeeper" || strings.HasPrefix(p, "/zookeeper/") {
+		return bad("reserved for ZooKeeper")
+	}
+	return nil
+}

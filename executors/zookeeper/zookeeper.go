@@ -1,0 +1,145 @@
+package zookeeper
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/lock4go/lock4go/executor"
+)
+
+// errClosed reports a call on a closed [Executor].
+var errClosed = errors.New("zookeeper: executor closed")
+
+// Executor locks keys with ephemeral sequential znodes, the ZooKeeper lock
+// recipe in the layout of Curator's InterProcessMutex and go-zookeeper's
+// zk.Lock. It is safe for concurrent use. Close it when done: it runs
+// background goroutines (one session monitor, and retried deletions).
+type Executor struct {
+	conn     *zk.Conn
+	name     string
+	priority int
+	base     string
+	acl      []zk.ACL
+	grace    time.Duration
+	log      *slog.Logger
+
+	mon monitor
+
+	mu     sync.Mutex // guards closed and the Add side of wg
+	closed bool
+	done   chan struct{}
+	wg     sync.WaitGroup
+
+	// stats count events for tests and benchmarks.
+	stats struct {
+		childrenReads atomic.Int64 // children listings while acquiring
+		wakeups       atomic.Int64 // predecessor watches that fired
+	}
+}
+
+var (
+	_ executor.Executor  = (*Executor)(nil)
+	_ executor.Inspector = (*Executor)(nil)
+)
+
+// New returns an executor that locks through conn. It never dials and never
+// closes conn: the caller owns it (see [Dial]). Leases live as long as
+// conn's session; see [Options.DisconnectGrace] for how a dropped
+// connection is treated.
+func New(conn *zk.Conn, opts Options) (*Executor, error) {
+	if conn == nil {
+		return nil, fmt.Errorf("zookeeper: nil *zk.Conn: %w", executor.ErrInvalidConfig)
+	}
+	o, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	e := &Executor{
+		conn:     conn,
+		name:     o.Name,
+		priority: o.Priority,
+		base:     o.BasePath,
+		acl:      o.ACL,
+		grace:    o.DisconnectGrace,
+		log:      o.Logger,
+		done:     make(chan struct{}),
+	}
+	e.mon.init(e, defaultPollInterval)
+	e.spawn(e.mon.run)
+	return e, nil
+}
+
+// Name implements [executor.Executor].
+func (e *Executor) Name() string { return e.name }
+
+// Priority implements [executor.Executor].
+func (e *Executor) Priority() int { return e.priority }
+
+// Close stops the executor's background work and waits for it. It neither
+// releases held locks nor closes the connection: nodes of held leases stay
+// until their session ends, and deletions still being retried are
+// abandoned to the session's end too. A goroutine blocked in a ZooKeeper
+// call ends when the call returns; go-zookeeper fails calls within about a
+// second while no server answers, and at once after conn.Close. Acquire
+// after Close fails with an error wrapping [executor.ErrBackend].
+func (e *Executor) Close() error {
+	e.mu.Lock()
+	if !e.closed {
+		e.closed = true
+		close(e.done)
+	}
+	e.mu.Unlock()
+	e.wg.Wait()
+	return nil
+}
+
+// spawn runs f in a goroutine that Close waits for. It reports false, and
+// does not run f, once the executor is closed.
+func (e *Executor) spawn(f func()) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return false
+	}
+	e.wg.Add(1)
+	go func() {
+		defer e.wg.Done()
+		f()
+	}()
+	return true
+}
+
+// call runs f, a ZooKeeper round trip that go-zookeeper does not bound by a
+// context, in a goroutine and waits for it or for ctx. When ctx ends first
+// the goroutine finishes on its own and the caller must not read what f
+// writes.
+func (e *Executor) call(ctx context.Context, f func()) error {
+	if err := ctx.Err(); err != nil {
+		return context.Cause(ctx)
+	}
+	done := make(chan struct{})
+	if !e.spawn(func() { defer close(done); f() }) {
+		return errClosed
+	}
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+}
+
+// keyPath returns the lock parent of key.
+func (e *Executor) keyPath(key string) string { return e.base + "/" + escapeKey(key) }
+
+// backendErr wraps cause for operation op on key with [executor.ErrBackend].
+func backendErr(op, key string, cause error) error {
+	return fmt.Errorf("zookeeper: %s %q: %w: %w", op, key, executor.ErrBackend, cause)
+}
