@@ -1,0 +1,140 @@
+package etcd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
+
+	"github.com/lock4go/lock4go/executor"
+)
+
+// sessionRetries bounds how often one acquisition starts over on a fresh
+// shared session after the one it used was lost.
+const sessionRetries = 3
+
+// Acquire implements [executor.Executor]. It writes the entry
+// "<Prefix><Key>/<lease hex>" and holds the lock when that entry is the
+// oldest of the key. With req.Wait it waits in the queue, watching only
+// the entry just before its own, until it is first or ctx ends; without
+// it, it makes one attempt and, when the key is busy, leaves nothing
+// behind.
+//
+// Watchdog locks (req.Renewed) use the executor's shared keep-alive session
+// for TTL req.TTL rounded up to whole seconds; other locks get a lease of
+// their own with that TTL and no keep-alive. etcd raises a TTL below its
+// minimum (2s with the default election timeout).
+//
+// When ctx ends while waiting, or a round trip fails, the own entry is
+// deleted with a detached context, retried in the background until it is
+// gone, so it never blocks others until its lease ends.
+func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.Lease, error) {
+	if req.TTL <= 0 {
+		return nil, fmt.Errorf("etcd: acquire %q: ttl %v: %w", req.Key, req.TTL, executor.ErrInvalidConfig)
+	}
+	pfx := e.prefix + req.Key
+	if pfx == "" {
+		return nil, fmt.Errorf("etcd: acquire: empty key: %w", executor.ErrInvalidKey)
+	}
+	if ctx.Err() != nil {
+		return nil, notAcquired(ctx, req.Key)
+	}
+	if e.isClosed() {
+		return nil, e.closedErr("acquire", req.Key)
+	}
+	ttl := int64((req.TTL + time.Second - 1) / time.Second)
+	q := newQueue(pfx)
+	if !req.Renewed {
+		own, err := e.grantOwn(ctx, ttl)
+		if err != nil {
+			return nil, acquireErr(ctx, req.Key, err)
+		}
+		return e.attempt(ctx, req, q, leaseRef{id: own.id, own: own}, func() {})
+	}
+	for i := 0; ; i++ {
+		s, err := e.session(ctx, ttl)
+		if err != nil {
+			if errors.Is(err, ErrClosed) {
+				return nil, e.closedErr("acquire", req.Key)
+			}
+			return nil, acquireErr(ctx, req.Key, err)
+		}
+		ref := leaseRef{id: s.id, sess: s}
+		retry := ctx.Err() == nil && i < sessionRetries
+		unlock, err := e.slots.lock(ctx, slotKey{lease: s.id, pfx: q.dir}, req.Wait, ref.gone())
+		switch {
+		case errors.Is(err, errSessionLost) && retry:
+			continue
+		case errors.Is(err, errSessionLost):
+			return nil, fmt.Errorf("etcd: acquire %q: %w: %w", req.Key, executor.ErrBackend, context.Cause(s.lost))
+		case err != nil: // busy in this process, or ctx ended waiting for it
+			return nil, notAcquired(ctx, req.Key)
+		}
+		l, err := e.attempt(ctx, req, q, ref, unlock)
+		if errors.Is(err, errSessionLost) && ctx.Err() == nil && i < sessionRetries {
+			continue // start over on a fresh session
+		}
+		return l, err
+	}
+}
+
+// attempt writes the own entry under ref and, with req.Wait, waits for its
+// turn. On any failure it removes what it may have written (discard) and
+// runs unlock once that is done; on success the lease runs it on release.
+func (e *Executor) attempt(ctx context.Context, req executor.Request, q queue, ref leaseRef, unlock func()) (executor.Lease, error) {
+	own := q.entry(ref.id)
+	if !req.Wait {
+		rev, at, err := e.tryPut(ctx, q, own, req.Owner, ref.id)
+		switch {
+		case err != nil:
+			e.discard(ctx, own, 0, ref, unlock)
+			return nil, e.writeErr(ctx, req.Key, ref, err)
+		case at == first:
+			return e.newLease(req.Key, own, rev, ref, unlock), nil
+		case at == behind:
+			e.discard(ctx, "", 0, ref, unlock) // nothing written
+			return nil, notAcquired(ctx, req.Key)
+		}
+	}
+	rev, at, err := e.enqueue(ctx, q, own, req.Owner, ref.id)
+	if err != nil {
+		e.discard(ctx, own, 0, ref, unlock)
+		return nil, e.writeErr(ctx, req.Key, ref, err)
+	}
+	if at != first {
+		if err := e.waitTurn(ctx, q, own, rev, ref, req.Wait); err != nil {
+			e.discard(ctx, own, rev, ref, unlock)
+			return nil, e.waitErr(ctx, req.Key, err)
+		}
+	}
+	if ref.sess != nil && ref.sess.lost.Err() != nil {
+		e.discard(ctx, own, rev, ref, unlock)
+		return nil, fmt.Errorf("etcd: acquire %q: %w: %w", req.Key, executor.ErrBackend, context.Cause(ref.sess.lost))
+	}
+	return e.newLease(req.Key, own, rev, ref, unlock), nil
+}
+
+// writeErr reports a failed write of the own entry. A shared lease that
+// etcd no longer knows ends its session, so the caller starts over.
+func (e *Executor) writeErr(ctx context.Context, key string, ref leaseRef, err error) error {
+	if errors.Is(err, rpctypes.ErrLeaseNotFound) && ref.sess != nil {
+		ref.sess.lose(err)
+		return fmt.Errorf("etcd: acquire %q: %w: %w", key, executor.ErrBackend, errSessionLost)
+	}
+	return acquireErr(ctx, key, err)
+}
+
+// waitErr reports a failed wait for the turn.
+func (e *Executor) waitErr(ctx context.Context, key string, err error) error {
+	switch {
+	case errors.Is(err, errBusy), errors.Is(err, errWaitEnded):
+		return notAcquired(ctx, key)
+	case errors.Is(err, ErrClosed):
+		return e.closedErr("acquire", key)
+	case errors.Is(err, errSessionLost), errors.Is(err, errEntryGone), errors.Is(err, errLeaseGone):
+		return fmt.Errorf("etcd: acquire %q: lease ended while waiting: %w: %w", key, executor.ErrBackend, err)
+	}
+	return acquireErr(ctx, key, err)
+}

@@ -1,0 +1,74 @@
+// Package etcd is the lock4go executor for etcd, over the etcd client v3
+// (go.etcd.io/etcd/client/v3). [New] takes a client the caller dialled and
+// closes; the executor never dials.
+//
+// # Layout
+//
+// A lock on key k uses the layout of etcd's own concurrency.Mutex: every
+// contender writes an entry "<Prefix>k/<lease id in hex>" under a lease; the
+// entry with the lowest create revision holds the lock, the others queue in
+// create-revision order. With the zero [Options.Prefix], `etcdctl lock k`,
+// concurrency.NewMutex(session, "k") and this executor exclude each other.
+// Entry values hold the lock4go owner (etcdctl stores none).
+//
+// Keys may contain "/": entries of a longer key ("k/sub/<lease>") are not
+// members of k's queue, so a lock on "k" is never blocked by a lock on
+// "k/sub". (concurrency.Mutex and etcdctl do not make that distinction: to
+// them a lock on "k/sub" also blocks "k".)
+//
+// # Waiting
+//
+// A waiting Acquire watches only the entry created just before its own, for
+// its delete, so a release wakes one waiter, not all of them. The watch
+// starts at the revision after the one the queue was read at: a watch that
+// starts at an older revision is served by etcd's 100 ms catch-up loop,
+// which gives concurrency.Mutex its ~60-100 ms hand-off tails. Once first,
+// the waiter checks in the same read that its own entry still exists, so a
+// lease that ended while waiting is never mistaken for the lock (the Jepsen
+// etcd 3.4.3 finding). When the context ends, the own entry is deleted with
+// a detached context (retried in the background if etcd cannot be reached),
+// never left to block others until its lease ends.
+//
+// # Leases
+//
+// Watchdog locks (Request.Renewed) share one lease per TTL (rounded up to
+// whole seconds), kept alive by one goroutine: 100k held locks cost one
+// keep-alive. Their [executor.Lease.Lost] is the session's channel, closed
+// when etcd reports the lease gone (at the next keep-alive, within a third
+// of the TTL) or when no keep-alive has been answered by the end of the
+// lease by the local clock: the send time of the last answered keep-alive
+// plus the TTL, less 2%. (concurrency.Session closes its Done channel up to
+// a round trip plus a second after that.) Two acquisitions of one key under
+// one shared lease would share its entry, so this process lets only one of
+// them use it at a time.
+//
+// Fixed-expire locks get a lease of their own, with no keep-alive while
+// held: it ends with its TTL. While the entry waits in the queue the lease
+// is renewed, so it never ends before the acquisition began plus its TTL,
+// when the Template ends the lock by its local clock. Their Lost is nil.
+//
+// etcd raises a TTL below its minimum (2s with the default 1s election
+// timeout) and deletes expired keys up to ~0.5 s late; both only make the
+// lock last longer, never shorter, than the local clock says.
+//
+// # Fencing and fenced writes
+//
+// The fencing token is the entry's create revision: etcd's revision grows
+// with every write, so tokens grow strictly per key, across owners, clients
+// and restarts. When the protected resource is etcd itself, a write can be
+// made conditional on still holding the lock, in one transaction, with the
+// comparison returned by [IsOwner] (from a Lease) or [Executor.OwnerCmp]
+// (from a lock's key and token):
+//
+//	cmp, err := etcdExec.OwnerCmp(ctx, lock.Key(), lock.Token())
+//	if err != nil {
+//		return err // ErrLockNotHeld: the lock is already gone
+//	}
+//	resp, err := cli.Txn(ctx).If(cmp).Then(clientv3.OpPut("balance", "42")).Commit()
+//	if err == nil && !resp.Succeeded {
+//		// the lock was lost before the write: nothing was written
+//	}
+//
+// The write happens only if the lock's entry is still the one created at
+// the token's revision, which no expiry, pause or network delay can fake.
+package etcd

@@ -1,0 +1,69 @@
+package etcd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/lock4go/lock4go/executor"
+)
+
+// ErrClosed reports a call on an [Executor] after [Executor.Close]. It is
+// always wrapped together with [executor.ErrBackend].
+var ErrClosed = errors.New("etcd: executor closed")
+
+// Internal causes, wrapped beside the executor sentinels.
+var (
+	// errSessionLost: the shared keep-alive session ended (lease expired or
+	// revoked, or its local deadline passed) while an attempt used it.
+	errSessionLost = errors.New("keep-alive session ended")
+
+	// errEntryGone: the own queue entry vanished while waiting (its lease
+	// expired or was revoked, or someone deleted the key).
+	errEntryGone = errors.New("own queue entry vanished")
+
+	// errLeaseGone: an own (fixed-expire) lease no longer exists.
+	errLeaseGone = errors.New("lease not found")
+
+	// errWatch: the predecessor watch ended without telling (compaction, no
+	// leader, stream closed); the queue is read again.
+	errWatch = errors.New("watch ended")
+)
+
+// ctxErr returns ctx's error, with its cause beside it when the cause says
+// more (a Template's own acquire timeout).
+func ctxErr(ctx context.Context) error {
+	err := ctx.Err()
+	if c := context.Cause(ctx); c != nil && c != err {
+		return fmt.Errorf("%w: %w", err, c)
+	}
+	return err
+}
+
+// notAcquired reports a busy key, or a wait that ctx ended.
+func notAcquired(ctx context.Context, key string) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("etcd: acquire %q: %w: %w", key, executor.ErrNotAcquired, ctxErr(ctx))
+	}
+	return fmt.Errorf("etcd: acquire %q: %w", key, executor.ErrNotAcquired)
+}
+
+// acquireErr reports a failed round trip of an acquisition of key. A round
+// trip the caller cancelled is a give-up (ErrNotAcquired); one cut by a
+// deadline or failed by the backend is ErrBackend: etcd did not answer in
+// time.
+func acquireErr(ctx context.Context, key string, err error) error {
+	if errors.Is(ctx.Err(), context.Canceled) {
+		return fmt.Errorf("etcd: acquire %q: %w: %w", key, executor.ErrNotAcquired, ctxErr(ctx))
+	}
+	return opErr("acquire", key, err)
+}
+
+// opErr reports a failed round trip of op on key.
+func opErr(op, key string, err error) error {
+	return fmt.Errorf("etcd: %s %q: %w: %w", op, key, executor.ErrBackend, err)
+}
+
+// errBusy: another acquisition in this process uses the same queue entry
+// and the caller did not ask to wait.
+var errBusy = errors.New("key in use by another acquisition of this executor")

@@ -1,0 +1,138 @@
+package etcd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/lock4go/lock4go/executor"
+)
+
+// cleanupTimeout bounds one detached round trip that removes a queue entry
+// or revokes a lease after the caller's context ended.
+const cleanupTimeout = 2 * time.Second
+
+// Executor locks keys in etcd with the layout of etcd's concurrency.Mutex.
+// It is safe for concurrent use. Close it when done: Close revokes its
+// shared sessions and stops its goroutines; the etcd client stays open.
+type Executor struct {
+	c        *clientv3.Client
+	name     string
+	priority int
+	prefix   string
+	log      *slog.Logger
+
+	slots slots
+
+	mu       sync.Mutex
+	sessions map[int64]*session         // shared keep-alive sessions by TTL in seconds
+	pending  map[int64]*pendingSession // grants in flight, by TTL in seconds
+	closed   bool
+
+	// life is cancelled by Close; it bounds background round trips. It is
+	// the executor's lifetime, never a caller's context.
+	life      context.Context
+	kill      context.CancelFunc
+	closeOnce sync.Once
+	closeErr  error
+	wg        sync.WaitGroup // keep-alive loops and background clean-ups
+}
+
+var (
+	_ executor.Executor  = (*Executor)(nil)
+	_ executor.Inspector = (*Executor)(nil)
+)
+
+// New returns an executor that locks through client. It never dials: the
+// client is the caller's, who closes it after [Executor.Close].
+func New(client *clientv3.Client, opts Options) (*Executor, error) {
+	if client == nil {
+		return nil, fmt.Errorf("etcd: nil client: %w", executor.ErrInvalidConfig)
+	}
+	opts = opts.withDefaults()
+	life, kill := context.WithCancel(context.Background())
+	return &Executor{
+		c:        client,
+		name:     opts.Name,
+		priority: opts.Priority,
+		prefix:   opts.Prefix,
+		log:      opts.Logger,
+		slots:    slots{m: map[slotKey]*slot{}},
+		sessions: map[int64]*session{},
+		pending:  map[int64]*pendingSession{},
+		life:     life,
+		kill:     kill,
+	}, nil
+}
+
+// Name implements [executor.Executor].
+func (e *Executor) Name() string { return e.name }
+
+// Priority implements [executor.Executor].
+func (e *Executor) Priority() int { return e.priority }
+
+// Close revokes the shared keep-alive sessions (their locks are released at
+// once and reported lost), stops the background goroutines and waits for
+// them. Locks with a fixed expiry keep their own leases until they expire
+// or are released. Close is idempotent; later Acquire calls fail with
+// [ErrClosed].
+func (e *Executor) Close() error {
+	e.closeOnce.Do(func() {
+		e.mu.Lock()
+		e.closed = true
+		e.kill()
+		sessions := make([]*session, 0, len(e.sessions))
+		for _, s := range e.sessions {
+			sessions = append(sessions, s)
+		}
+		clear(e.sessions)
+		e.mu.Unlock()
+
+		errs := make([]error, len(sessions))
+		var wg sync.WaitGroup
+		for i, s := range sessions {
+			wg.Go(func() { errs[i] = s.close() })
+		}
+		wg.Wait()
+		e.wg.Wait()
+		e.closeErr = errors.Join(errs...)
+	})
+	return e.closeErr
+}
+
+// closedErr reports a call after Close.
+func (e *Executor) closedErr(op, key string) error {
+	return fmt.Errorf("etcd: %s %q: %w: %w", op, key, executor.ErrBackend, ErrClosed)
+}
+
+// isClosed reports whether Close has begun.
+func (e *Executor) isClosed() bool {
+	return e.life.Err() != nil
+}
+
+// background runs f in a goroutine that Close waits for. f must return soon
+// after e.life ends. It reports false, without running f, after Close.
+func (e *Executor) background(f func()) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return false
+	}
+	e.wg.Add(1)
+	go func() {
+		defer e.wg.Done()
+		f()
+	}()
+	return true
+}
+
+// detached returns a context for a clean-up round trip: free of the
+// caller's cancellation, bounded by cleanupTimeout and ended by Close.
+func (e *Executor) detached() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(e.life, cleanupTimeout)
+}

@@ -1,0 +1,52 @@
+package etcd
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/lock4go/lock4go/executor"
+)
+
+// Inspect implements [executor.Inspector]. The holder is the oldest entry
+// of key: its value is the owner (empty for `etcdctl lock` and
+// concurrency.Mutex, which store none), its create revision the token, its
+// lease's remaining time the TTL (whole seconds, as etcd reports it), and
+// the other entries are the waiters.
+func (e *Executor) Inspect(ctx context.Context, key string) (executor.Holder, error) {
+	q := newQueue(e.prefix + key)
+	resp, err := e.c.Get(ctx, q.dir, clientv3.WithPrefix(),
+		clientv3.WithSort(clientv3.SortByCreateRevision, clientv3.SortAscend))
+	if err != nil {
+		return executor.Holder{}, opErr("inspect", key, err)
+	}
+	var members int
+	var head *executor.Holder
+	var leaseID int64
+	for _, kv := range resp.Kvs {
+		if !q.member(kv.Key) {
+			continue
+		}
+		members++
+		if head == nil {
+			head = &executor.Holder{Owner: string(kv.Value), Token: kv.CreateRevision}
+			leaseID = kv.Lease
+		}
+	}
+	if head == nil {
+		return executor.Holder{}, fmt.Errorf("etcd: inspect %q: %w", key, executor.ErrLockNotHeld)
+	}
+	head.Waiters = members - 1
+	if leaseID != 0 {
+		ttl, err := e.c.TimeToLive(ctx, clientv3.LeaseID(leaseID))
+		if err != nil {
+			return executor.Holder{}, opErr("inspect", key, err)
+		}
+		if ttl.TTL > 0 {
+			head.TTL = time.Duration(ttl.TTL) * time.Second
+		}
+	}
+	return *head, nil
+}

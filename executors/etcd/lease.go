@@ -1,0 +1,143 @@
+package etcd
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/lock4go/lock4go/executor"
+)
+
+// lease is one held lock: the entry key with create revision rev, under a
+// shared session's lease or one of its own. It is safe for concurrent use.
+type lease struct {
+	e      *Executor
+	key    string // the request key, for messages
+	entry  string
+	rev    int64
+	ref    leaseRef
+	unlock func() // frees the entry for this process's next acquisition
+
+	mu       sync.Mutex
+	released bool // deleted by this handle, or found gone
+	cleaning bool // a background delete runs after a failed Release
+}
+
+var (
+	_ executor.Lease        = (*lease)(nil)
+	_ executor.SelfRenewing = (*lease)(nil)
+	_ executor.LostNotifier = (*lease)(nil)
+)
+
+func (e *Executor) newLease(key, entry string, rev int64, ref leaseRef, unlock func()) *lease {
+	return &lease{e: e, key: key, entry: entry, rev: rev, ref: ref, unlock: unlock}
+}
+
+// Token implements [executor.Lease]: the entry's create revision, which
+// etcd increases with every write, so it grows strictly per key across
+// owners, clients and restarts.
+func (l *lease) Token() int64 { return l.rev }
+
+// isOwner is the comparison that holds while this lease holds the lock.
+func (l *lease) isOwner() clientv3.Cmp {
+	return clientv3.Compare(clientv3.CreateRevision(l.entry), "=", l.rev)
+}
+
+// SelfRenewing implements [executor.SelfRenewing]: watchdog locks ride on a
+// shared keep-alive session; fixed-expire locks are not renewed.
+func (l *lease) SelfRenewing() bool { return l.ref.sess != nil }
+
+// Lost implements [executor.Lease]. For a watchdog lock it is the shared
+// session's channel (one channel for all locks of the session), closed when
+// etcd reports the lease gone (expired or revoked, seen at the next
+// keep-alive, within a third of the TTL) or when no keep-alive has been
+// answered by the lease's end by the local clock. For a fixed-expire lock
+// it is nil: its lease simply runs out, and the Template ends the lock by
+// its local clock first.
+func (l *lease) Lost() <-chan struct{} { return l.ref.gone() }
+
+// AfterLost implements [executor.LostNotifier] without a goroutine per lock.
+func (l *lease) AfterLost(f func()) (stop func() bool) {
+	if l.ref.sess == nil {
+		return func() bool { return true }
+	}
+	return context.AfterFunc(l.ref.sess.lost, f)
+}
+
+// Renew implements [executor.Lease]. etcd cannot change a lease's TTL, so
+// ttl is not used: for a watchdog lock the session's keep-alive already
+// renews the lease and Renew only checks that the entry is still this
+// lock's; for a fixed-expire lock it also resets the own lease to its
+// granted TTL.
+func (l *lease) Renew(ctx context.Context, _ time.Duration) error {
+	if l.isReleased() {
+		return fmt.Errorf("etcd: renew %q: %w", l.key, executor.ErrLockNotHeld)
+	}
+	if l.ref.sess != nil && l.ref.sess.lost.Err() != nil {
+		return fmt.Errorf("etcd: renew %q: %w: %w", l.key, executor.ErrLockNotHeld, context.Cause(l.ref.sess.lost))
+	}
+	resp, err := l.e.c.Get(ctx, l.entry, clientv3.WithKeysOnly())
+	if err != nil {
+		return opErr("renew", l.key, err)
+	}
+	if len(resp.Kvs) == 0 || resp.Kvs[0].CreateRevision != l.rev {
+		return fmt.Errorf("etcd: renew %q: %w", l.key, executor.ErrLockNotHeld)
+	}
+	if l.ref.own != nil {
+		if err := l.ref.own.renew(ctx, l.e.c); err == errLeaseGone {
+			return fmt.Errorf("etcd: renew %q: %w: %w", l.key, executor.ErrLockNotHeld, err)
+		} else if err != nil {
+			return opErr("renew", l.key, err)
+		}
+	}
+	return nil
+}
+
+// Release implements [executor.Lease]: it deletes the entry only if it
+// still has this lock's create revision, so a late or repeated release
+// never deletes a newer lock. A fixed-expire lock's own lease is revoked
+// after. When etcd cannot be reached the delete is retried in the
+// background until it succeeds or the lease ends, and Release reports
+// [executor.ErrBackend].
+func (l *lease) Release(ctx context.Context) error {
+	if l.isReleased() {
+		return fmt.Errorf("etcd: release %q: %w", l.key, executor.ErrLockNotHeld)
+	}
+	resp, err := l.e.c.Txn(ctx).If(l.isOwner()).Then(clientv3.OpDelete(l.entry)).Commit()
+	if err != nil {
+		l.mu.Lock()
+		start := !l.cleaning && !l.released
+		l.cleaning = true
+		l.mu.Unlock()
+		if start {
+			l.e.discardLater(l.entry, l.rev, l.ref, l.finish)
+		}
+		return opErr("release", l.key, err)
+	}
+	l.finish()
+	if l.ref.own != nil {
+		// Best effort: a lease left behind has no keys and ends by TTL.
+		_, _ = l.e.c.Revoke(ctx, l.ref.id)
+	}
+	if !resp.Succeeded {
+		return fmt.Errorf("etcd: release %q: %w", l.key, executor.ErrLockNotHeld)
+	}
+	return nil
+}
+
+// finish marks the lock released and frees its entry in this process.
+func (l *lease) finish() {
+	l.mu.Lock()
+	l.released = true
+	l.mu.Unlock()
+	l.unlock()
+}
+
+func (l *lease) isReleased() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.released
+}

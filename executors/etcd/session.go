@@ -1,0 +1,203 @@
+package etcd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
+	clientv3 "go.etcd.io/etcd/client/v3"
+)
+
+// session is one lease shared by every watchdog lock of one TTL, kept alive
+// by one goroutine, like etcd's concurrency.Session. It differs in how it
+// learns of a loss: concurrency.Session's Done closes when the client's
+// estimate of the lease runs out, which is the receipt of the last
+// keep-alive reply plus the TTL, checked once a second, so up to a round
+// trip plus a second after etcd may already have expired the lease and
+// handed the lock to someone else. A session sends each keep-alive itself,
+// knows when it sent it, and declares the lease lost at that send time plus
+// the TTL, less a small margin: never after etcd could have expired it.
+type session struct {
+	e   *Executor
+	id  clientv3.LeaseID
+	ttl time.Duration // as granted: etcd raises a TTL below its minimum
+
+	// lost is cancelled, with the reason as its cause, when the lease is
+	// gone or can no longer be vouched for; its Done channel is Lost() of
+	// every lock of the session. It is a signal, not a request context.
+	lost     context.Context
+	markLost context.CancelCauseFunc
+
+	// stopCtx ends the keep-alive loop (Close); stopped is closed when the
+	// loop has returned.
+	stopCtx context.Context
+	stop    context.CancelFunc
+	stopped chan struct{}
+}
+
+// pendingSession is a grant in flight that concurrent acquisitions wait for
+// instead of granting leases of their own.
+type pendingSession struct {
+	done chan struct{}
+	s    *session
+	err  error
+}
+
+// margin is taken off a lease's end by the local clock, for clock-rate
+// differences between client and server (the Template uses the same).
+func margin(ttl time.Duration) time.Duration { return ttl / 50 }
+
+// session returns the live shared session for ttl seconds, granting one
+// when there is none (one grant at a time per TTL).
+func (e *Executor) session(ctx context.Context, ttl int64) (*session, error) {
+	for {
+		e.mu.Lock()
+		if e.closed {
+			e.mu.Unlock()
+			return nil, ErrClosed
+		}
+		if s := e.sessions[ttl]; s != nil && s.lost.Err() == nil {
+			e.mu.Unlock()
+			return s, nil
+		}
+		if p := e.pending[ttl]; p != nil {
+			e.mu.Unlock()
+			select {
+			case <-p.done:
+			case <-ctx.Done():
+				return nil, ctxErr(ctx)
+			}
+			if p.err != nil && !isCtxErr(p.err) {
+				return nil, p.err
+			}
+			continue // granted, or the granting caller gave up: look again
+		}
+		p := &pendingSession{done: make(chan struct{})}
+		e.pending[ttl] = p
+		e.mu.Unlock()
+
+		s, err := e.grantSession(ctx, ttl)
+		e.mu.Lock()
+		delete(e.pending, ttl)
+		closed := e.closed
+		if err == nil && !closed {
+			e.sessions[ttl] = s
+		}
+		p.s, p.err = s, err
+		close(p.done)
+		e.mu.Unlock()
+		if err == nil && closed {
+			_ = s.close()
+			return nil, ErrClosed
+		}
+		return s, err
+	}
+}
+
+// isCtxErr reports whether err is a context's end.
+func isCtxErr(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}
+
+// grantSession grants a lease of ttl seconds and starts its keep-alive loop.
+func (e *Executor) grantSession(ctx context.Context, ttl int64) (*session, error) {
+	sent := time.Now()
+	resp, err := e.c.Grant(ctx, ttl)
+	if err != nil {
+		// A lost reply may leave a lease without keys: it expires by TTL.
+		return nil, err
+	}
+	s := &session{e: e, id: resp.ID, ttl: time.Duration(resp.TTL) * time.Second, stopped: make(chan struct{})}
+	s.lost, s.markLost = context.WithCancelCause(context.Background())
+	s.stopCtx, s.stop = context.WithCancel(e.life)
+	if !e.background(func() { s.keepAlive(sent) }) {
+		close(s.stopped)
+		_ = s.close()
+		return nil, ErrClosed
+	}
+	return s, nil
+}
+
+// keepAlive renews the lease every third of its TTL until it is lost or
+// stopped. sent is when the grant was sent.
+func (s *session) keepAlive(sent time.Time) {
+	defer close(s.stopped)
+	ttl := s.ttl
+	timer := time.NewTimer(ttl / 3)
+	defer timer.Stop()
+	for {
+		select {
+		case <-timer.C:
+		case <-s.stopCtx.Done():
+			return
+		}
+		// The lease lasts at least until the last renewal's send time plus
+		// the TTL; a renewal still unanswered then cannot vouch for it.
+		ctx, cancel := context.WithDeadline(s.stopCtx, sent.Add(ttl-margin(ttl)))
+		at := time.Now()
+		resp, err := s.e.c.KeepAliveOnce(ctx, s.id)
+		cancel()
+		if s.stopCtx.Err() != nil {
+			return
+		}
+		if err != nil {
+			s.lose(err)
+			s.revoke()
+			return
+		}
+		sent, ttl = at, time.Duration(resp.TTL)*time.Second
+		timer.Reset(time.Until(sent.Add(ttl / 3)))
+	}
+}
+
+// lose marks the session lost with cause and takes it out of service.
+func (s *session) lose(cause error) {
+	if s.lost.Err() != nil {
+		return
+	}
+	if errors.Is(cause, rpctypes.ErrLeaseNotFound) {
+		cause = errLeaseGone
+	}
+	s.markLost(fmt.Errorf("%w: lease %x: %w", errSessionLost, int64(s.id), cause))
+	s.stop()
+	s.e.dropSession(s)
+	s.e.log.LogAttrs(context.Background(), slog.LevelWarn, "etcd: keep-alive session lost; its locks are lost",
+		slog.String("executor", s.e.name), slog.String("lease", fmt.Sprintf("%x", int64(s.id))),
+		slog.Duration("ttl", s.ttl), slog.Any("error", cause))
+}
+
+// revoke revokes the lease, best effort, so that its keys go at once if etcd
+// still has it.
+func (s *session) revoke() {
+	ctx, cancel := s.e.detached()
+	defer cancel()
+	_, _ = s.e.c.Revoke(ctx, s.id)
+}
+
+// close stops the keep-alive loop, marks the session lost (so holders stop
+// before their keys go) and revokes the lease.
+func (s *session) close() error {
+	s.stop()
+	<-s.stopped
+	s.markLost(fmt.Errorf("%w: %w", errSessionLost, ErrClosed))
+	ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
+	defer cancel()
+	if _, err := s.e.c.Revoke(ctx, s.id); err != nil && !errors.Is(err, rpctypes.ErrLeaseNotFound) {
+		return fmt.Errorf("etcd: revoke lease %x: %w", int64(s.id), err)
+	}
+	return nil
+}
+
+// dropSession removes s from the shared sessions, if it is still there.
+func (e *Executor) dropSession(s *session) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for ttl, cur := range e.sessions {
+		if cur == s {
+			delete(e.sessions, ttl)
+		}
+	}
+}
