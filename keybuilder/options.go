@@ -49,7 +49,9 @@ func (o *options) fail(format string, args ...any) {
 
 // WithMaxKeyLen sets the maximum key length in bytes (default
 // [DefaultMaxKeyLen]); longer keys are replaced by their hashed form. n must
-// leave room for the prefix, the escaped name and 66 bytes of hash.
+// leave room for the prefix, the escaped name and 66 bytes of hash, and
+// should not exceed the Template's own limit (lock4go.MaxKeyLen, 1024), which
+// rejects longer keys.
 func WithMaxKeyLen(n int) Option {
 	return func(o *options) {
 		if n <= 0 {

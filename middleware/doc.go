@@ -1,0 +1,35 @@
+// Package middleware locks net/http handlers and gRPC methods: the
+// annotation-free counterpart of Lock4j's @Lock4j and LockInterceptor.
+//
+// A [Spec] carries the annotation's attributes (name, keys, expire, acquire
+// timeout, executor, autoRelease) plus the failure strategy. [HTTP] wraps one
+// handler; [UnaryServerInterceptor] and [StreamServerInterceptor] lock the
+// gRPC methods that have a Spec and pass every other method through
+// untouched.
+//
+// Per request or call:
+//
+//  1. the key <KeyPrefix>:<name>#<parts> is built by the keybuilder package
+//     (KeyPrefix from the Template's Config);
+//  2. the lock is taken with Template.Lock on the request's context;
+//  3. if that fails, the failure strategy answers (HTTP 429/503/400, gRPC
+//     Aborted/Unavailable/InvalidArgument by default) and the handler does
+//     not run;
+//  4. otherwise the handler runs with a context that carries the lock (a
+//     nested Template.Lock or Do on the same key re-enters it) and that is
+//     cancelled, with cause lock4go.ErrLockLost, if the lock is lost;
+//  5. when the handler returns, panics, or its client goes away, the lock is
+//     released on a context detached from the request's, unless
+//     Spec.KeepUntilExpire keeps it for its lease (a de-duplication window).
+//
+// No response is written after the handler has run, with one exception: an
+// HTTP handler that panics before writing anything gets a 500 (see [HTTP]).
+//
+// Constructors come in pairs: [NewHTTP], [NewUnaryServerInterceptor] and
+// [NewStreamServerInterceptor] return an error wrapping
+// lock4go.ErrInvalidConfig for a bad Spec; [HTTP], [UnaryServerInterceptor]
+// and [StreamServerInterceptor] panic with it instead, for use at program
+// start (chi style). Nothing panics per request.
+//
+// Middleware and interceptors are safe for concurrent use.
+package middleware

@@ -1,0 +1,106 @@
+package middleware
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/lock4go/lock4go"
+	"github.com/lock4go/lock4go/failure"
+	"github.com/lock4go/lock4go/keybuilder"
+)
+
+// HTTP returns middleware that runs each request under the lock spec
+// describes. It panics with an error wrapping lock4go.ErrInvalidConfig when
+// spec is invalid (a malformed key expression, KeepUntilExpire without
+// Expire, an unknown executor); use [NewHTTP] to get the error instead.
+//
+// The lock is released after the handler returns, also when the client goes
+// away (on a context detached from the request's) and when the handler
+// panics: the middleware then releases the lock and re-panics with the same
+// value, so that outer recoverers and net/http see the panic as usual. If
+// the handler had written nothing, the middleware first answers 500 with
+// failure.DefaultMessage and flushes it, so the client gets a complete
+// response before net/http closes the connection; a panic with
+// http.ErrAbortHandler gets no response.
+func HTTP(tpl *lock4go.Template, spec Spec, opts ...Option) func(http.Handler) http.Handler {
+	mw, err := NewHTTP(tpl, spec, opts...)
+	if err != nil {
+		panic(err)
+	}
+	return mw
+}
+
+// NewHTTP is [HTTP] returning an error instead of panicking.
+func NewHTTP(tpl *lock4go.Template, spec Spec, opts ...Option) (func(http.Handler) http.Handler, error) {
+	c, err := spec.compile(tpl, "HTTP Spec")
+	if err != nil {
+		return nil, err
+	}
+	o := buildOptions(tpl, opts)
+	keys, err := keybuilder.NewHTTP(tpl.Config().KeyPrefix, spec.Name, spec.Keys, o.keyOpts...)
+	if err != nil {
+		return nil, err
+	}
+	m := &httpLock{tpl: tpl, c: c, keys: keys, fail: spec.HTTPFailure}
+	if m.fail == nil {
+		m.fail = o.httpFailure
+	}
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			m.serve(next, w, r)
+		})
+	}, nil
+}
+
+type httpLock struct {
+	tpl  *lock4go.Template
+	c    compiled
+	keys *keybuilder.HTTP
+	fail failure.HTTPHandler
+}
+
+func (m *httpLock) serve(next http.Handler, w http.ResponseWriter, r *http.Request) {
+	key, err := m.keys.Key(r)
+	if err != nil {
+		m.fail.ServeLockFailure(w, r, failure.Info{Err: err, AcquireTimeout: m.c.wait})
+		return
+	}
+	l, err := m.tpl.Lock(r.Context(), key, m.c.lockOpts...)
+	if err != nil {
+		m.fail.ServeLockFailure(w, r, failure.Info{Key: key, Err: err, AcquireTimeout: m.c.wait})
+		return
+	}
+	ctx, cancel := l.Context(r.Context())
+	rw := &responseWriter{ResponseWriter: w}
+	defer func() {
+		cancel()
+		if !m.c.keep {
+			// Release detaches from the request's context itself (it works
+			// after a client disconnect); errors are logged by the Template.
+			_ = l.Release(r.Context())
+		}
+		if p := recover(); p != nil {
+			if p != http.ErrAbortHandler && !rw.wrote {
+				internalError(rw.ResponseWriter)
+			}
+			panic(p)
+		}
+	}()
+	next.ServeHTTP(rw, r.WithContext(ctx))
+}
+
+var panicBody = []byte(failure.DefaultMessage)
+
+// internalError writes a complete 500 and flushes it, so that it reaches the
+// client although net/http closes the connection after the panic.
+func internalError(w http.ResponseWriter) {
+	h := w.Header()
+	h.Del("Content-Encoding")
+	h.Set("Content-Type", "text/plain; charset=utf-8")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Content-Length", strconv.Itoa(len(panicBody)))
+	h.Set("Connection", "close")
+	w.WriteHeader(http.StatusInternalServerError)
+	_, _ = w.Write(panicBody)
+	_ = http.NewResponseController(w).Flush()
+}
