@@ -30,7 +30,7 @@ type Executor struct {
 	slots slots
 
 	mu       sync.Mutex
-	sessions map[int64]*session         // shared keep-alive sessions by TTL in seconds
+	sessions map[int64]*session        // shared keep-alive sessions by TTL in seconds
 	pending  map[int64]*pendingSession // grants in flight, by TTL in seconds
 	closed   bool
 
