@@ -1,0 +1,199 @@
+package reliability
+
+import (
+	"fmt"
+	"sort"
+	"time"
+)
+
+// AnalyseOptions says what a run went through.
+type AnalyseOptions struct {
+	// AllowOverlap accepts overlapping believed-held intervals: a fault
+	// the holders cannot know of (a holder process paused) was injected.
+	// Lost updates are never accepted.
+	AllowOverlap bool
+	// AllowStale accepts stale tokens rejected by the fence (a fault was
+	// injected). Without faults a rejection means tokens did not increase.
+	AllowStale bool
+	// Killed maps a process id (Interval.ID) to when it was killed: its
+	// acquisitions without a logged interval end there.
+	Killed map[string]time.Time
+}
+
+// Overlap is a pair of believed-held intervals that intersect.
+type Overlap struct {
+	// First started first; Second started before First's believed end.
+	First, Second Interval
+	// By is how long they overlapped.
+	By time.Duration
+}
+
+// Analysis is the merged view of a run's logs, record and fence store.
+type Analysis struct {
+	// Acquisitions counts locks obtained; Intervals the completed holds;
+	// Open the holds of killed processes that never completed.
+	Acquisitions int `json:"acquisitions"`
+	Intervals    int `json:"intervals"`
+	Open         int `json:"open"`
+	// Overlaps are the intersecting believed-held intervals (the first
+	// maxOverlaps of them); OverlapCount counts them all.
+	Overlaps     []Overlap `json:"overlaps,omitempty"`
+	OverlapCount int       `json:"overlap_count"`
+	// Writes counts holds whose token the fence accepted and that wrote
+	// the record; Final is the record's value; LostUpdates is Writes minus
+	// Final.
+	Writes      int64 `json:"writes"`
+	Final       int64 `json:"final"`
+	LostUpdates int64 `json:"lost_updates"`
+	// StaleRejected counts holds whose token the fence rejected; Aborted
+	// those that gave up on observing the loss of their lock.
+	StaleRejected int `json:"stale_rejected"`
+	Aborted       int `json:"aborted"`
+	// Lost are the holds that observed a lost-lock signal.
+	Lost []Interval `json:"-"`
+	// LostCount is len(Lost).
+	LostCount int `json:"lost"`
+	// ReleaseNotHeld counts Release calls that returned ErrLockNotHeld.
+	ReleaseNotHeld int `json:"release_not_held"`
+	// TokenRegressions counts holds whose token is lower than that of a
+	// hold that started before them.
+	TokenRegressions int `json:"token_regressions"`
+	// Fence is the fence store's final state.
+	Fence FenceState `json:"fence"`
+	// Violations lists every broken rule; empty means the run passed.
+	Violations []string `json:"violations,omitempty"`
+}
+
+// maxOverlaps bounds Analysis.Overlaps.
+const maxOverlaps = 10
+
+// Analyse merges the interval logs, the record and the fence store in dir.
+func Analyse(dir string, o AnalyseOptions) (Analysis, error) {
+	acquired, done, err := ReadLogs(dir)
+	if err != nil {
+		return Analysis{}, err
+	}
+	final, err := NewRecord(dir).Read()
+	if err != nil {
+		return Analysis{}, err
+	}
+	fence, err := NewFence(dir).State()
+	if err != nil {
+		return Analysis{}, err
+	}
+	a := Analysis{Acquisitions: len(acquired), Intervals: len(done), Final: final, Fence: fence}
+	violate := func(format string, args ...any) {
+		a.Violations = append(a.Violations, fmt.Sprintf(format, args...))
+	}
+
+	type holdID struct {
+		id     string
+		g, seq int
+	}
+	completed := map[holdID]bool{}
+	all := append([]Interval(nil), done...)
+	for _, iv := range done {
+		completed[holdID{iv.ID, iv.G, iv.Seq}] = true
+	}
+	for _, ev := range acquired {
+		if completed[holdID{ev.ID, ev.G, ev.Seq}] {
+			continue
+		}
+		a.Open++
+		killed, ok := o.Killed[ev.ID]
+		if !ok {
+			violate("hold %s g%d #%d (token %d) acquired but never ended, and its process was not killed", ev.ID, ev.G, ev.Seq, ev.Token)
+			continue
+		}
+		ev.End = ns(killed)
+		all = append(all, ev)
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].Start < all[j].Start })
+
+	for _, iv := range done {
+		switch {
+		case iv.Wrote:
+			a.Writes++
+		case iv.Rejected:
+			a.StaleRejected++
+		case iv.Aborted:
+			a.Aborted++
+		}
+		if iv.LostAt != 0 {
+			a.Lost = append(a.Lost, iv)
+		}
+		if iv.ReleaseNotHeld {
+			a.ReleaseNotHeld++
+		}
+	}
+	a.LostCount = len(a.Lost)
+	a.LostUpdates = a.Writes - final
+
+	// Sweep by start, keeping the interval that believed longest so far.
+	var maxTok int64
+	for i, iv := range all {
+		if i > 0 && iv.Token < maxTok {
+			a.TokenRegressions++
+		}
+		maxTok = max(maxTok, iv.Token)
+	}
+	var longest *Interval
+	for i := range all {
+		iv := &all[i]
+		if longest != nil && iv.Start < longest.Believed() {
+			a.OverlapCount++
+		}
+		if longest != nil && iv.Start < longest.Believed() && len(a.Overlaps) < maxOverlaps {
+			a.Overlaps = append(a.Overlaps, Overlap{First: *longest, Second: *iv, By: time.Duration(min(longest.Believed(), iv.Believed()) - iv.Start)})
+		}
+		if longest == nil || iv.Believed() > longest.Believed() {
+			longest = iv
+		}
+	}
+
+	if a.OverlapCount > 0 && !o.AllowOverlap {
+		ov := a.Overlaps[0]
+		violate("%d overlaps of believed-held intervals; first: %s g%d token %d [%s, %s] and %s g%d token %d from %s (%v)",
+			a.OverlapCount, ov.First.ID, ov.First.G, ov.First.Token, clock(ov.First.Start), clock(ov.First.Believed()),
+			ov.Second.ID, ov.Second.G, ov.Second.Token, clock(ov.Second.Start), ov.By)
+	}
+	if a.LostUpdates > 0 {
+		violate("%d lost updates: %d accepted writes, record %d", a.LostUpdates, a.Writes, final)
+	}
+	if a.LostUpdates < 0 && len(o.Killed) == 0 {
+		violate("record %d is ahead of the %d logged writes", final, a.Writes)
+	}
+	if a.StaleRejected > 0 && !o.AllowStale {
+		violate("%d stale tokens rejected without any fault injected (tokens did not increase)", a.StaleRejected)
+	}
+	if fence.Accepted < a.Writes || (len(o.Killed) == 0 && fence.Accepted != a.Writes) {
+		violate("fence accepted %d tokens, holders logged %d writes", fence.Accepted, a.Writes)
+	}
+	if int(fence.Rejected) < a.StaleRejected || (len(o.Killed) == 0 && int(fence.Rejected) != a.StaleRejected) {
+		violate("fence rejected %d tokens, holders logged %d rejections", fence.Rejected, a.StaleRejected)
+	}
+	return a, nil
+}
+
+// LostLatencies returns, for every lost-lock signal observed after t, how
+// long after t it came.
+func (a Analysis) LostLatencies(t time.Time) []time.Duration {
+	var out []time.Duration
+	for _, iv := range a.Lost {
+		if d := fromNS(iv.LostAt).Sub(t); d >= 0 {
+			out = append(out, d)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+// Summary is a one-line description of the analysis.
+func (a Analysis) Summary() string {
+	return fmt.Sprintf("acquisitions=%d intervals=%d open=%d overlaps=%d writes=%d final=%d lost_updates=%d stale_rejected=%d aborted=%d lost_signals=%d release_not_held=%d token_regressions=%d",
+		a.Acquisitions, a.Intervals, a.Open, a.OverlapCount, a.Writes, a.Final, a.LostUpdates,
+		a.StaleRejected, a.Aborted, a.LostCount, a.ReleaseNotHeld, a.TokenRegressions)
+}
+
+// clock formats a wall-clock nanosecond time for messages.
+func clock(n int64) string { return fromNS(n).Format("15:04:05.000000") }

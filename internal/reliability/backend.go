@@ -1,0 +1,106 @@
+package reliability
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	goredis "github.com/redis/go-redis/v9"
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
+
+	"github.com/lock4go/lock4go/executor"
+	"github.com/lock4go/lock4go/executors/etcd"
+	"github.com/lock4go/lock4go/executors/memory"
+	"github.com/lock4go/lock4go/executors/redis"
+	"github.com/lock4go/lock4go/executors/zookeeper"
+)
+
+// Backend kinds.
+const (
+	Redis     = "redis"
+	ZooKeeper = "zookeeper"
+	Etcd      = "etcd"
+	Memory    = "memory"
+)
+
+// Backend says how to reach a lock backend.
+type Backend struct {
+	// Kind is Redis, ZooKeeper, Etcd or Memory.
+	Kind string
+	// Addrs are the servers' client addresses ("127.0.0.1:PORT").
+	Addrs []string
+	// Cluster makes the Redis client a Redis Cluster client.
+	Cluster bool
+	// Session is the ZooKeeper session timeout. Zero means 2s.
+	Session time.Duration
+	// Namespace is the ZooKeeper base path or the etcd key prefix; zero
+	// means the executor's default.
+	Namespace string
+	// Logger receives the executors' messages. Nil discards them.
+	Logger *slog.Logger
+}
+
+// ErrUnknownBackend reports a Backend.Kind this package does not know.
+var ErrUnknownBackend = errors.New("reliability: unknown backend")
+
+// Open connects to the backend and returns an executor over a client of its
+// own, and a function that closes both (the executor first).
+func (b Backend) Open(ctx context.Context) (executor.Executor, func() error, error) {
+	log := b.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	switch b.Kind {
+	case Redis:
+		client := goredis.NewUniversalClient(&goredis.UniversalOptions{
+			Addrs:                 b.Addrs,
+			IsClusterMode:         b.Cluster,
+			ContextTimeoutEnabled: true,
+			DialTimeout:           time.Second,
+		})
+		e, err := redis.New(client, redis.Options{Logger: log})
+		if err != nil {
+			_ = client.Close()
+			return nil, nil, err
+		}
+		return e, func() error { return errors.Join(e.Close(), client.Close()) }, nil
+	case ZooKeeper:
+		session := b.Session
+		if session == 0 {
+			session = 2 * time.Second
+		}
+		conn, _, err := zookeeper.Dial(b.Addrs, session)
+		if err != nil {
+			return nil, nil, err
+		}
+		e, err := zookeeper.New(conn, zookeeper.Options{BasePath: b.Namespace, Logger: log})
+		if err != nil {
+			conn.Close()
+			return nil, nil, err
+		}
+		return e, func() error { err := e.Close(); conn.Close(); return err }, nil
+	case Etcd:
+		client, err := clientv3.New(clientv3.Config{
+			Endpoints:   b.Addrs,
+			DialTimeout: 2 * time.Second,
+			Logger:      zap.NewNop(),
+			Context:     context.WithoutCancel(ctx),
+		})
+		if err != nil {
+			return nil, nil, fmt.Errorf("reliability: etcd client: %w", err)
+		}
+		e, err := etcd.New(client, etcd.Options{Prefix: b.Namespace, Logger: log})
+		if err != nil {
+			_ = client.Close()
+			return nil, nil, err
+		}
+		return e, func() error { return errors.Join(e.Close(), client.Close()) }, nil
+	case Memory:
+		e := memory.New(memory.Options{})
+		return e, func() error { return nil }, nil
+	}
+	return nil, nil, fmt.Errorf("%w: %q", ErrUnknownBackend, b.Kind)
+}

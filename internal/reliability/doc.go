@@ -1,0 +1,17 @@
+// Package reliability is lock4go's reliability suite: it answers "can two
+// holders ever act at once, and do I ever lose a lock without being told?"
+// against real Redis, ZooKeeper and etcd servers.
+//
+// The program cmd/lockcheck runs M goroutines in one process; the tests run
+// N such processes against one backend while they inject faults (a holder
+// paused with SIGSTOP or killed, the server paused, restarted or cut off by
+// a proxy, replies dropped, cluster leaders killed). Each holder does an
+// unprotected read-sleep-write on a shared [Record] file, presents its
+// fencing token to a [Fence] (a flock-guarded file that rejects tokens
+// lower than the highest it accepted) before it writes, and logs the
+// interval in which it believed it held the lock. [Analyse] merges the logs
+// and reports overlaps of believed-held intervals, lost updates, stale
+// writes rejected and lost-lock signals.
+//
+// The package holds only test machinery; nothing in lock4go imports it.
+package reliability

@@ -1,0 +1,388 @@
+package reliability
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/lock4go/lock4go"
+)
+
+// APIs a holder can use.
+const (
+	// APILock takes the lock with Template.Lock and releases it itself, so
+	// it sees Release's error.
+	APILock = "lock"
+	// APIDo runs the hold inside Template.Do and learns the token by
+	// re-entering the lock from Do's context.
+	APIDo = "do"
+)
+
+// HolderConfig configures [RunHolders].
+type HolderConfig struct {
+	// Key is the one lock key every holder competes for.
+	Key string
+	// Goroutines is the number of holders in this process.
+	Goroutines int
+	// Acquisitions is how many locks the process takes in all; zero means
+	// as many as Duration allows.
+	Acquisitions int
+	// Duration bounds the run; zero means until Acquisitions are done.
+	Duration time.Duration
+	// Hold is how long a holder sleeps between reading and writing the
+	// record.
+	Hold time.Duration
+	// Expire, when positive, gives every lock a fixed lease (WithExpire);
+	// zero means watchdog locks with the Template's Config.Expire.
+	Expire time.Duration
+	// API is APILock or APIDo; zero means APILock.
+	API string
+	// IgnoreLost makes holders sleep through a lost lock and present their
+	// token anyway, as a process paused between its check and its write
+	// would: the fence must reject it. Without it a holder that observes
+	// the loss during the hold gives up (Aborted).
+	IgnoreLost bool
+	// Dir holds the record, the fence store and the interval logs.
+	Dir string
+	// ID names this process in the logs.
+	ID string
+}
+
+// Report is what one process observed. Counters are totals over its
+// holders.
+type Report struct {
+	ID      string `json:"id"`
+	PID     int    `json:"pid"`
+	Backend string `json:"backend"`
+	Key     string `json:"key,omitempty"`
+
+	// Acquisitions counts locks obtained.
+	Acquisitions int64 `json:"acquisitions"`
+	// NotAcquired counts acquisitions that ended with ErrNotAcquired
+	// (busy until the acquire timeout).
+	NotAcquired int64 `json:"not_acquired"`
+	// BackendErrors counts acquisitions that ended with ErrBackend.
+	BackendErrors int64 `json:"backend_errors"`
+	// OtherErrors counts acquisitions that ended with any other error.
+	OtherErrors int64 `json:"other_errors"`
+	// Writes counts holds whose token the fence accepted and whose record
+	// write followed.
+	Writes int64 `json:"writes"`
+	// StaleRejected counts holds whose token the fence rejected.
+	StaleRejected int64 `json:"stale_rejected"`
+	// Aborted counts holds that observed the loss of their lock before
+	// presenting their token, and gave up.
+	Aborted int64 `json:"aborted"`
+	// Lost counts lost-lock signals: contexts cancelled with ErrLockLost.
+	Lost int64 `json:"lost"`
+	// ReleaseErrors counts failed Release calls; ReleaseNotHeld those of
+	// them that wrap ErrLockNotHeld.
+	ReleaseErrors  int64 `json:"release_errors"`
+	ReleaseNotHeld int64 `json:"release_not_held"`
+
+	// Errors is a sample of distinct errors seen.
+	Errors []string `json:"errors,omitempty"`
+	// Violations are failures this process could tell by itself.
+	Violations []string `json:"violations,omitempty"`
+	// Elapsed is the run time.
+	Elapsed time.Duration `json:"elapsed_ns"`
+
+	// Storm is the result of a cancellation storm (lockcheck --mode storm).
+	Storm *StormReport `json:"storm,omitempty"`
+}
+
+// maxErrorSamples bounds Report.Errors.
+const maxErrorSamples = 20
+
+// collector collects a Report from many goroutines.
+type collector struct {
+	mu     sync.Mutex
+	report Report
+	seen   map[string]bool
+}
+
+func (r *collector) add(f func(*Report)) {
+	r.mu.Lock()
+	f(&r.report)
+	r.mu.Unlock()
+}
+
+func (r *collector) sample(err error) {
+	msg := err.Error()
+	if len(msg) > 300 {
+		msg = msg[:300] + "…"
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.seen == nil {
+		r.seen = map[string]bool{}
+	}
+	if !r.seen[msg] && len(r.report.Errors) < maxErrorSamples {
+		r.seen[msg] = true
+		r.report.Errors = append(r.report.Errors, msg)
+	}
+}
+
+func (r *collector) violation(format string, args ...any) {
+	r.add(func(rep *Report) {
+		if len(rep.Violations) < 100 {
+			rep.Violations = append(rep.Violations, fmt.Sprintf(format, args...))
+		}
+	})
+}
+
+// RunHolders runs cfg.Goroutines holders over tpl until cfg.Acquisitions
+// locks were taken, cfg.Duration passed or ctx ends, and returns what they
+// observed. Each hold is logged to the process's interval file in cfg.Dir.
+func RunHolders(ctx context.Context, tpl *lock4go.Template, cfg HolderConfig) (Report, error) {
+	if cfg.Goroutines <= 0 || cfg.Key == "" || cfg.Dir == "" || cfg.ID == "" {
+		return Report{}, fmt.Errorf("reliability: holders need a key, a dir, an id and goroutines")
+	}
+	if cfg.Acquisitions <= 0 && cfg.Duration <= 0 {
+		return Report{}, fmt.Errorf("reliability: holders need acquisitions or a duration")
+	}
+	if cfg.API == "" {
+		cfg.API = APILock
+	}
+	if cfg.API != APILock && cfg.API != APIDo {
+		return Report{}, fmt.Errorf("reliability: unknown api %q", cfg.API)
+	}
+	log, err := CreateLog(cfg.Dir, cfg.ID)
+	if err != nil {
+		return Report{}, err
+	}
+	defer log.Close()
+	if cfg.Duration > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, cfg.Duration)
+		defer cancel()
+	}
+	r := &collector{report: Report{ID: cfg.ID, PID: os.Getpid(), Key: cfg.Key}}
+	var tickets atomic.Int64
+	tickets.Store(int64(cfg.Acquisitions))
+	began := time.Now()
+	var wg sync.WaitGroup
+	for g := range cfg.Goroutines {
+		h := &holder{tpl: tpl, cfg: cfg, g: g, r: r, log: log,
+			record: NewRecord(cfg.Dir), fence: NewFence(cfg.Dir)}
+		if cfg.Expire > 0 {
+			h.opts = append(h.opts, lock4go.WithExpire(cfg.Expire))
+		}
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				if cfg.Acquisitions > 0 && tickets.Add(-1) < 0 {
+					return
+				}
+				if !h.once(ctx) && cfg.Acquisitions > 0 {
+					tickets.Add(1) // not acquired: the ticket goes back
+				}
+			}
+		})
+	}
+	wg.Wait()
+	r.report.Elapsed = time.Since(began)
+	return r.report, nil
+}
+
+// holder is one goroutine taking the lock again and again.
+type holder struct {
+	tpl    *lock4go.Template
+	cfg    HolderConfig
+	opts   []lock4go.LockOption
+	g, seq int
+	r      *collector
+	log    *Log
+	record *Record
+	fence  *Fence
+}
+
+// once takes the lock once and holds it; it reports whether it got it.
+func (h *holder) once(ctx context.Context) bool {
+	if h.cfg.API == APIDo {
+		return h.onceDo(ctx)
+	}
+	l, err := h.tpl.Lock(ctx, h.cfg.Key, h.opts...)
+	if err != nil {
+		h.failed(ctx, err)
+		return false
+	}
+	iv := h.begin(l.Token())
+	lctx, cancel := l.Context(context.Background())
+	h.hold(lctx, &iv)
+	cancel()
+	rerr := l.Release(context.Background())
+	iv.ReleasedAt = ns(time.Now())
+	if rerr != nil {
+		iv.ReleaseErr = rerr.Error()
+		iv.ReleaseNotHeld = errors.Is(rerr, lock4go.ErrLockNotHeld)
+	}
+	h.finish(iv)
+	return true
+}
+
+// onceDo takes the lock through Template.Do.
+func (h *holder) onceDo(ctx context.Context) bool {
+	var iv Interval
+	ran := false
+	// Do is not bounded by the run's end (a hold must not be cut short by
+	// it); the acquire timeout bounds the wait.
+	err := h.tpl.Do(context.WithoutCancel(ctx), h.cfg.Key, func(fctx context.Context) error {
+		ran = true
+		// Re-entering the lock from Do's context yields its token.
+		l, err := h.tpl.Lock(fctx, h.cfg.Key, h.opts...)
+		if err != nil {
+			h.r.violation("g%d: re-entry inside Do failed: %v", h.g, err)
+			return err
+		}
+		iv = h.begin(l.Token())
+		if err := l.Release(fctx); err != nil {
+			h.r.violation("g%d: release of a re-entered handle failed: %v", h.g, err)
+		}
+		h.hold(fctx, &iv)
+		return nil
+	}, h.opts...)
+	if !ran {
+		h.failed(ctx, err)
+		return false
+	}
+	iv.ReleasedAt = ns(time.Now())
+	if err != nil && !errors.Is(err, lock4go.ErrLockLost) {
+		iv.ReleaseErr = err.Error()
+	}
+	h.finish(iv)
+	return true
+}
+
+// begin starts an interval and logs the acquisition.
+func (h *holder) begin(token int64) Interval {
+	h.seq++
+	iv := Interval{
+		ID: h.cfg.ID, PID: os.Getpid(), G: h.g, Seq: h.seq, Key: h.cfg.Key,
+		Token: token, Start: ns(time.Now()),
+	}
+	ev := iv
+	ev.Kind = KindAcquired
+	if err := h.log.Write(ev); err != nil {
+		h.r.violation("log: %v", err)
+	}
+	h.r.add(func(r *Report) { r.Acquisitions++ })
+	return iv
+}
+
+// hold does the read-sleep-write on the record. lctx is cancelled with
+// cause ErrLockLost if the lock is lost.
+func (h *holder) hold(lctx context.Context, iv *Interval) {
+	var lostAt atomic.Int64
+	observed := make(chan struct{})
+	stop := context.AfterFunc(lctx, func() {
+		defer close(observed)
+		if errors.Is(context.Cause(lctx), lock4go.ErrLockLost) {
+			lostAt.CompareAndSwap(0, ns(time.Now()))
+		}
+	})
+	tag := strconv.Itoa(os.Getpid()) + "." + strconv.Itoa(h.g)
+	v, err := h.record.Read()
+	if err != nil {
+		h.r.violation("g%d: %v", h.g, err)
+	}
+	iv.Read = v
+	if h.cfg.IgnoreLost {
+		time.Sleep(h.cfg.Hold)
+	} else {
+		t := time.NewTimer(h.cfg.Hold)
+		select {
+		case <-t.C:
+		case <-lctx.Done():
+			t.Stop()
+			if errors.Is(context.Cause(lctx), lock4go.ErrLockLost) {
+				lostAt.CompareAndSwap(0, ns(time.Now()))
+			}
+		}
+	}
+	if lostAt.Load() != 0 && !h.cfg.IgnoreLost {
+		iv.Aborted = true
+	} else {
+		accepted, last, err := h.fence.Accept(iv.Token)
+		iv.FenceLast = last
+		switch {
+		case err != nil:
+			h.r.violation("g%d: %v", h.g, err)
+		case !accepted:
+			iv.Rejected = true
+		default:
+			if err := h.record.Write(v+1, tag); err != nil {
+				h.r.violation("g%d: %v", h.g, err)
+			} else {
+				iv.Wrote = true
+			}
+		}
+	}
+	iv.End = ns(time.Now())
+	if !stop() {
+		// The callback ran or is running: wait for it, so lostAt is final.
+		select {
+		case <-observed:
+		case <-time.After(time.Second):
+		}
+	}
+	if at := lostAt.Load(); at != 0 {
+		iv.LostAt = at
+		iv.LostErr = context.Cause(lctx).Error()
+	}
+}
+
+// finish logs a completed interval and counts it.
+func (h *holder) finish(iv Interval) {
+	iv.Kind = KindInterval
+	if err := h.log.Write(iv); err != nil {
+		h.r.violation("log: %v", err)
+	}
+	h.r.add(func(r *Report) {
+		switch {
+		case iv.Wrote:
+			r.Writes++
+		case iv.Rejected:
+			r.StaleRejected++
+		case iv.Aborted:
+			r.Aborted++
+		}
+		if iv.LostAt != 0 {
+			r.Lost++
+		}
+		if iv.ReleaseErr != "" {
+			r.ReleaseErrors++
+			if iv.ReleaseNotHeld {
+				r.ReleaseNotHeld++
+			}
+		}
+	})
+}
+
+// failed counts an acquisition that did not succeed.
+func (h *holder) failed(ctx context.Context, err error) {
+	switch {
+	case errors.Is(err, lock4go.ErrNotAcquired):
+		h.r.add(func(r *Report) { r.NotAcquired++ })
+	case errors.Is(err, lock4go.ErrBackend):
+		h.r.add(func(r *Report) { r.BackendErrors++ })
+		h.r.sample(err)
+	default:
+		h.r.add(func(r *Report) { r.OtherErrors++ })
+		h.r.sample(err)
+		if ctx.Err() == nil {
+			h.r.violation("g%d: unexpected acquire error: %v", h.g, err)
+		}
+	}
+	if ctx.Err() == nil && !errors.Is(err, lock4go.ErrNotAcquired) {
+		// A backend that is down fails at once; do not spin.
+		select {
+		case <-time.After(50 * time.Millisecond):
+		case <-ctx.Done():
+		}
+	}
+}

@@ -1,0 +1,202 @@
+package reliability
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// proc is one lockcheck process.
+type proc struct {
+	id     string
+	cmd    *exec.Cmd
+	stdout bytes.Buffer
+	errLog string
+	done   chan struct{}
+	err    error
+}
+
+// run is one multi-process run: its directory and the common arguments
+// of its lockcheck processes.
+type run struct {
+	dir    string
+	common []string
+	procs  []*proc
+}
+
+// newRun prepares a run in a fresh directory against b; key is the lock
+// key every process competes for.
+func newRun(t *testing.T, b Backend, key string, lease time.Duration) *run {
+	t.Helper()
+	if lockcheckErr != nil {
+		t.Fatal(lockcheckErr)
+	}
+	return &run{
+		dir: t.TempDir(),
+		common: []string{
+			"--backend", b.Kind, "--addr", strings.Join(b.Addrs, ","),
+			"--namespace", b.Namespace, "--session", b.Session.String(),
+			"--lease", lease.String(), "--key", key,
+		},
+	}
+}
+
+// start launches a lockcheck process named id with extra arguments.
+func (r *run) start(t *testing.T, id string, args ...string) *proc {
+	t.Helper()
+	all := append(append([]string{"--dir", r.dir, "--id", id}, r.common...), args...)
+	p := &proc{id: id, cmd: exec.Command(lockcheckBin, all...), done: make(chan struct{})}
+	p.errLog = filepath.Join(r.dir, "stderr-"+id+".log")
+	f, err := os.Create(p.errLog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.cmd.Stdout = &p.stdout
+	p.cmd.Stderr = f
+	p.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := p.cmd.Start(); err != nil {
+		f.Close()
+		t.Fatal(err)
+	}
+	go func() {
+		p.err = p.cmd.Wait()
+		f.Close()
+		close(p.done)
+	}()
+	t.Cleanup(func() {
+		select {
+		case <-p.done:
+		default:
+			_ = p.cmd.Process.Signal(syscall.SIGCONT)
+			_ = p.cmd.Process.Kill()
+			<-p.done
+		}
+	})
+	r.procs = append(r.procs, p)
+	return p
+}
+
+// signal sends sig to the process.
+func (p *proc) signal(t *testing.T, sig syscall.Signal) time.Time {
+	t.Helper()
+	if err := p.cmd.Process.Signal(sig); err != nil {
+		t.Fatalf("signal %v to %s: %v", sig, p.id, err)
+	}
+	return time.Now()
+}
+
+// wait waits for the process to exit and returns its report. A process
+// that reports violations, or fails otherwise, fails the test unless
+// allowFail is set.
+func (p *proc) wait(t *testing.T, timeout time.Duration, allowFail bool) Report {
+	t.Helper()
+	select {
+	case <-p.done:
+	case <-time.After(timeout):
+		_ = p.cmd.Process.Kill()
+		<-p.done
+		t.Fatalf("lockcheck %s still running after %v; stderr:\n%s", p.id, timeout, p.stderr())
+	}
+	var rep Report
+	if err := json.Unmarshal(p.stdout.Bytes(), &rep); err != nil && !allowFail {
+		t.Fatalf("lockcheck %s: %v (exit %v); stdout %q; stderr:\n%s", p.id, err, p.err, p.stdout.String(), p.stderr())
+	}
+	if p.err != nil && !allowFail {
+		t.Errorf("lockcheck %s: %v; violations %q; stderr:\n%s", p.id, p.err, rep.Violations, p.stderr())
+	}
+	return rep
+}
+
+// stderr returns the last lines of the process's stderr.
+func (p *proc) stderr() string {
+	b, _ := os.ReadFile(p.errLog)
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if len(lines) > 30 {
+		lines = lines[len(lines)-30:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// waitAll waits for every process of the run and returns their reports.
+func (r *run) waitAll(t *testing.T, timeout time.Duration) []Report {
+	t.Helper()
+	reps := make([]Report, len(r.procs))
+	for i, p := range r.procs {
+		reps[i] = p.wait(t, timeout, false)
+	}
+	return reps
+}
+
+// acquiredBy polls the run's logs until process id has logged an
+// acquisition after since, and returns it.
+func (r *run) acquiredBy(t *testing.T, id string, since time.Time, timeout time.Duration) Interval {
+	t.Helper()
+	var got Interval
+	ok := eventuallyEvery(timeout, 2*time.Millisecond, func() bool {
+		acq, _, err := ReadLogs(r.dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ev := range acq {
+			if ev.ID == id && ev.Start >= ns(since) {
+				got = ev
+				return true
+			}
+		}
+		return false
+	})
+	if !ok {
+		var tails []string
+		for _, p := range r.procs {
+			tails = append(tails, fmt.Sprintf("%s:\n%s", p.id, p.stderr()))
+		}
+		t.Fatalf("%s acquired nothing within %v; stderr:\n%s", id, timeout, strings.Join(tails, "\n"))
+	}
+	return got
+}
+
+// analyse merges the run's logs and fails the test on violations.
+func (r *run) analyse(t *testing.T, o AnalyseOptions) Analysis {
+	t.Helper()
+	a, err := Analyse(r.dir, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range a.Violations {
+		t.Errorf("violation: %s", v)
+	}
+	return a
+}
+
+// eventuallyEvery polls cond every step until it holds or d passes.
+func eventuallyEvery(d, step time.Duration, cond func() bool) bool {
+	deadline := time.Now().Add(d)
+	for {
+		if cond() {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(step)
+	}
+}
+
+// latencies formats durations for the report.
+func latencies(ds []time.Duration) string {
+	if len(ds) == 0 {
+		return "none"
+	}
+	parts := make([]string, len(ds))
+	for i, d := range ds {
+		parts[i] = d.Round(time.Millisecond).String()
+	}
+	return strings.Join(parts, " ")
+}

@@ -1,0 +1,175 @@
+package reliability
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/lock4go/lock4go"
+)
+
+// StormConfig configures [Storm].
+type StormConfig struct {
+	// Keys are the lock keys the storm spreads over.
+	Keys []string
+	// Goroutines run the acquisitions concurrently.
+	Goroutines int
+	// Total is the number of acquisitions in all.
+	Total int
+	// MaxDelay bounds the random point at which each acquisition's context
+	// is cancelled; one in eight is cancelled before the call.
+	MaxDelay time.Duration
+	// Tolerance is how long before a lock's AcquiredAt its context may have
+	// been cancelled without counting as a success after cancel (the
+	// Template checks its context just before it stamps AcquiredAt).
+	// Zero means 2ms.
+	Tolerance time.Duration
+}
+
+// StormReport is what a cancellation storm observed.
+type StormReport struct {
+	// Attempts counts acquisitions started.
+	Attempts int64 `json:"attempts"`
+	// Successes counts locks obtained (and released).
+	Successes int64 `json:"successes"`
+	// Cancelled counts acquisitions that ended with ErrNotAcquired.
+	Cancelled int64 `json:"cancelled"`
+	// PreCancelled counts acquisitions whose context ended before the call.
+	PreCancelled int64 `json:"pre_cancelled"`
+	// LateSuccesses counts locks obtained although their context had been
+	// cancelled before (beyond the tolerance): must be 0.
+	LateSuccesses int64 `json:"late_successes"`
+	// OtherErrors counts errors other than ErrNotAcquired.
+	OtherErrors int64 `json:"other_errors"`
+	// ReleaseErrors counts failed releases of obtained locks.
+	ReleaseErrors int64 `json:"release_errors"`
+	// HeldAfter is Template.HeldLocks() after the storm: must be 0.
+	HeldAfter int `json:"held_after"`
+	// Leaks describes goroutines left after the executor and its client
+	// were closed ("" for none); filled by lockcheck.
+	Leaks string `json:"leaks,omitempty"`
+	// Violations lists broken rules.
+	Violations []string `json:"violations,omitempty"`
+}
+
+// Storm runs cfg.Total acquisitions over tpl, each cancelled at a random
+// point, and checks that none succeeds after its cancellation and that
+// every obtained lock is released.
+func Storm(ctx context.Context, tpl *lock4go.Template, cfg StormConfig) (StormReport, error) {
+	if len(cfg.Keys) == 0 || cfg.Goroutines <= 0 || cfg.Total <= 0 {
+		return StormReport{}, fmt.Errorf("reliability: storm needs keys, goroutines and a total")
+	}
+	if cfg.Tolerance == 0 {
+		cfg.Tolerance = 2 * time.Millisecond
+	}
+	var (
+		rep   StormReport
+		mu    sync.Mutex
+		next  atomic.Int64
+		wg    sync.WaitGroup
+		count = func(p *int64) { atomic.AddInt64(p, 1) }
+	)
+	violate := func(format string, args ...any) {
+		mu.Lock()
+		if len(rep.Violations) < 50 {
+			rep.Violations = append(rep.Violations, fmt.Sprintf(format, args...))
+		}
+		mu.Unlock()
+	}
+	for range cfg.Goroutines {
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				i := next.Add(1)
+				if i > int64(cfg.Total) {
+					return
+				}
+				count(&rep.Attempts)
+				key := cfg.Keys[rand.IntN(len(cfg.Keys))]
+				stormOne(ctx, tpl, key, i%2 == 0, i%8 == 0, cfg, &rep, count, violate)
+			}
+		})
+	}
+	wg.Wait()
+	rep.HeldAfter = tpl.HeldLocks()
+	if rep.HeldAfter != 0 {
+		violate("%d locks still held after the storm", rep.HeldAfter)
+	}
+	if rep.LateSuccesses != 0 {
+		violate("%d locks obtained after their context was cancelled", rep.LateSuccesses)
+	}
+	return rep, nil
+}
+
+// stormOne runs one cancelled acquisition, through Do when useDo is set.
+func stormOne(parent context.Context, tpl *lock4go.Template, key string, useDo, pre bool, cfg StormConfig,
+	rep *StormReport, count func(*int64), violate func(string, ...any)) {
+	ctx, cancel := context.WithCancel(parent)
+	defer cancel()
+	var cancelledAt atomic.Int64
+	if pre {
+		cancel()
+		cancelledAt.Store(time.Now().UnixNano())
+		count(&rep.PreCancelled)
+	} else {
+		t := time.AfterFunc(rand.N(cfg.MaxDelay+1), func() {
+			cancel()
+			cancelledAt.Store(time.Now().UnixNano())
+		})
+		defer t.Stop()
+	}
+	late := func(acquiredAt time.Time) {
+		c := cancelledAt.Load()
+		if c != 0 && c < acquiredAt.Add(-cfg.Tolerance).UnixNano() {
+			count(&rep.LateSuccesses)
+			violate("%q obtained at %s, %v after its context was cancelled (pre-cancelled: %v)",
+				key, acquiredAt.Format("15:04:05.000000"), acquiredAt.Sub(time.Unix(0, c)), pre)
+		}
+	}
+	classify := func(err error) {
+		switch {
+		case errors.Is(err, lock4go.ErrNotAcquired):
+			count(&rep.Cancelled)
+		default:
+			count(&rep.OtherErrors)
+			if errors.Is(err, lock4go.ErrInvalidConfig) || errors.Is(err, lock4go.ErrInvalidKey) {
+				violate("%q: %v", key, err)
+			}
+		}
+	}
+	if useDo {
+		ran := false
+		err := tpl.Do(ctx, key, func(fctx context.Context) error {
+			ran = true
+			l, err := tpl.Lock(fctx, key) // re-enters; yields AcquiredAt
+			if err != nil {
+				return err
+			}
+			late(l.AcquiredAt())
+			return l.Release(fctx)
+		})
+		if ran {
+			count(&rep.Successes)
+			if err != nil && !errors.Is(err, context.Canceled) {
+				count(&rep.ReleaseErrors)
+			}
+			return
+		}
+		classify(err)
+		return
+	}
+	l, err := tpl.Lock(ctx, key)
+	if err != nil {
+		classify(err)
+		return
+	}
+	count(&rep.Successes)
+	late(l.AcquiredAt())
+	if err := l.Release(ctx); err != nil {
+		count(&rep.ReleaseErrors)
+		violate("release of %q: %v", key, err)
+	}
+}
