@@ -29,14 +29,20 @@ type result struct {
 	abandoned bool // ctx ended first; err is ctx's error
 }
 
-// run calls fn and returns its result, bounded by ctx. When the client
-// honours context deadlines, or ctx can never end, or the executor is
-// closed, fn runs in the caller's goroutine. Otherwise fn runs in a tracked
-// goroutine; if ctx ends first, run returns ctx's error at once and late
-// (when not nil) receives fn's result once it arrives, so the caller can
-// undo what the abandoned call did.
+// direct reports whether a call with ctx may run in the caller's goroutine:
+// the client bounds it by ctx's deadline, or ctx never ends.
+func (e *Executor) direct(ctx context.Context) bool {
+	return e.ctxBound || ctx.Done() == nil
+}
+
+// run calls fn and returns its result, bounded by ctx. When [Executor.direct]
+// holds, or the executor is closed, fn runs in the caller's goroutine.
+// Otherwise fn runs in a tracked goroutine; if ctx ends first, run returns
+// ctx's error at once and late (when not nil) receives fn's result once it
+// arrives, so the caller can undo what the abandoned call did. Callers on hot
+// paths test direct themselves, to spare the closures.
 func (e *Executor) run(ctx context.Context, fn func(context.Context) result, late func(result)) result {
-	if e.ctxBound || ctx.Done() == nil {
+	if e.direct(ctx) {
 		return fn(ctx)
 	}
 	// 0: pending; 1: delivered to the caller; 2: abandoned by the caller.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 
 	goredis "github.com/redis/go-redis/v9"
 
@@ -20,8 +21,9 @@ type Executor struct {
 	log      *slog.Logger
 	ctxBound bool // the client bounds its I/O by context deadlines
 
-	counterTTLms int64
-	hub          *hub
+	counterTTLArg any // CounterTTL in ms, boxed once
+	lastTTL       atomic.Pointer[ttlArg]
+	hub           *hub
 
 	mu     sync.Mutex
 	closed bool
@@ -58,11 +60,11 @@ func New(client goredis.UniversalClient, opts Options) (*Executor, error) {
 		return nil, err
 	}
 	e := &Executor{
-		client:       client,
-		opts:         opts,
-		log:          opts.Logger.With("executor", opts.Name),
-		ctxBound:     honoursContext(client),
-		counterTTLms: max(opts.CounterTTL.Milliseconds(), 1),
+		client:        client,
+		opts:          opts,
+		log:           opts.Logger.With("executor", opts.Name),
+		ctxBound:      honoursContext(client),
+		counterTTLArg: ms(opts.CounterTTL),
 	}
 	e.hub = newHub(client, e.log, opts.SubscribeTimeout)
 	if !e.ctxBound {

@@ -10,13 +10,16 @@ import (
 
 // lease is a lock held through an [Executor]. It is safe for concurrent use.
 type lease struct {
-	e     *Executor
-	key   string
-	owner string
-	token int64
+	e        *Executor
+	keys     []string // the lock key and its counter
+	ownerArg any      // the owner value, boxed once for every script call
+	token    int64
 }
 
 var _ executor.Lease = (*lease)(nil)
+
+// key returns the lock key.
+func (l *lease) key() string { return l.keys[0] }
 
 // Token returns the fencing token the acquire script returned.
 func (l *lease) Token() int64 { return l.token }
@@ -27,10 +30,12 @@ func (l *lease) Lost() <-chan struct{} { return nil }
 
 // Renew sets the key's TTL to ttl from now if it still holds this owner.
 func (l *lease) Renew(ctx context.Context, ttl time.Duration) error {
-	r := l.e.run(ctx, func(ctx context.Context) result {
-		v, err := renewScript.Run(ctx, l.e.client, []string{l.key}, l.owner, ms(ttl)).Int64()
-		return result{val: v, err: err}
-	}, nil)
+	var r result
+	if l.e.direct(ctx) {
+		r = l.renew(ctx, ttl)
+	} else {
+		r = l.e.run(ctx, func(ctx context.Context) result { return l.renew(ctx, ttl) }, nil)
+	}
 	return l.check("renew", r)
 }
 
@@ -44,16 +49,35 @@ func (l *lease) Release(ctx context.Context) error {
 		ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), l.e.opts.CleanupTimeout)
 		defer cancel()
 	}
-	return l.check("release", l.e.release(ctx, l.key, l.owner))
+	var r result
+	if l.e.direct(ctx) {
+		r = l.release(ctx)
+	} else {
+		r = l.e.run(ctx, l.release, nil)
+	}
+	return l.check("release", r)
+}
+
+// renew runs the renew script.
+func (l *lease) renew(ctx context.Context, ttl time.Duration) result {
+	v, err := renewScript.Run(ctx, l.e.client, l.keys[:1], l.ownerArg, l.e.msArg(ttl)).Int64()
+	return result{val: v, err: err}
+}
+
+// release runs the compare-and-delete script, which also announces the
+// release.
+func (l *lease) release(ctx context.Context) result {
+	v, err := releaseScript.Run(ctx, l.e.client, l.keys[:1], l.ownerArg, channelName(l.key())).Int64()
+	return result{val: v, err: err}
 }
 
 // check turns the result of a renew or release script into an error.
 func (l *lease) check(op string, r result) error {
 	switch {
 	case r.err != nil:
-		return fmt.Errorf("redis: %s %q: %w: %w", op, l.key, executor.ErrBackend, r.err)
+		return fmt.Errorf("redis: %s %q: %w: %w", op, l.key(), executor.ErrBackend, r.err)
 	case r.val != 1:
-		return fmt.Errorf("redis: %s %q: %w", op, l.key, executor.ErrLockNotHeld)
+		return fmt.Errorf("redis: %s %q: %w", op, l.key(), executor.ErrLockNotHeld)
 	}
 	return nil
 }

@@ -21,14 +21,15 @@ func channelName(key string) string { return derive(key, channelSuffix) }
 //     suffix, which keeps that tag ("a:{42}" gives "a:{42}:token");
 //   - key has none and contains no "}": "{key}" plus suffix, whose tag is the
 //     whole key ("order:42" gives "{order:42}:token");
-//   - otherwise (no tag, but a "}", as in "a}b" or "{}x"): no tag can hold
+//   - otherwise (no tag, but a "}" as in "a}b" or "{}x", or the empty key,
+//     which "{}" would not tag): no tag can hold
 //     the whole key, so a short tag of the key's slot is used instead, and the
 //     key follows the suffix to keep the name unique ("{<tag>}:token:a}b").
 func derive(key, suffix string) string {
 	if _, ok := hashTag(key); ok {
 		return key + suffix
 	}
-	if !strings.Contains(key, "}") {
+	if key != "" && !strings.Contains(key, "}") {
 		return "{" + key + "}" + suffix
 	}
 	tag := slotTag(keySlot(key))

@@ -37,7 +37,7 @@ func (e *Executor) RenewBatch(ctx context.Context, items []executor.RenewItem) [
 	for j, l := range own {
 		i := idx[j]
 		if r.abandoned {
-			errs[i] = fmt.Errorf("redis: renew %q: %w: %w", l.key, executor.ErrBackend, r.err)
+			errs[i] = fmt.Errorf("redis: renew %q: %w: %w", l.key(), executor.ErrBackend, r.err)
 			continue
 		}
 		v, err := cmds[j].Int64()
@@ -51,7 +51,7 @@ func (e *Executor) RenewBatch(ctx context.Context, items []executor.RenewItem) [
 func (e *Executor) renewPipeline(ctx context.Context, own []*lease, idx []int, items []executor.RenewItem, cmds []*goredis.Cmd) {
 	_, _ = e.client.Pipelined(ctx, func(p goredis.Pipeliner) error {
 		for j, l := range own {
-			cmds[j] = renewScript.EvalSha(ctx, p, []string{l.key}, l.owner, ms(items[idx[j]].TTL))
+			cmds[j] = renewScript.EvalSha(ctx, p, l.keys[:1], l.ownerArg, e.msArg(items[idx[j]].TTL))
 		}
 		return nil
 	})
@@ -67,7 +67,7 @@ func (e *Executor) renewPipeline(ctx context.Context, own []*lease, idx []int, i
 	_, _ = e.client.Pipelined(ctx, func(p goredis.Pipeliner) error {
 		for _, j := range retry {
 			l := own[j]
-			cmds[j] = renewScript.Eval(ctx, p, []string{l.key}, l.owner, ms(items[idx[j]].TTL))
+			cmds[j] = renewScript.Eval(ctx, p, l.keys[:1], l.ownerArg, e.msArg(items[idx[j]].TTL))
 		}
 		return nil
 	})

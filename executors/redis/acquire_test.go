@@ -1,0 +1,192 @@
+package redis_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	goredis "github.com/redis/go-redis/v9"
+
+	"github.com/lock4go/lock4go/executor"
+	"github.com/lock4go/lock4go/executors/redis"
+)
+
+func TestNew_invalid(t *testing.T) {
+	c := goredis.NewClient(&goredis.Options{Addr: "127.0.0.1:1"})
+	defer c.Close()
+	tests := []struct {
+		name   string
+		client goredis.UniversalClient
+		opts   redis.Options
+	}{
+		{"nil client", nil, redis.Options{}},
+		{"negative CounterTTL", c, redis.Options{CounterTTL: -time.Second}},
+		{"negative SubscribeTimeout", c, redis.Options{SubscribeTimeout: -time.Second}},
+		{"negative CleanupTimeout", c, redis.Options{CleanupTimeout: -time.Second}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			e, err := redis.New(tc.client, tc.opts)
+			if !errors.Is(err, executor.ErrInvalidConfig) {
+				if e != nil {
+					_ = e.Close()
+				}
+				t.Fatalf("New = %v, want ErrInvalidConfig", err)
+			}
+		})
+	}
+}
+
+func TestExecutor_defaults(t *testing.T) {
+	s := server(t)
+	e := newExecutor(t, newClient(t, s.Addr()), redis.Options{})
+	if e.Name() != "redis" || e.Priority() != executor.PriorityRedis {
+		t.Fatalf("Name, Priority = %q, %d", e.Name(), e.Priority())
+	}
+	e = newExecutor(t, newClient(t, s.Addr()), redis.Options{Name: "cache", Priority: -1})
+	if e.Name() != "cache" || e.Priority() != -1 {
+		t.Fatalf("Name, Priority = %q, %d", e.Name(), e.Priority())
+	}
+}
+
+func TestExecutor_Acquire_emptyKey(t *testing.T) {
+	s := server(t)
+	e := newExecutor(t, newClient(t, s.Addr()), redis.Options{})
+	if _, err := e.Acquire(t.Context(), req("", time.Second)); !errors.Is(err, executor.ErrInvalidKey) {
+		t.Fatalf("Acquire(\"\") = %v, want ErrInvalidKey", err)
+	}
+}
+
+func TestExecutor_Acquire_layout(t *testing.T) {
+	s := server(t)
+	c := newClient(t, s.Addr())
+	e := newExecutor(t, c, redis.Options{CounterTTL: time.Hour})
+	key := uniq(t, "lock4j:")
+	r := req(key, 10*time.Second)
+	start := time.Now()
+	l, err := e.Acquire(t.Context(), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The key holds the owner as a plain string, with the lease as its TTL.
+	if got := c.Get(t.Context(), key).Val(); got != r.Owner {
+		t.Fatalf("GET key = %q, want the owner %q", got, r.Owner)
+	}
+	if ttl := c.PTTL(t.Context(), key).Val(); ttl <= 9*time.Second || ttl > 10*time.Second {
+		t.Fatalf("PTTL key = %v, want about 10s", ttl)
+	}
+	// The counter holds the token and lives for CounterTTL.
+	counter := redis.CounterKey(key)
+	if got, _ := c.Get(t.Context(), counter).Int64(); got != l.Token() {
+		t.Fatalf("counter = %d, token %d", got, l.Token())
+	}
+	if ttl := c.PTTL(t.Context(), counter).Val(); ttl <= 59*time.Minute || ttl > time.Hour {
+		t.Fatalf("PTTL counter = %v, want about 1h", ttl)
+	}
+	// A new counter is seeded from the server clock in microseconds.
+	if lo, hi := start.Add(-time.Minute).UnixMicro(), time.Now().Add(time.Minute).UnixMicro(); l.Token() < lo || l.Token() > hi {
+		t.Fatalf("first token %d, want the server time in µs (%d..%d)", l.Token(), lo, hi)
+	}
+	if err := l.Release(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if n := c.Exists(t.Context(), key).Val(); n != 0 {
+		t.Fatal("key still exists after Release")
+	}
+}
+
+func TestExecutor_Acquire_tokens(t *testing.T) {
+	s := server(t)
+	c := newClient(t, s.Addr())
+	e := newExecutor(t, c, redis.Options{})
+	key := uniq(t, "tok:")
+	next := func() int64 {
+		t.Helper()
+		l, err := e.Acquire(t.Context(), req(key, time.Minute))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := l.Release(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		return l.Token()
+	}
+	first := next()
+	if got := next(); got != first+1 {
+		t.Fatalf("second token %d, want %d", got, first+1)
+	}
+	// A counter lost (expired, or a restart without persistence) is seeded
+	// again from the clock: still above every earlier token.
+	c.Del(t.Context(), redis.CounterKey(key))
+	if got := next(); got <= first+1 {
+		t.Fatalf("token after counter loss %d, want > %d", got, first+1)
+	}
+}
+
+// TestExecutor_Acquire_sameOwner covers go-redis retrying an acquire script
+// whose first reply was lost: the retry finds the key holding its own owner
+// and gets the token instead of "held".
+func TestExecutor_Acquire_sameOwner(t *testing.T) {
+	s := server(t)
+	c := newClient(t, s.Addr())
+	e := newExecutor(t, c, redis.Options{})
+	r := req(uniq(t, "same:"), time.Minute)
+	l1, err := e.Acquire(t.Context(), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l2, err := e.Acquire(t.Context(), r)
+	if err != nil {
+		t.Fatalf("Acquire with the holder's owner = %v, want the lease", err)
+	}
+	if l1.Token() != l2.Token() {
+		t.Fatalf("tokens %d and %d, want equal", l1.Token(), l2.Token())
+	}
+	// Without a counter no token can be trusted: an error, and the key is
+	// cleaned up.
+	c.Del(t.Context(), redis.CounterKey(r.Key))
+	if _, err := e.Acquire(t.Context(), r); !errors.Is(err, executor.ErrBackend) {
+		t.Fatalf("Acquire without counter = %v, want ErrBackend", err)
+	}
+	if !eventually(2*time.Second, func() bool { return c.Exists(t.Context(), r.Key).Val() == 0 }) {
+		t.Fatal("key left behind")
+	}
+}
+
+func TestExecutor_Acquire_held(t *testing.T) {
+	s := server(t)
+	e := newExecutor(t, newClient(t, s.Addr()), redis.Options{})
+	key := uniq(t, "held:")
+	l, err := e.Acquire(t.Context(), req(key, time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Release(context.WithoutCancel(t.Context()))
+	_, err = e.Acquire(t.Context(), req(key, time.Minute))
+	if !errors.Is(err, executor.ErrNotAcquired) || errors.Is(err, executor.ErrBackend) {
+		t.Fatalf("Acquire of a held key = %v, want only ErrNotAcquired", err)
+	}
+}
+
+func TestLease_Release_cancelledContext(t *testing.T) {
+	s := server(t)
+	c := newClient(t, s.Addr())
+	e := newExecutor(t, c, redis.Options{})
+	key := uniq(t, "rel:")
+	l, err := e.Acquire(t.Context(), req(key, time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if err := l.Release(ctx); err != nil {
+		t.Fatalf("Release with a cancelled context = %v", err)
+	}
+	if c.Exists(t.Context(), key).Val() != 0 {
+		t.Fatal("key not released")
+	}
+	if l.Lost() != nil {
+		t.Fatal("Lost() != nil")
+	}
+}

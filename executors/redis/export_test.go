@@ -1,0 +1,10 @@
+package redis
+
+// Internals exposed to the external tests.
+var (
+	CounterKey  = counterKey
+	ChannelName = channelName
+	KeySlot     = keySlot
+	SlotTag     = slotTag
+	Evicting    = evicting
+)

@@ -1,0 +1,235 @@
+package redis_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/lock4go/lock4go/executor"
+	"github.com/lock4go/lock4go/executors/redis"
+	"github.com/lock4go/lock4go/internal/testserver"
+)
+
+// clientModes runs the fault tests with go-redis bounding calls by context
+// deadlines and with the executor doing it.
+var clientModes = []struct {
+	name string
+	opts []clientOpt
+}{
+	{"ContextTimeoutEnabled", []clientOpt{ctxTimeouts}},
+	{"ContextTimeoutDisabled", nil},
+}
+
+func TestFault_restartWhileHeld(t *testing.T) {
+	s := server(t)
+	e := newExecutor(t, newClient(t, s.Addr(), ctxTimeouts), redis.Options{})
+	key := uniq(t, "restart:")
+	l, err := e.Acquire(t.Context(), req(key, time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	// No persistence: the lock is gone. The first call after the restart may
+	// still see the broken connection; it must never succeed.
+	var renewErr error
+	if !eventually(5*time.Second, func() bool {
+		renewErr = l.Renew(t.Context(), time.Minute)
+		if renewErr == nil {
+			t.Fatal("Renew succeeded on a lock lost in a restart")
+		}
+		return errors.Is(renewErr, executor.ErrLockNotHeld)
+	}) {
+		t.Fatalf("Renew after restart = %v, want ErrLockNotHeld", renewErr)
+	}
+	if err := l.Release(t.Context()); !errors.Is(err, executor.ErrLockNotHeld) {
+		t.Fatalf("Release after restart = %v, want ErrLockNotHeld", err)
+	}
+	// The counter is gone too; the clock seed keeps tokens increasing.
+	l2, err := e.Acquire(t.Context(), req(key, time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l2.Release(context.WithoutCancel(t.Context()))
+	if l2.Token() <= l.Token() {
+		t.Fatalf("token after restart %d, want > %d", l2.Token(), l.Token())
+	}
+}
+
+func TestFault_paused(t *testing.T) {
+	for _, m := range clientModes {
+		t.Run(m.name, func(t *testing.T) {
+			s := server(t)
+			c := newClient(t, s.Addr())
+			e := newExecutor(t, newClient(t, s.Addr(), m.opts...), redis.Options{})
+			held, err := e.Acquire(t.Context(), req(uniq(t, "held:"), time.Minute))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Pause(); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = s.Resume() })
+
+			const deadline = 200 * time.Millisecond
+			key := uniq(t, "paused:")
+			ctx, cancel := context.WithTimeout(t.Context(), deadline)
+			start := time.Now()
+			_, err = e.Acquire(ctx, req(key, time.Minute))
+			took := time.Since(start)
+			cancel()
+			if !errors.Is(err, executor.ErrBackend) {
+				t.Fatalf("Acquire on a paused server = %v, want ErrBackend", err)
+			}
+			if took > deadline+300*time.Millisecond {
+				t.Fatalf("Acquire on a paused server took %v, deadline %v", took, deadline)
+			}
+
+			ctx, cancel = context.WithTimeout(t.Context(), deadline)
+			start = time.Now()
+			err = held.Renew(ctx, time.Minute)
+			took = time.Since(start)
+			cancel()
+			if !errors.Is(err, executor.ErrBackend) {
+				t.Fatalf("Renew on a paused server = %v, want ErrBackend", err)
+			}
+			if took > deadline+300*time.Millisecond {
+				t.Fatalf("Renew on a paused server took %v, deadline %v", took, deadline)
+			}
+
+			// WatchRelease and stop never block on the network.
+			start = time.Now()
+			_, stop := e.WatchRelease(t.Context(), key)
+			stop()
+			if took := time.Since(start); took > time.Second {
+				t.Fatalf("WatchRelease+stop on a paused server took %v", took)
+			}
+
+			if err := s.Resume(); err != nil {
+				t.Fatal(err)
+			}
+			// The acquisition may have run once the server resumed; its
+			// compensation must remove it long before its TTL.
+			if !eventually(5*time.Second, func() bool { return c.Exists(t.Context(), key).Val() == 0 }) {
+				t.Fatal("orphan lock left by the timed-out acquisition")
+			}
+			if err := held.Renew(t.Context(), time.Minute); err != nil {
+				t.Fatalf("Renew after resume = %v", err)
+			}
+			_ = held.Release(t.Context())
+		})
+	}
+}
+
+func TestFault_proxy(t *testing.T) {
+	for _, m := range clientModes {
+		t.Run(m.name, func(t *testing.T) {
+			s := server(t)
+			p, err := testserver.NewProxy(s.Addr())
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = p.Close() }) // after the clients' cleanups
+			e := newExecutor(t, newClient(t, p.Addr(), m.opts...), redis.Options{})
+			l, err := e.Acquire(t.Context(), req(uniq(t, "cut:"), time.Minute))
+			if err != nil {
+				t.Fatal(err)
+			}
+
+			// A cut: go-redis may retry on a new connection; any failure is
+			// a backend error.
+			p.Cut()
+			if err := l.Renew(t.Context(), time.Minute); err != nil && !errors.Is(err, executor.ErrBackend) {
+				t.Fatalf("Renew after a cut = %v, want nil or ErrBackend", err)
+			}
+
+			// A partition: nothing gets through until the deadline.
+			p.SetBlackhole(true)
+			p.Cut()
+			const deadline = 300 * time.Millisecond
+			for name, call := range map[string]func(ctx context.Context) error{
+				"Acquire": func(ctx context.Context) error {
+					_, err := e.Acquire(ctx, req(uniq(t, "cut:"), time.Minute))
+					return err
+				},
+				"Renew":   func(ctx context.Context) error { return l.Renew(ctx, time.Minute) },
+				"Release": func(ctx context.Context) error { return l.Release(ctx) },
+			} {
+				ctx, cancel := context.WithTimeout(t.Context(), deadline)
+				start := time.Now()
+				err := call(ctx)
+				took := time.Since(start)
+				cancel()
+				if !errors.Is(err, executor.ErrBackend) {
+					t.Fatalf("%s through a partition = %v, want ErrBackend", name, err)
+				}
+				if took > deadline+300*time.Millisecond {
+					t.Fatalf("%s through a partition took %v, deadline %v", name, took, deadline)
+				}
+			}
+
+			// Recovery.
+			p.SetBlackhole(false)
+			p.Cut()
+			if !eventually(5*time.Second, func() bool {
+				err := l.Renew(t.Context(), time.Minute)
+				return err == nil || errors.Is(err, executor.ErrLockNotHeld)
+			}) {
+				t.Fatal("no recovery after the partition")
+			}
+			l2, err := e.Acquire(t.Context(), req(uniq(t, "cut:"), time.Minute))
+			if err != nil {
+				t.Fatalf("Acquire after recovery = %v", err)
+			}
+			if err := l2.Release(t.Context()); err != nil {
+				t.Fatalf("Release after recovery = %v", err)
+			}
+		})
+	}
+}
+
+func TestFault_lostReply(t *testing.T) {
+	for _, m := range clientModes {
+		t.Run(m.name, func(t *testing.T) {
+			s := server(t)
+			c := newClient(t, s.Addr())
+			p, err := testserver.NewProxy(s.Addr())
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = p.Close() }) // after the clients' cleanups
+			e := newExecutor(t, newClient(t, p.Addr(), m.opts...), redis.Options{})
+			// Warm the connection and the script cache up.
+			if l, err := e.Acquire(t.Context(), req(uniq(t, "warm:"), time.Minute)); err == nil {
+				_ = l.Release(t.Context())
+			}
+
+			key := uniq(t, "lost:")
+			p.SetDropReplies(true)
+			ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
+			l, err := e.Acquire(ctx, req(key, time.Minute))
+			cancel()
+			if err == nil {
+				t.Fatalf("Acquire without a reply returned a lease (token %d)", l.Token())
+			}
+			if !errors.Is(err, executor.ErrBackend) {
+				t.Fatalf("Acquire without a reply = %v, want ErrBackend", err)
+			}
+			// The script ran (the counter exists) ...
+			if c.Exists(t.Context(), redis.CounterKey(key)).Val() != 1 {
+				t.Fatal("the acquire script never reached the server")
+			}
+			// ... and the compensation removed its lock, long before the TTL,
+			// even though its own reply is lost too. Without context
+			// timeouts, it waits until go-redis gives the call up: its read
+			// timeout (1s) times 1+MaxRetries (3).
+			if !eventually(10*time.Second, func() bool { return c.Exists(t.Context(), key).Val() == 0 }) {
+				t.Fatalf("orphan lock left behind: GET = %q", c.Get(t.Context(), key).Val())
+			}
+			p.SetDropReplies(false)
+			p.Cut()
+		})
+	}
+}

@@ -1,0 +1,105 @@
+package redis_test
+
+import (
+	"strings"
+	"testing"
+
+	goredis "github.com/redis/go-redis/v9"
+
+	"github.com/lock4go/lock4go/executors/redis"
+)
+
+// slotKeys covers every kind of key derive distinguishes.
+var slotKeys = []string{
+	"order:42",
+	"lock4j:order#42:7",
+	"",
+	"{",
+	"}",
+	"{}",
+	"{}abc",
+	"a}b",
+	"a}b{c",
+	"a{b",
+	"a{}b}",
+	"{user1000}.following",
+	"foo{}{bar}",
+	"foo{{bar}}zap",
+	"foo{bar}{zap}",
+	"lock4go:order#{42}:x",
+	"ключ:日本",
+	"x\x00y",
+}
+
+func TestKeySlot_vectors(t *testing.T) {
+	tests := []struct {
+		key  string
+		slot int
+	}{
+		// From the Redis Cluster specification and CLUSTER KEYSLOT.
+		{"123456789", 0x31C3},
+		{"foo", 12182},
+		{"somekey", 11058},
+		{"{user1000}.following", 3443},
+		{"foo{}{bar}", 8363},    // hashes the whole key
+		{"foo{{bar}}zap", 4015}, // hashes "{bar"
+		{"foo{bar}{zap}", 5061}, // hashes "bar"
+	}
+	for _, tc := range tests {
+		if got := redis.KeySlot(tc.key); got != tc.slot {
+			t.Errorf("KeySlot(%q) = %d, want %d", tc.key, got, tc.slot)
+		}
+	}
+}
+
+func TestSlotTag_coversEverySlot(t *testing.T) {
+	for slot := range 16384 {
+		tag := redis.SlotTag(slot)
+		s := string(tag[:])
+		if strings.ContainsAny(s, "{}") {
+			t.Fatalf("SlotTag(%d) = %q contains a brace", slot, s)
+		}
+		if got := redis.KeySlot("{" + s + "}"); got != slot {
+			t.Fatalf("SlotTag(%d) = %q, which hashes to %d", slot, s, got)
+		}
+	}
+}
+
+func TestDerivedNames_sameSlot(t *testing.T) {
+	for _, k := range slotKeys {
+		c, ch := redis.CounterKey(k), redis.ChannelName(k)
+		if c == k || ch == k || c == ch {
+			t.Errorf("key %q: counter %q, channel %q are not distinct", k, c, ch)
+		}
+		for _, n := range []string{c, ch} {
+			if got, want := redis.KeySlot(n), redis.KeySlot(k); got != want {
+				t.Errorf("key %q (slot %d): derived %q has slot %d", k, want, n, got)
+			}
+		}
+	}
+	if got := redis.CounterKey("order:42"); got != "{order:42}:token" {
+		t.Errorf("CounterKey(order:42) = %q", got)
+	}
+	if got := redis.ChannelName("a:{42}"); got != "a:{42}:released" {
+		t.Errorf("ChannelName(a:{42}) = %q", got)
+	}
+}
+
+// TestDerivedNames_clusterKeySlot checks the slot computation against the
+// server's own CLUSTER KEYSLOT.
+func TestDerivedNames_clusterKeySlot(t *testing.T) {
+	c := redisCluster(t)
+	client := goredis.NewClient(&goredis.Options{Addr: c.Addrs()[0]})
+	defer client.Close()
+	for _, k := range slotKeys {
+		for _, n := range []string{k, redis.CounterKey(k), redis.ChannelName(k)} {
+			want, err := client.ClusterKeySlot(t.Context(), n).Result()
+			if err != nil {
+				t.Fatalf("CLUSTER KEYSLOT %q: %v", n, err)
+			}
+			if got := redis.KeySlot(n); int64(got) != want {
+				t.Errorf("KeySlot(%q) = %d, CLUSTER KEYSLOT says %d", n, got, want)
+			}
+		}
+	}
+}
