@@ -36,20 +36,20 @@ func (t *Template) lock(ctx context.Context, key string, opts []LockOption, try 
 		try = true
 	}
 	start := time.Now()
-	actx, cancel := ctx, context.CancelFunc(func() {})
-	if !try {
-		actx, cancel = context.WithTimeoutCause(ctx, o.acquireTimeout, errAcquireTimeout)
+	w := waitContext{parent: ctx, deadline: start.Add(o.acquireTimeout)}
+	defer w.stop()
+	if !try && !inProcess(e) {
+		w.bound() // every call to a networked backend is bounded by the deadline
 	}
-	defer cancel()
 
-	slot, err := t.queue.acquire(actx, e.Name()+"\x00"+key, try)
+	slot, err := t.queue.acquire(&w, e.Name(), key, try)
 	if err != nil {
-		return nil, t.notAcquired(ctx, actx, e, key, start, 0, err)
+		return nil, t.notAcquired(ctx, w.ctx(), e, key, start, 0, err)
 	}
-	h, attempts, err := t.acquire(actx, e, key, o, try)
+	h, attempts, err := t.acquire(&w, e, key, o, try)
 	if err != nil {
 		t.queue.release(slot)
-		return nil, t.notAcquired(ctx, actx, e, key, start, attempts, err)
+		return nil, t.notAcquired(ctx, w.ctx(), e, key, start, attempts, err)
 	}
 	h.slot = slot
 	h.attempts = attempts
@@ -58,13 +58,51 @@ func (t *Template) lock(ctx context.Context, key string, opts []LockOption, try 
 		Kind: EventAcquired, Executor: e.Name(), Key: key, Token: h.token,
 		Attempts: attempts, Wait: h.acquiredAt.Sub(start),
 	})
-	return &Lock{h: h}, nil
+	return &h.first, nil
+}
+
+// waitContext is the acquire loop's context: the caller's, bounded by the
+// acquire deadline once bound is called. In-process executors are not
+// bounded until a wait begins, which spares the uncontended path a timer.
+type waitContext struct {
+	parent   context.Context
+	deadline time.Time
+	bounded  context.Context
+	cancel   context.CancelFunc
+}
+
+// bound returns the context bounded by the acquire deadline.
+func (w *waitContext) bound() context.Context {
+	if w.bounded == nil {
+		w.bounded, w.cancel = context.WithDeadlineCause(w.parent, w.deadline, errAcquireTimeout)
+	}
+	return w.bounded
+}
+
+// ctx returns the bounded context if there is one, else the caller's.
+func (w *waitContext) ctx() context.Context {
+	if w.bounded != nil {
+		return w.bounded
+	}
+	return w.parent
+}
+
+func (w *waitContext) stop() {
+	if w.cancel != nil {
+		w.cancel()
+	}
+}
+
+func inProcess(e executor.Executor) bool {
+	ip, ok := e.(executor.InProcess)
+	return ok && ip.InProcess()
 }
 
 // acquire is the acquire loop: attempt, and while the key is busy or the
 // backend fails, wait the retry interval (or less, when the executor reports
-// a release) until actx ends. It returns the attempt count and the last error.
-func (t *Template) acquire(actx context.Context, e executor.Executor, key string, o lockOptions, try bool) (*held, int, error) {
+// a release) until the deadline or the caller's context ends. It returns the
+// attempt count and the last error.
+func (t *Template) acquire(w *waitContext, e executor.Executor, key string, o lockOptions, try bool) (*held, int, error) {
 	req := executor.Request{Key: key, Owner: newOwner(), TTL: o.expire, Renewed: !o.expireSet, Wait: !try}
 	waiter, _ := e.(executor.Waiter)
 	var (
@@ -83,6 +121,7 @@ func (t *Template) acquire(actx context.Context, e executor.Executor, key string
 	}()
 	for {
 		attempts++
+		actx := w.ctx()
 		began := time.Now()
 		lease, err := e.Acquire(actx, req)
 		if err == nil {
@@ -95,6 +134,10 @@ func (t *Template) acquire(actx context.Context, e executor.Executor, key string
 			return t.newHeld(e, key, req, lease, began), attempts, nil
 		}
 		if try || actx.Err() != nil || errors.Is(err, ErrInvalidConfig) || errors.Is(err, ErrInvalidKey) {
+			return nil, attempts, err
+		}
+		actx = w.bound() // from here on the loop waits
+		if actx.Err() != nil {
 			return nil, attempts, err
 		}
 		busy := errors.Is(err, ErrNotAcquired)
@@ -147,10 +190,20 @@ func (t *Template) notAcquired(ctx, actx context.Context, e executor.Executor, k
 	return aerr
 }
 
+// releaseContext returns the context a release runs on: detached from the
+// caller's (so a cancelled request still releases) and bounded by
+// ReleaseTimeout, except for in-process executors, which never block.
+func (t *Template) releaseContext(e executor.Executor, ctx context.Context) (context.Context, context.CancelFunc) {
+	if ip, ok := e.(executor.InProcess); ok && ip.InProcess() {
+		return context.Background(), func() {}
+	}
+	return context.WithTimeout(context.WithoutCancel(ctx), t.cfg.ReleaseTimeout)
+}
+
 // releaseDetached releases a lease that must not be reported as held, on a
 // context of its own.
 func (t *Template) releaseDetached(e executor.Executor, key string, l executor.Lease) {
-	ctx, cancel := context.WithTimeout(context.Background(), t.cfg.ReleaseTimeout)
+	ctx, cancel := t.releaseContext(e, context.Background())
 	defer cancel()
 	if err := l.Release(ctx); err != nil && !errors.Is(err, ErrLockNotHeld) {
 		t.cfg.Logger.LogAttrs(ctx, levelError, "lock4go: releasing an abandoned lease failed; it ends with its TTL",
@@ -162,5 +215,7 @@ func (t *Template) releaseDetached(e executor.Executor, key string, l executor.L
 func newOwner() string {
 	var b [16]byte
 	_, _ = rand.Read(b[:]) // never fails (crypto/rand)
-	return hex.EncodeToString(b[:])
+	var s [32]byte
+	hex.Encode(s[:], b[:])
+	return string(s[:])
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"sync"
 	"testing"
-	"testing/synctest"
 	"time"
 
 	"github.com/lock4go/lock4go"
@@ -21,7 +20,7 @@ func busy(context.Context, executor.Request) (executor.Lease, error) {
 // The loop retries at exactly the fixed interval until the acquire timeout
 // (fake clock: synctest), and reports the attempt count.
 func TestTemplate_Lock_fixedRetryInterval(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble(t, func(t *testing.T) {
 		f := &fakeExec{name: "fake", prio: 1, acquireF: busy}
 		tpl, _ := lock4go.New(lock4go.Config{AcquireTimeout: 1050 * time.Millisecond, RetryInterval: 100 * time.Millisecond}, f)
 		start := time.Now()
@@ -49,7 +48,7 @@ func TestTemplate_Lock_fixedRetryInterval(t *testing.T) {
 }
 
 func TestTemplate_Lock_perCallOptions(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble(t, func(t *testing.T) {
 		f := &fakeExec{name: "fake", prio: 1, acquireF: busy}
 		tpl, _ := lock4go.New(lock4go.Config{}, f)
 		_, err := tpl.Lock(t.Context(), "k", lock4go.WithAcquireTimeout(600*time.Millisecond), lock4go.WithRetryInterval(250*time.Millisecond))
@@ -69,7 +68,7 @@ func TestTemplate_Lock_perCallOptions(t *testing.T) {
 }
 
 func TestTemplate_Lock_contextCancelled(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble(t, func(t *testing.T) {
 		f := &fakeExec{name: "fake", prio: 1, acquireF: busy}
 		tpl, _ := lock4go.New(lock4go.Config{}, f)
 		cause := errors.New("client went away")
@@ -87,7 +86,7 @@ func TestTemplate_Lock_contextCancelled(t *testing.T) {
 }
 
 func TestTemplate_Lock_backendErrors(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble(t, func(t *testing.T) {
 		down := errors.New("connection refused")
 		f := &fakeExec{name: "fake", prio: 1, acquireF: func(context.Context, executor.Request) (executor.Lease, error) {
 			return nil, fmt.Errorf("fake: %w: %w", executor.ErrBackend, down)
@@ -124,7 +123,7 @@ func TestTemplate_Lock_backendErrors(t *testing.T) {
 // A lease that arrives after the caller's deadline is released, never
 // reported as held.
 func TestTemplate_Lock_lateReplyReleased(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble(t, func(t *testing.T) {
 		lease := &fakeLease{token: 1}
 		f := &fakeExec{name: "fake", prio: 1, acquireF: func(ctx context.Context, _ executor.Request) (executor.Lease, error) {
 			<-ctx.Done() // the reply comes back only after the deadline
@@ -143,7 +142,7 @@ func TestTemplate_Lock_lateReplyReleased(t *testing.T) {
 // Executors that report releases wake the waiter at once, not after the
 // retry interval.
 func TestTemplate_Lock_earlyWakeUp(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble(t, func(t *testing.T) {
 		mem := memory.New(memory.Options{})
 		holderTpl, _ := lock4go.New(lock4go.Config{}, mem)
 		waiterTpl, _ := lock4go.New(lock4go.Config{RetryInterval: 10 * time.Second, AcquireTimeout: time.Minute}, mem)

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"go.uber.org/goleak"
@@ -101,4 +102,13 @@ type countingLease struct {
 func (l *countingLease) Renew(ctx context.Context, ttl time.Duration) error {
 	l.c.renews.Add(1)
 	return l.Lease.Renew(ctx, ttl)
+}
+
+// bubble runs f in a synctest bubble (fake clock) and then lets the
+// Template's idle watchdog exit, as the bubble requires.
+func bubble(t *testing.T, f func(t *testing.T)) {
+	synctest.Test(t, func(t *testing.T) {
+		f(t)
+		time.Sleep(time.Second)
+	})
 }

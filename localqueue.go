@@ -12,33 +12,39 @@ import (
 // Blocked goroutines are served in FIFO order (a channel's send queue).
 type localQueue struct {
 	mu    sync.Mutex
-	slots map[string]*slot
+	slots map[slotName]*slot
+	free  []*slot // idle slots kept for reuse, at most maxFreeSlots
 }
 
+const maxFreeSlots = 64
+
+type slotName struct{ exec, key string }
+
 // slot is one key's turn: a token channel of capacity one, and a count of
-// goroutines holding or waiting for it, so idle slots are dropped.
+// goroutines holding or waiting for it, so idle slots are dropped (and a few
+// kept for reuse).
 type slot struct {
-	q    *localQueue
-	name string
+	name slotName
 	ch   chan struct{}
 	refs int
 }
 
-// turn is one goroutine's hold of a slot; releasing it is idempotent.
-type turn struct {
-	s    *slot
-	once sync.Once
-}
-
-// acquire takes name's turn, waiting until ctx ends unless try is set.
-func (q *localQueue) acquire(ctx context.Context, name string, try bool) (*turn, error) {
+// acquire takes name's turn, waiting until the acquire deadline unless try
+// is set. The caller releases the slot exactly once.
+func (q *localQueue) acquire(w *waitContext, exec, key string, try bool) (*slot, error) {
+	name := slotName{exec, key}
 	q.mu.Lock()
 	if q.slots == nil {
-		q.slots = map[string]*slot{}
+		q.slots = map[slotName]*slot{}
 	}
 	s := q.slots[name]
 	if s == nil {
-		s = &slot{q: q, name: name, ch: make(chan struct{}, 1)}
+		if n := len(q.free); n > 0 {
+			s, q.free = q.free[n-1], q.free[:n-1]
+		} else {
+			s = &slot{ch: make(chan struct{}, 1)}
+		}
+		s.name = name
 		q.slots[name] = s
 	}
 	s.refs++
@@ -46,13 +52,15 @@ func (q *localQueue) acquire(ctx context.Context, name string, try bool) (*turn,
 
 	select {
 	case s.ch <- struct{}{}:
-		return &turn{s: s}, nil
+		return s, nil
 	default:
 	}
+	var ctx context.Context
 	if !try {
+		ctx = w.bound()
 		select {
 		case s.ch <- struct{}{}:
-			return &turn{s: s}, nil
+			return s, nil
 		case <-ctx.Done():
 		}
 	}
@@ -63,16 +71,13 @@ func (q *localQueue) acquire(ctx context.Context, name string, try bool) (*turn,
 	return nil, fmt.Errorf("%w: waiting behind this process's holder: %w", ErrNotAcquired, context.Cause(ctx))
 }
 
-// release gives the turn to the next goroutine. It is idempotent and
-// accepts nil.
-func (q *localQueue) release(tn *turn) {
-	if tn == nil {
+// release gives the turn to the next goroutine. It accepts nil.
+func (q *localQueue) release(s *slot) {
+	if s == nil {
 		return
 	}
-	tn.once.Do(func() {
-		<-tn.s.ch
-		q.drop(tn.s)
-	})
+	<-s.ch
+	q.drop(s)
 }
 
 func (q *localQueue) drop(s *slot) {
@@ -80,6 +85,10 @@ func (q *localQueue) drop(s *slot) {
 	s.refs--
 	if s.refs == 0 {
 		delete(q.slots, s.name)
+		if len(q.free) < maxFreeSlots {
+			s.name = slotName{}
+			q.free = append(q.free, s)
+		}
 	}
 	q.mu.Unlock()
 }

@@ -39,7 +39,18 @@ func (l *Lock) Attempts() int { return l.h.attempts }
 func (l *Lock) AcquiredAt() time.Time { return l.h.acquiredAt }
 
 // Done returns a channel closed when the lock is released or lost.
-func (l *Lock) Done() <-chan struct{} { return l.h.done }
+func (l *Lock) Done() <-chan struct{} {
+	h := l.h
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.done == nil {
+		h.done = make(chan struct{})
+		if h.err != nil {
+			close(h.done)
+		}
+	}
+	return h.done
+}
 
 // Err returns nil while the lock is held, an error wrapping [ErrLockLost]
 // after it was lost, and one wrapping [ErrLockNotHeld] after release.
@@ -66,12 +77,10 @@ func (l *Lock) Release(ctx context.Context) error {
 // cancelled with cause [ErrLockLost] when the lock is lost. Call the returned
 // cancel function when done; it does not release the lock.
 func (l *Lock) Context(parent context.Context) (context.Context, context.CancelFunc) {
-	h := l.h
-	ctx := context.WithValue(parent, reentryKey{t: h.t, exec: h.exec.Name(), key: h.key}, h)
-	ctx, cancel := context.WithCancelCause(ctx)
-	stop := h.onLost(func(err error) { cancel(err) })
+	ctx, cancel := context.WithCancelCause(withHeld(parent, l.h))
+	id := l.h.onLost(cancel)
 	return ctx, func() {
-		stop()
+		l.h.stopOnLost(id)
 		cancel(context.Canceled)
 	}
 }
@@ -88,15 +97,16 @@ type held struct {
 	self       bool // the backend renews it (SelfRenewing)
 	acquiredAt time.Time
 	attempts   int
-	slot       *turn
-	done       chan struct{}
-	stopLost   func() bool
+	slot       *slot
+	first      Lock // the handle returned by the acquisition
 
-	mu      sync.Mutex
-	err     error // nil while held
-	refs    int
-	waiters map[int]func(error)
-	nextID  int
+	mu       sync.Mutex
+	done     chan struct{} // made on first use
+	err      error         // nil while held
+	refs     int
+	waiters  []lostWaiter
+	nextID   int
+	stopLost func() bool
 
 	// Watchdog state, guarded by the watchdog's mutex.
 	wdIndex  int       // position in the heap, -1 when not scheduled
@@ -105,18 +115,27 @@ type held struct {
 	inflight bool      // a renewal is running
 }
 
+type lostWaiter struct {
+	id int
+	f  func(error)
+}
+
 func (t *Template) newHeld(e executor.Executor, key string, req executor.Request, l executor.Lease, began time.Time) *held {
 	h := &held{
 		t: t, exec: e, lease: l, key: key, owner: req.Owner, token: l.Token(),
 		ttl: req.TTL, renewed: req.Renewed, acquiredAt: time.Now(),
-		done: make(chan struct{}), refs: 1, wdIndex: -1,
+		refs: 1, wdIndex: -1,
 		leaseEnd: began.Add(req.TTL - safetyMargin(req.TTL)),
 	}
+	h.first.h = h
 	if sr, ok := l.(executor.SelfRenewing); ok && sr.SelfRenewing() {
 		h.self = true
 	}
 	return h
 }
+
+// errReleased is a released lock's Err.
+var errReleased = fmt.Errorf("%w: released", ErrLockNotHeld)
 
 // safetyMargin is subtracted from every lease end computed by the local
 // clock, for clock-rate differences between client and server.
@@ -134,8 +153,9 @@ func (h *held) reenter() (*Lock, error) {
 }
 
 // onLost registers f to run when the lock is lost; if it already was, f runs
-// at once. The returned function unregisters f.
-func (h *held) onLost(f func(error)) func() {
+// at once. It returns an id for stopOnLost (-1 when f already ran or never
+// will).
+func (h *held) onLost(f func(error)) int {
 	h.mu.Lock()
 	if h.err != nil {
 		err := h.err
@@ -143,20 +163,25 @@ func (h *held) onLost(f func(error)) func() {
 		if isLost(err) {
 			f(err)
 		}
-		return func() {}
-	}
-	if h.waiters == nil {
-		h.waiters = map[int]func(error){}
+		return -1
 	}
 	id := h.nextID
 	h.nextID++
-	h.waiters[id] = f
+	h.waiters = append(h.waiters, lostWaiter{id: id, f: f})
 	h.mu.Unlock()
-	return func() {
-		h.mu.Lock()
-		delete(h.waiters, id)
-		h.mu.Unlock()
+	return id
+}
+
+// stopOnLost unregisters the function registered under id.
+func (h *held) stopOnLost(id int) {
+	h.mu.Lock()
+	for i, w := range h.waiters {
+		if w.id == id {
+			h.waiters = append(h.waiters[:i], h.waiters[i+1:]...)
+			break
+		}
 	}
+	h.mu.Unlock()
 }
 
 // release drops one reference and releases the backend lock with the last.
@@ -175,10 +200,10 @@ func (h *held) release(ctx context.Context) error {
 	h.mu.Unlock()
 	// Stop the watchdog first, so no renewal races the delete.
 	h.t.untrack(h)
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), h.t.cfg.ReleaseTimeout)
-	defer cancel()
+	rctx, cancel := h.t.releaseContext(h.exec, ctx)
 	err := h.lease.Release(rctx)
-	h.end(fmt.Errorf("%w: %q released", ErrLockNotHeld, h.key), false)
+	cancel()
+	h.end(errReleased, false)
 	ev := Event{Kind: EventReleased, Executor: h.exec.Name(), Key: h.key, Token: h.token, Held: time.Since(h.acquiredAt), Err: err}
 	h.t.cfg.Observer.Observe(ctx, ev)
 	if err != nil {
@@ -220,7 +245,9 @@ func (h *held) end(err error, lost bool) bool {
 	waiters := h.waiters
 	h.waiters = nil
 	stopLost := h.stopLost
-	close(h.done)
+	if h.done != nil {
+		close(h.done)
+	}
 	h.mu.Unlock()
 	if stopLost != nil {
 		stopLost()
@@ -228,8 +255,8 @@ func (h *held) end(err error, lost bool) bool {
 	h.t.queue.release(h.slot)
 	h.t.held.Add(-1)
 	if lost {
-		for _, f := range waiters {
-			f(err)
+		for _, w := range waiters {
+			w.f(err)
 		}
 	}
 	return true

@@ -86,8 +86,23 @@ func (c Config) withDefaults() (Config, error) {
 	return c, nil
 }
 
-// LockOption adjusts one Lock, TryLock or Do call.
-type LockOption func(*lockOptions)
+// LockOption adjusts one Lock, TryLock or Do call. Options are plain values:
+// applying them allocates nothing.
+type LockOption struct {
+	kind optKind
+	d    time.Duration
+	s    string
+}
+
+type optKind uint8
+
+const (
+	optNone optKind = iota
+	optExpire
+	optAcquireTimeout
+	optRetryInterval
+	optExecutor
+)
 
 type lockOptions struct {
 	expire         time.Duration
@@ -100,25 +115,21 @@ type lockOptions struct {
 // WithExpire gives the lock a fixed lease d that is not renewed (Lock4j's
 // expire): the lock ends d after it was taken even if not released, and
 // [Lock.Done] reports it lost then. d must be positive.
-func WithExpire(d time.Duration) LockOption {
-	return func(o *lockOptions) { o.expire, o.expireSet = d, true }
-}
+func WithExpire(d time.Duration) LockOption { return LockOption{kind: optExpire, d: d} }
 
 // WithAcquireTimeout bounds the wait for a busy key. Zero means a single
 // attempt; it must not be negative.
 func WithAcquireTimeout(d time.Duration) LockOption {
-	return func(o *lockOptions) { o.acquireTimeout = d }
+	return LockOption{kind: optAcquireTimeout, d: d}
 }
 
 // WithRetryInterval sets the pause between attempts. It must be positive.
 func WithRetryInterval(d time.Duration) LockOption {
-	return func(o *lockOptions) { o.retryInterval = d }
+	return LockOption{kind: optRetryInterval, d: d}
 }
 
 // WithExecutor picks the executor by name for this call.
-func WithExecutor(name string) LockOption {
-	return func(o *lockOptions) { o.executor = name }
-}
+func WithExecutor(name string) LockOption { return LockOption{kind: optExecutor, s: name} }
 
 // resolve applies opts over the Template's config and validates them.
 func (c *Config) resolve(opts []LockOption) (lockOptions, error) {
@@ -129,8 +140,15 @@ func (c *Config) resolve(opts []LockOption) (lockOptions, error) {
 		executor:       c.Primary,
 	}
 	for _, opt := range opts {
-		if opt != nil {
-			opt(&o)
+		switch opt.kind {
+		case optExpire:
+			o.expire, o.expireSet = opt.d, true
+		case optAcquireTimeout:
+			o.acquireTimeout = opt.d
+		case optRetryInterval:
+			o.retryInterval = opt.d
+		case optExecutor:
+			o.executor = opt.s
 		}
 	}
 	switch {

@@ -84,3 +84,29 @@ func TestLock_Context_reenterAfterLossFails(t *testing.T) {
 		t.Fatalf("re-entering a lost lock = %v, want ErrLockLost", err)
 	}
 }
+
+func TestLock_Context_followsParent(t *testing.T) {
+	tpl, _ := lock4go.New(lock4go.Config{}, memory.New(memory.Options{}))
+	l, err := tpl.Lock(t.Context(), "k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Release(t.Context())
+	type userKey struct{}
+	parent, cancelParent := context.WithCancel(context.WithValue(t.Context(), userKey{}, "v"))
+	ctx, cancel := l.Context(parent)
+	defer cancel()
+	if ctx.Value(userKey{}) != "v" {
+		t.Fatal("lock context lost the parent's values")
+	}
+	cancelParent()
+	<-ctx.Done()
+	if !errors.Is(ctx.Err(), context.Canceled) || errors.Is(context.Cause(ctx), lock4go.ErrLockLost) {
+		t.Fatalf("Err, Cause = %v, %v", ctx.Err(), context.Cause(ctx))
+	}
+	select {
+	case <-l.Done():
+		t.Fatal("cancelling the context released the lock")
+	default:
+	}
+}

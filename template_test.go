@@ -63,8 +63,8 @@ func TestTemplate_executorSelection(t *testing.T) {
 		opt     lock4go.LockOption
 		want    string
 	}{
-		{"priority picks redis", "", nil, "redis"},
-		{"config primary", "etcd", nil, "etcd"},
+		{"priority picks redis", "", lock4go.LockOption{}, "redis"},
+		{"config primary", "etcd", lock4go.LockOption{}, "etcd"},
 		{"per call", "", lock4go.WithExecutor("zookeeper"), "zookeeper"},
 		{"per call beats primary", "etcd", lock4go.WithExecutor("memory"), "memory"},
 	}

@@ -20,11 +20,17 @@ type watchdog struct {
 	mu      sync.Mutex
 	heap    wdHeap
 	running bool
+	planned time.Time // when the loop wakes next by itself
 	wake    chan struct{}
 }
 
-// minRenewRetry is the shortest pause before retrying a failed renewal.
-const minRenewRetry = 10 * time.Millisecond
+const (
+	// minRenewRetry is the shortest pause before retrying a failed renewal.
+	minRenewRetry = 10 * time.Millisecond
+	// idleExit is how long the loop outlives the last held lock, so that
+	// back-to-back locks do not start a goroutine each.
+	idleExit = 50 * time.Millisecond
+)
 
 // track starts watching a new lock: loss reported by the executor, and the
 // watchdog's renewal or expiry.
@@ -60,14 +66,17 @@ func (t *Template) track(h *held) {
 // untrack stops the watchdog's work on h.
 func (t *Template) untrack(h *held) { t.wd.remove(h) }
 
+// add schedules h at at. The loop is woken only if it would otherwise sleep
+// past at.
 func (w *watchdog) add(h *held, at time.Time) {
 	w.mu.Lock()
 	h.wdAt = at
 	heap.Push(&w.heap, h)
-	first := h.wdIndex == 0
 	start := !w.running
+	wake := !start && at.Before(w.planned)
 	if start {
 		w.running = true
+		w.planned = at
 		if w.wake == nil {
 			w.wake = make(chan struct{}, 1)
 		}
@@ -75,20 +84,22 @@ func (w *watchdog) add(h *held, at time.Time) {
 	w.mu.Unlock()
 	if start {
 		go w.loop()
-	} else if first {
+	} else if wake {
 		w.signal()
 	}
 }
 
+// remove unschedules h. When nothing is left the loop is woken only if it
+// would otherwise sleep long past its idle exit.
 func (w *watchdog) remove(h *held) {
 	w.mu.Lock()
-	wasFirst := h.wdIndex == 0
 	if h.wdIndex >= 0 {
 		heap.Remove(&w.heap, h.wdIndex)
 	}
+	wake := len(w.heap) == 0 && w.running && w.planned.After(time.Now().Add(idleExit))
 	w.mu.Unlock()
-	if wasFirst {
-		w.signal() // the loop sleeps until the old first; let it re-plan or exit
+	if wake {
+		w.signal()
 	}
 }
 
@@ -102,15 +113,31 @@ func (w *watchdog) signal() {
 func (w *watchdog) loop() {
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
+	var idleSince time.Time
 	for {
 		w.mu.Lock()
-		if len(w.heap) == 0 {
-			w.running = false
-			w.mu.Unlock()
-			return
-		}
 		now := time.Now()
+		if len(w.heap) == 0 {
+			if idleSince.IsZero() {
+				idleSince = now
+			}
+			if now.Sub(idleSince) >= idleExit {
+				w.running = false
+				w.mu.Unlock()
+				return
+			}
+			w.planned = idleSince.Add(idleExit)
+			w.mu.Unlock()
+			timer.Reset(w.planned.Sub(now))
+			select {
+			case <-timer.C:
+			case <-w.wake:
+			}
+			continue
+		}
+		idleSince = time.Time{}
 		if d := w.heap[0].wdAt.Sub(now); d > 0 {
+			w.planned = w.heap[0].wdAt
 			w.mu.Unlock()
 			timer.Reset(d)
 			select {

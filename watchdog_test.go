@@ -17,7 +17,7 @@ import (
 // Without WithExpire the watchdog renews every third of the lease, so the
 // lock outlives its lease many times over.
 func TestWatchdog_renews(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble(t, func(t *testing.T) {
 		mem := &countingExec{Executor: memory.New(memory.Options{})}
 		tpl, _ := lock4go.New(lock4go.Config{Expire: 3 * time.Second}, mem)
 		l, err := tpl.Lock(t.Context(), "k")
@@ -48,7 +48,7 @@ func TestWatchdog_renews(t *testing.T) {
 // A renewal that finds the lock gone ends it as lost: Done closes, Err says
 // ErrLockLost, and Do's context is cancelled with that cause.
 func TestWatchdog_renewalFindsLockGone(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble(t, func(t *testing.T) {
 		lease := &fakeLease{token: 1, renewF: func(context.Context, time.Duration) error {
 			return fmt.Errorf("fake: %w", executor.ErrLockNotHeld)
 		}}
@@ -74,7 +74,7 @@ func TestWatchdog_renewalFindsLockGone(t *testing.T) {
 // Renewals that keep failing end the lock before its lease ends by the
 // local clock, and the backend copy is deleted by compare-and-delete.
 func TestWatchdog_transientFailuresUntilLeaseEnd(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble(t, func(t *testing.T) {
 		lease := &fakeLease{token: 1, renewF: func(ctx context.Context, _ time.Duration) error {
 			<-ctx.Done() // the backend hangs
 			return fmt.Errorf("fake: %w: %w", executor.ErrBackend, ctx.Err())
@@ -118,7 +118,7 @@ func TestWatchdog_transientFailuresUntilLeaseEnd(t *testing.T) {
 
 // A fixed lease (WithExpire) is never renewed and ends by the local clock.
 func TestWatchdog_fixedExpire(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble(t, func(t *testing.T) {
 		mem := &countingExec{Executor: memory.New(memory.Options{})}
 		tpl, _ := lock4go.New(lock4go.Config{}, mem)
 		start := time.Now()
@@ -150,7 +150,7 @@ func TestWatchdog_fixedExpire(t *testing.T) {
 // A Lost channel closed by the executor ends the lock (one watcher per
 // channel).
 func TestTemplate_lostChannel(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble(t, func(t *testing.T) {
 		lost := make(chan struct{})
 		f := &fakeExec{name: "fake", prio: 1, acquireF: func(context.Context, executor.Request) (executor.Lease, error) {
 			return &fakeLease{token: 1, lost: lost}, nil

@@ -67,3 +67,11 @@ type LostNotifier interface {
 	// before f started.
 	AfterLost(f func()) (stop func() bool)
 }
+
+// InProcess is implemented by executors that never block on I/O (the memory
+// executor). When InProcess returns true the Template does not bound their
+// calls with context deadlines and timers, which would cost more than the
+// calls themselves.
+type InProcess interface {
+	InProcess() bool
+}

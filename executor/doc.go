@@ -16,6 +16,8 @@
 //     session, an etcd keep-alive); the Template does not renew it and relies
 //     on [Lease.Lost].
 //   - [Inspector]: the executor can report who holds a key.
+//   - [LostNotifier]: a lease calls back on loss, sparing a goroutine.
+//   - [InProcess]: the executor never blocks, so calls need no deadline.
 //
 // Executors return the sentinel errors of this package, wrapped with
 // context; the root package re-exports them. The package

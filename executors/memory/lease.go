@@ -8,8 +8,8 @@ import (
 	"github.com/lock4go/lock4go/executor"
 )
 
-// lease is one held lock of an [Executor]. Its fields other than deadline and
-// timer are immutable; those two are guarded by e.mu.
+// lease is one held lock of an [Executor]. key, owner and token are
+// immutable; the other fields are guarded by e.mu.
 type lease struct {
 	e        *Executor
 	key      string
@@ -17,10 +17,15 @@ type lease struct {
 	token    int64
 	deadline time.Time
 	timer    *time.Timer
-	// lostCtx is cancelled when the lease expires; its Done channel is
-	// Lost() and context.AfterFunc on it needs no goroutine.
-	lostCtx  context.Context
-	markLost context.CancelFunc
+	lost     bool
+	lostCh   chan struct{} // made on first Lost()
+	onLost   []lostFunc
+	nextID   int
+}
+
+type lostFunc struct {
+	id int
+	f  func()
 }
 
 var (
@@ -30,7 +35,18 @@ var (
 
 func (l *lease) Token() int64 { return l.token }
 
-func (l *lease) Lost() <-chan struct{} { return l.lostCtx.Done() }
+// Lost returns a channel closed when the lease expires.
+func (l *lease) Lost() <-chan struct{} {
+	l.e.mu.Lock()
+	defer l.e.mu.Unlock()
+	if l.lostCh == nil {
+		l.lostCh = make(chan struct{})
+		if l.lost {
+			close(l.lostCh)
+		}
+	}
+	return l.lostCh
+}
 
 func (l *lease) Renew(ctx context.Context, ttl time.Duration) error {
 	if err := ctx.Err(); err != nil {
@@ -58,7 +74,27 @@ func (l *lease) Release(context.Context) error {
 
 // AfterLost implements [executor.LostNotifier] without a goroutine per lease.
 func (l *lease) AfterLost(f func()) func() bool {
-	return context.AfterFunc(l.lostCtx, f)
+	l.e.mu.Lock()
+	if l.lost {
+		l.e.mu.Unlock()
+		go f()
+		return func() bool { return false }
+	}
+	id := l.nextID
+	l.nextID++
+	l.onLost = append(l.onLost, lostFunc{id: id, f: f})
+	l.e.mu.Unlock()
+	return func() bool {
+		l.e.mu.Lock()
+		defer l.e.mu.Unlock()
+		for i, lf := range l.onLost {
+			if lf.id == id {
+				l.onLost = append(l.onLost[:i], l.onLost[i+1:]...)
+				return true
+			}
+		}
+		return false
+	}
 }
 
 // expire runs from the lease's timer. A renewal may have raced with the
@@ -75,6 +111,14 @@ func (l *lease) expire() {
 		return
 	}
 	l.e.remove(l)
+	l.lost = true
+	if l.lostCh != nil {
+		close(l.lostCh)
+	}
+	fs := l.onLost
+	l.onLost = nil
 	l.e.mu.Unlock()
-	l.markLost()
+	for _, lf := range fs {
+		lf.f()
+	}
 }

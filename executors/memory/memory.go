@@ -34,6 +34,7 @@ var (
 	_ executor.Executor  = (*Executor)(nil)
 	_ executor.Waiter    = (*Executor)(nil)
 	_ executor.Inspector = (*Executor)(nil)
+	_ executor.InProcess = (*Executor)(nil)
 )
 
 // New returns an empty in-process executor.
@@ -80,11 +81,14 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 		token:    e.tokens.Add(1),
 		deadline: time.Now().Add(req.TTL),
 	}
-	l.lostCtx, l.markLost = context.WithCancel(context.Background())
 	l.timer = time.AfterFunc(req.TTL, l.expire)
 	e.locks[req.Key] = l
 	return l, nil
 }
+
+// InProcess reports true: the executor never blocks, so the Template need
+// not bound its calls with deadlines ([executor.InProcess]).
+func (e *Executor) InProcess() bool { return true }
 
 // WatchRelease implements [executor.Waiter]: the channel receives a value
 // after every release or expiry of key until stop is called.
