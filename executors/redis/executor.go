@@ -48,9 +48,11 @@ var (
 //
 // For the shortest acquisition path create the client with
 // ContextTimeoutEnabled, so that go-redis itself bounds calls by the
-// caller's deadline. Without it, each call made with a context that can end
-// runs in a short-lived goroutine, so that a stalled server cannot hold
-// Acquire, Renew or Release past their context.
+// caller's deadline (a cancellation without a deadline is then noticed at
+// the client's ReadTimeout at the latest). Without it, each call made with a
+// context that can end runs in a short-lived goroutine, so that a stalled
+// server cannot hold Acquire, Renew or Release past their context; that
+// hand-off costs a few microseconds per call.
 func New(client goredis.UniversalClient, opts Options) (*Executor, error) {
 	if client == nil {
 		return nil, fmt.Errorf("redis: nil client: %w", executor.ErrInvalidConfig)
