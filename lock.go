@@ -3,6 +3,7 @@ package lock4go
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -226,9 +227,14 @@ func (h *held) lose(reason string, cause error, compensate bool) {
 	}
 	h.t.untrack(h)
 	held := time.Since(h.acquiredAt)
-	h.t.cfg.Logger.LogAttrs(context.Background(), levelWarn, "lock4go: lock lost",
-		attrKey(h.key), attrExec(h.exec.Name()), attrErr(err))
-	h.t.cfg.Observer.Observe(context.Background(), Event{Kind: EventLost, Executor: h.exec.Name(), Key: h.key, Token: h.token, Held: held, Err: err})
+	// A fixed lease nobody released ends as planned (a de-duplication
+	// window, say): the holder is told, but it is not an incident.
+	kind, level, msg := EventLost, levelWarn, "lock4go: lock lost"
+	if !h.renewed && compensate {
+		kind, level, msg = EventExpired, slog.LevelDebug, "lock4go: fixed lease expired"
+	}
+	h.t.cfg.Logger.LogAttrs(context.Background(), level, msg, attrKey(h.key), attrExec(h.exec.Name()), attrErr(err))
+	h.t.cfg.Observer.Observe(context.Background(), Event{Kind: kind, Executor: h.exec.Name(), Key: h.key, Token: h.token, Held: held, Err: err})
 	if compensate {
 		go h.t.releaseDetached(h.exec, h.key, h.lease)
 	}

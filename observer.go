@@ -21,6 +21,9 @@ const (
 	EventLost
 	// EventRenewFailed: one renewal failed and will be retried (Err set).
 	EventRenewFailed
+	// EventExpired: a fixed lease (WithExpire) ended before release, as
+	// planned (Held, Err set). The holder sees ErrLockLost all the same.
+	EventExpired
 )
 
 // String returns the kind's name.
@@ -36,6 +39,8 @@ func (k EventKind) String() string {
 		return "lost"
 	case EventRenewFailed:
 		return "renew_failed"
+	case EventExpired:
+		return "expired"
 	}
 	return "unknown"
 }

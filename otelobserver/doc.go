@@ -10,7 +10,8 @@
 //     lock4go.outcome = acquired | not_acquired | backend_error
 //   - lock4go.acquire.attempts (histogram): attempts per acquisition
 //   - lock4go.hold.duration (histogram, s): acquisition to release or loss
-//   - lock4go.not_acquired, lock4go.lost, lock4go.renew.failures (counters)
+//   - lock4go.not_acquired, lock4go.lost, lock4go.expired (fixed leases
+//     that ended before release), lock4go.renew.failures (counters)
 //   - lock4go.held (up-down counter): locks held right now
 //
 // The lock name attribute is never the full key by default, which would make

@@ -44,6 +44,7 @@ type Observer struct {
 	hold     metric.Float64Histogram
 	notAcq   metric.Int64Counter
 	lost     metric.Int64Counter
+	expired  metric.Int64Counter
 	renewErr metric.Int64Counter
 	held     metric.Int64UpDownCounter
 }
@@ -79,6 +80,8 @@ func New(opts Options) (*Observer, error) {
 	o.notAcq, err = m.Int64Counter("lock4go.not_acquired", metric.WithDescription("Acquisitions that gave up."))
 	add(err)
 	o.lost, err = m.Int64Counter("lock4go.lost", metric.WithDescription("Locks lost before release."))
+	add(err)
+	o.expired, err = m.Int64Counter("lock4go.expired", metric.WithDescription("Fixed leases that ended before release."))
 	add(err)
 	o.renewErr, err = m.Int64Counter("lock4go.renew.failures", metric.WithDescription("Failed lease renewals (retried)."))
 	add(err)
@@ -130,6 +133,11 @@ func (o *Observer) Observe(ctx context.Context, e lock4go.Event) {
 		o.held.Add(ctx, -1, set)
 		o.lost.Add(ctx, 1, set)
 		o.span(ctx, "lock4go.hold", e, e.Held, e.Err)
+	case lock4go.EventExpired:
+		o.hold.Record(ctx, e.Held.Seconds(), set)
+		o.held.Add(ctx, -1, set)
+		o.expired.Add(ctx, 1, set)
+		o.span(ctx, "lock4go.hold", e, e.Held, nil)
 	case lock4go.EventRenewFailed:
 		o.renewErr.Add(ctx, 1, set)
 	}

@@ -38,8 +38,8 @@ func TestObserver_metricsAndSpans(t *testing.T) {
 	if _, err := tpl.Lock(ctx, "lock4go:pay#1", lock4go.WithAcquireTimeout(20*time.Millisecond)); err == nil {
 		t.Fatal("second Lock succeeded")
 	}
-	lost, _ := tpl.Lock(ctx, "lock4go:refund#9", lock4go.WithExpire(10*time.Millisecond))
-	<-lost.Done()
+	expired, _ := tpl.Lock(ctx, "lock4go:refund#9", lock4go.WithExpire(10*time.Millisecond))
+	<-expired.Done()
 
 	var rm metricdata.ResourceMetrics
 	if err := reader.Collect(ctx, &rm); err != nil {
@@ -61,8 +61,8 @@ func TestObserver_metricsAndSpans(t *testing.T) {
 	if n := sum("lock4go.not_acquired"); n != 1 {
 		t.Errorf("not_acquired = %d, want 1", n)
 	}
-	if n := sum("lock4go.lost"); n != 1 {
-		t.Errorf("lost = %d, want 1", n)
+	if n := sum("lock4go.expired"); n != 1 {
+		t.Errorf("expired = %d, want 1", n)
 	}
 	if n := sum("lock4go.held"); n != 1 {
 		t.Errorf("held = %d, want 1 (the pay#1 lock)", n)
