@@ -25,9 +25,10 @@ var errVanished = errors.New("zookeeper: own lock node vanished")
 // holds req.Owner as data; req.TTL is ignored, since the lease lasts as long
 // as the session.
 //
-// ZooKeeper calls cannot be interrupted, so the attempt runs in its own
-// goroutine and Acquire returns when ctx ends even if the server does not
-// answer; the goroutine then cleans up by itself.
+// go-zookeeper's calls take no context, so the attempt runs in its own
+// goroutine and Acquire returns when ctx ends (or the executor closes) even
+// if the server does not answer; the goroutine then cleans up by itself and
+// ends with its last ZooKeeper call.
 func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.Lease, error) {
 	if req.Key == "" {
 		return nil, fmt.Errorf("zookeeper: empty key: %w", executor.ErrInvalidKey)
@@ -44,8 +45,11 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 		l   *lease
 		err error
 	}
+	if e.isClosed() {
+		return nil, backendErr("acquire", req.Key, errClosed)
+	}
 	res := make(chan result) // unbuffered: a send succeeds only if Acquire takes it
-	if !e.spawn(func() {
+	go func() {
 		l, err := e.attempt(actx, req)
 		select {
 		case res <- result{l, err}:
@@ -54,9 +58,7 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 				l.abandon()
 			}
 		}
-	}) {
-		return nil, backendErr("acquire", req.Key, errClosed)
-	}
+	}()
 	select {
 	case r := <-res:
 		if ctx.Err() == nil {
@@ -66,11 +68,11 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 			return r.l, nil
 		}
 		if r.l != nil { // acquired as ctx ended: honour ctx
-			if !e.spawn(r.l.abandon) {
-				r.l.abandon()
-			}
+			go r.l.abandon()
 		}
 	case <-ctx.Done():
+	case <-e.done:
+		return nil, backendErr("acquire", req.Key, errClosed)
 	}
 	return nil, fmt.Errorf("zookeeper: acquire %q: %w: %w", req.Key, executor.ErrNotAcquired, context.Cause(ctx))
 }
@@ -202,6 +204,8 @@ func (q *queuer) waitFor(pred string) error {
 	if !ok {
 		return nil // gone already: list again
 	}
+	q.e.stats.waiting.Add(1)
+	defer q.e.stats.waiting.Add(-1)
 	select {
 	case ev := <-w:
 		q.e.stats.wakeups.Add(1)

@@ -105,12 +105,7 @@ func (l *lease) Release(ctx context.Context) error {
 		return fmt.Errorf("zookeeper: release %q: session ended: %w", l.key, executor.ErrLockNotHeld)
 	}
 	var err error
-	cerr := l.e.call(ctx, func() { err = l.e.remove(l.path, l.session) })
-	switch {
-	case errors.Is(cerr, errClosed):
-		// The executor is closed: delete without its goroutines.
-		err = l.e.conn.Delete(l.path, -1)
-	case cerr != nil:
+	if cerr := l.e.call(ctx, func() { err = l.e.remove(l.path, l.session) }); cerr != nil {
 		return backendErr("release", l.key, cerr)
 	}
 	switch {

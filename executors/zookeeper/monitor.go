@@ -149,7 +149,15 @@ func (m *monitor) check() {
 
 // rearm sets a new watch on l's node after an event that did not end it.
 func (m *monitor) rearm(l *lease) {
-	ok, st, w, err := m.e.conn.ExistsW(l.path)
+	var (
+		ok  bool
+		st  *zk.Stat
+		w   <-chan zk.Event
+		err error
+	)
+	if m.e.do(func() { ok, st, w, err = m.e.conn.ExistsW(l.path) }) != nil {
+		return // closed
+	}
 	switch {
 	case err != nil:
 		l.lose(fmt.Errorf("zookeeper: rewatching lock node: %w", err), true)

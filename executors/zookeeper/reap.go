@@ -57,6 +57,7 @@ func (e *Executor) reapGUID(parent, guid string, session int64) {
 // reap retries step in a goroutine, with backoff, until it reports done,
 // session ends or the executor closes.
 func (e *Executor) reap(session int64, step func() (done bool, err error)) {
+	e.stats.reaps.Add(1)
 	e.spawn(func() {
 		backoff := reapMinBackoff
 		for {
@@ -68,7 +69,8 @@ func (e *Executor) reap(session int64, step func() (done bool, err error)) {
 			if sessionGone(e.conn, session) {
 				return
 			}
-			if done, _ := step(); done {
+			var done bool
+			if e.do(func() { done, _ = step() }) != nil || done {
 				return
 			}
 			backoff = min(2*backoff, reapMaxBackoff)

@@ -19,8 +19,9 @@ var errClosed = errors.New("zookeeper: executor closed")
 
 // Executor locks keys with ephemeral sequential znodes, the ZooKeeper lock
 // recipe in the layout of Curator's InterProcessMutex and go-zookeeper's
-// zk.Lock. It is safe for concurrent use. Close it when done: it runs
-// background goroutines (one session monitor, and retried deletions).
+// zk.Lock. It is safe for concurrent use. Close it when done, before the
+// conn: it runs background goroutines (one session monitor, and retried
+// deletions).
 type Executor struct {
 	conn     *zk.Conn
 	name     string
@@ -41,6 +42,8 @@ type Executor struct {
 	stats struct {
 		childrenReads atomic.Int64 // children listings while acquiring
 		wakeups       atomic.Int64 // predecessor watches that fired
+		reaps         atomic.Int64 // deletions moved to the background
+		waiting       atomic.Int64 // queuers blocked on a predecessor watch now
 	}
 }
 
@@ -82,13 +85,13 @@ func (e *Executor) Name() string { return e.name }
 // Priority implements [executor.Executor].
 func (e *Executor) Priority() int { return e.priority }
 
-// Close stops the executor's background work and waits for it. It neither
-// releases held locks nor closes the connection: nodes of held leases stay
-// until their session ends, and deletions still being retried are
-// abandoned to the session's end too. A goroutine blocked in a ZooKeeper
-// call ends when the call returns; go-zookeeper fails calls within about a
-// second while no server answers, and at once after conn.Close. Acquire
-// after Close fails with an error wrapping [executor.ErrBackend].
+// Close stops the executor's background work: the session monitor and the
+// deletions still being retried, which are abandoned to the session's end.
+// It neither releases held locks nor closes the connection: nodes of held
+// leases stay until released or until their session ends. Close returns
+// without waiting for ZooKeeper calls in flight; their goroutines end when
+// the calls return, at once after conn.Close. Acquire after Close fails with
+// an error wrapping [executor.ErrBackend]; Release still works.
 func (e *Executor) Close() error {
 	e.mu.Lock()
 	if !e.closed {
@@ -100,8 +103,9 @@ func (e *Executor) Close() error {
 	return nil
 }
 
-// spawn runs f in a goroutine that Close waits for. It reports false, and
-// does not run f, once the executor is closed.
+// spawn runs f, background work that ends when e.done closes, in a
+// goroutine that Close waits for. It reports false, and does not run f,
+// once the executor is closed.
 func (e *Executor) spawn(f func()) bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -116,23 +120,45 @@ func (e *Executor) spawn(f func()) bool {
 	return true
 }
 
-// call runs f, a ZooKeeper round trip that go-zookeeper does not bound by a
-// context, in a goroutine and waits for it or for ctx. When ctx ends first
-// the goroutine finishes on its own and the caller must not read what f
-// writes.
+// do runs f, ZooKeeper calls made by background work, in a goroutine of its
+// own and waits for it, or returns errClosed when the executor closes
+// first: go-zookeeper's calls take no context and may block for seconds
+// while no server answers, and Close must not wait for them.
+func (e *Executor) do(f func()) error {
+	done := make(chan struct{})
+	go func() { defer close(done); f() }()
+	select {
+	case <-done:
+		return nil
+	case <-e.done:
+		return errClosed
+	}
+}
+
+// call runs f, ZooKeeper calls, in a goroutine and waits for it or for
+// ctx. When ctx ends first the goroutine finishes on its own and the caller
+// must not read what f writes.
 func (e *Executor) call(ctx context.Context, f func()) error {
 	if err := ctx.Err(); err != nil {
 		return context.Cause(ctx)
 	}
 	done := make(chan struct{})
-	if !e.spawn(func() { defer close(done); f() }) {
-		return errClosed
-	}
+	go func() { defer close(done); f() }()
 	select {
 	case <-done:
 		return nil
 	case <-ctx.Done():
 		return context.Cause(ctx)
+	}
+}
+
+// isClosed reports whether Close was called.
+func (e *Executor) isClosed() bool {
+	select {
+	case <-e.done:
+		return true
+	default:
+		return false
 	}
 }
 
