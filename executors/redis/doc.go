@@ -19,7 +19,9 @@
 // mid-flight) may have taken the key: the executor then compare-and-deletes
 // its own owner value in the background and reports an error, never a
 // lease. go-redis may retry a script whose reply was lost; the acquire script
-// recognises its own owner on the retry and returns the token.
+// recognises its own owner on the retry and returns the token. A retried
+// release whose first attempt deleted the key reports ErrLockNotHeld: the
+// lock is released either way.
 //
 // # Names derived from a key
 //

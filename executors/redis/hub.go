@@ -84,6 +84,9 @@ func (h *hub) watch(ctx context.Context, channel string) (<-chan struct{}, func(
 	w := &watcher{ch: make(chan struct{}, 1)}
 	s.watchers[w] = struct{}{}
 	wait := !s.confirmed && !h.degraded
+	if !s.confirmed && h.degraded {
+		s.late = true // wake w when the confirmation finally comes
+	}
 	h.mu.Unlock()
 
 	var once sync.Once
