@@ -16,6 +16,9 @@ import (
 // zxid, TTL 0 (the lease lasts as long as the holder's session) and Waiters
 // the number of nodes queued behind it.
 func (e *Executor) Inspect(ctx context.Context, key string) (executor.Holder, error) {
+	if err := ctx.Err(); err != nil {
+		return executor.Holder{}, backendErr("inspect", key, context.Cause(ctx))
+	}
 	parent := e.keyPath(key)
 	var (
 		h   executor.Holder

@@ -74,6 +74,9 @@ func (l *lease) Renew(ctx context.Context, _ time.Duration) error {
 	if l.state.Load() != stateHeld || sessionGone(l.e.conn, l.session) {
 		return fmt.Errorf("zookeeper: renew %q: %w", l.key, executor.ErrLockNotHeld)
 	}
+	if err := ctx.Err(); err != nil {
+		return backendErr("renew", l.key, context.Cause(ctx))
+	}
 	var (
 		ok  bool
 		st  *zk.Stat
@@ -94,8 +97,9 @@ func (l *lease) Renew(ctx context.Context, _ time.Duration) error {
 
 // Release deletes the node. It reports [executor.ErrLockNotHeld] when the
 // lease was already released or lost, or the node is gone. When the
-// connection is down it reports [executor.ErrBackend] and keeps deleting
-// the node in the background until it succeeds or the session ends.
+// connection is down, or ctx ends (even before the call), it reports
+// [executor.ErrBackend] and keeps deleting the node in the background until
+// it succeeds or the session ends.
 func (l *lease) Release(ctx context.Context) error {
 	if !l.state.CompareAndSwap(stateHeld, stateReleased) {
 		return fmt.Errorf("zookeeper: release %q: %w", l.key, executor.ErrLockNotHeld)

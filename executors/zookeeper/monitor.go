@@ -66,28 +66,45 @@ func (m *monitor) remove(l *lease) {
 }
 
 func (m *monitor) run() {
-	t := time.NewTimer(m.interval)
-	defer t.Stop()
+	ticker := time.NewTicker(m.interval)
+	defer ticker.Stop()
+	ticking := true
 	for {
-		m.mu.Lock()
-		idle := len(m.leases) == 0
-		if idle {
-			m.downSince = time.Time{}
+		if m.idle() {
+			if ticking {
+				ticker.Stop()
+				ticking = false
+			}
+			select {
+			case <-m.e.done:
+				return
+			case <-m.wake:
+			}
+			continue
 		}
-		m.mu.Unlock()
-		var tick <-chan time.Time
-		if !idle {
-			t.Reset(m.interval)
-			tick = t.C
+		if !ticking {
+			ticker.Reset(m.interval)
+			ticking = true
 		}
 		select {
 		case <-m.e.done:
 			return
-		case <-m.wake:
-		case <-tick:
+		case <-ticker.C:
 			m.check()
 		}
 	}
+}
+
+// idle reports whether no lease is held; it then forgets any past
+// disconnection.
+func (m *monitor) idle() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.leases) > 0 {
+		return false
+	}
+	m.downSince = time.Time{}
+	return true
 }
 
 // loss is a lease found lost, with its cause and whether its node may

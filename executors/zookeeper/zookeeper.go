@@ -136,12 +136,9 @@ func (e *Executor) do(f func()) error {
 }
 
 // call runs f, ZooKeeper calls, in a goroutine and waits for it or for
-// ctx. When ctx ends first the goroutine finishes on its own and the caller
-// must not read what f writes.
+// ctx. It runs f even when ctx has already ended. When ctx ends first the
+// goroutine finishes on its own and the caller must not read what f writes.
 func (e *Executor) call(ctx context.Context, f func()) error {
-	if err := ctx.Err(); err != nil {
-		return context.Cause(ctx)
-	}
 	done := make(chan struct{})
 	go func() { defer close(done); f() }()
 	select {

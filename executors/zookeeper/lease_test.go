@@ -1,0 +1,114 @@
+package zookeeper
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/lock4go/lock4go/executor"
+)
+
+// TestLease_Lost_nodeDeleted deletes a held lease's node behind its back
+// while the executor is busy with another key: Lost must close.
+func TestLease_Lost_nodeDeleted(t *testing.T) {
+	addr := server(t)
+	e := newExecutor(t, dial(t, testSession, addr), Options{})
+	admin := dial(t, testSession, addr)
+	key := "deleted:" + t.Name()
+	l, err := e.Acquire(t.Context(), req(key, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lost := lostAt(l)
+
+	ctx, cancel := context.WithCancel(t.Context())
+	busy := make(chan struct{})
+	go func() { // acquisitions keep the monitor's wake channel busy
+		defer close(busy)
+		for i := 0; ctx.Err() == nil; i++ {
+			if o, err := e.Acquire(ctx, req(fmt.Sprintf("busy:%d", i%3), false)); err == nil {
+				_ = o.Release(context.WithoutCancel(ctx))
+			}
+		}
+	}()
+	defer func() { cancel(); <-busy }()
+
+	if err := admin.Delete(l.(*lease).path, -1); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-lost:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Lost not closed after the node was deleted")
+	}
+	if err := l.Renew(t.Context(), time.Second); !errors.Is(err, executor.ErrLockNotHeld) {
+		t.Fatalf("Renew = %v, want ErrLockNotHeld", err)
+	}
+	if err := l.Release(t.Context()); !errors.Is(err, executor.ErrLockNotHeld) {
+		t.Fatalf("Release = %v, want ErrLockNotHeld", err)
+	}
+}
+
+// TestLease_Release_cancelledContext releases with a context that has
+// already ended: the node must still go.
+func TestLease_Release_cancelledContext(t *testing.T) {
+	addr := server(t)
+	e := newExecutor(t, dial(t, testSession, addr), Options{})
+	key := "cancelled:" + t.Name()
+	l, err := e.Acquire(t.Context(), req(key, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Renew(t.Context(), time.Second); err != nil {
+		t.Fatalf("Renew of a held lease = %v", err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	_ = l.Release(ctx) // nil or ErrBackend, depending on the race with ctx
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		if _, err := e.Inspect(t.Context(), key); errors.Is(err, executor.ErrLockNotHeld) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("node still there after Release with a cancelled context")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestOptions_withDefaults(t *testing.T) {
+	tests := []struct {
+		base string
+		ok   bool
+	}{
+		{"", true},
+		{"/curator/lock4j", true},
+		{"/a%b", true},
+		{"/", false},
+		{"relative", false},
+		{"/a/", false},
+		{"/a//b", false},
+		{"/a/./b", false},
+		{"/a/..", false},
+		{"/zookeeper", false},
+		{"/zookeeper/locks", false},
+		{"/bad\x01", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.base, func(t *testing.T) {
+			o, err := Options{BasePath: tc.base}.withDefaults()
+			if tc.ok != (err == nil) || (err != nil && !errors.Is(err, executor.ErrInvalidConfig)) {
+				t.Fatalf("BasePath %q: %v", tc.base, err)
+			}
+			if err == nil && (o.Name != "zookeeper" || o.Priority != executor.PriorityZooKeeper || len(o.ACL) != 1 || o.Logger == nil) {
+				t.Fatalf("defaults not applied: %+v", o)
+			}
+		})
+	}
+	if _, err := New(nil, Options{}); !errors.Is(err, executor.ErrInvalidConfig) {
+		t.Fatalf("New(nil) = %v, want ErrInvalidConfig", err)
+	}
+}
