@@ -103,7 +103,7 @@ func inProcess(e executor.Executor) bool {
 // a release) until the deadline or the caller's context ends. It returns the
 // attempt count and the last error.
 func (t *Template) acquire(w *waitContext, e executor.Executor, key string, o lockOptions, try bool) (*held, int, error) {
-	req := executor.Request{Key: key, Owner: newOwner(), TTL: o.expire, Renewed: !o.expireSet, Wait: !try}
+	req := executor.Request{Key: key, TTL: o.expire, Renewed: !o.expireSet, Wait: !try}
 	waiter, _ := e.(executor.Waiter)
 	var (
 		released <-chan struct{}
@@ -121,6 +121,10 @@ func (t *Template) acquire(w *waitContext, e executor.Executor, key string, o lo
 	}()
 	for {
 		attempts++
+		// A fresh owner value per attempt: an earlier attempt whose reply was
+		// lost may still land, or be compensated by a delete of its owner,
+		// and must never be mistaken for this one.
+		req.Owner = newOwner()
 		actx := w.ctx()
 		began := time.Now()
 		lease, err := e.Acquire(actx, req)

@@ -221,3 +221,23 @@ func TestTemplate_TryLock_heldLocally(t *testing.T) {
 		t.Fatalf("backend attempts = %d, want 2", got)
 	}
 }
+
+// Every attempt carries a fresh owner value, so that a late write or a
+// compensating delete of an earlier attempt can never touch this one.
+func TestTemplate_Lock_freshOwnerPerAttempt(t *testing.T) {
+	bubble(t, func(t *testing.T) {
+		f := &fakeExec{name: "fake", prio: 1, acquireF: busy}
+		tpl, _ := lock4go.New(lock4go.Config{AcquireTimeout: 450 * time.Millisecond}, f)
+		_, _ = tpl.Lock(t.Context(), "k")
+		seen := map[string]bool{}
+		for _, r := range f.reqs {
+			if len(r.Owner) != 32 || seen[r.Owner] {
+				t.Fatalf("owner %q reused or malformed", r.Owner)
+			}
+			seen[r.Owner] = true
+		}
+		if len(seen) != 5 {
+			t.Fatalf("%d owners for 5 attempts", len(seen))
+		}
+	})
+}
