@@ -169,12 +169,26 @@ func (s *session) lose(cause error) {
 		slog.Duration("ttl", s.ttl), slog.Any("error", cause))
 }
 
-// revoke revokes the lease, best effort, so that its keys go at once if etcd
-// still has it.
+// revoke revokes the lease after a loss, best effort, so that its entries
+// go at once instead of when etcd expires the lease (a restarted or newly
+// elected etcd extends every lease by its TTL). It retries for one TTL.
 func (s *session) revoke() {
-	ctx, cancel := s.e.detached()
-	defer cancel()
-	_, _ = s.e.c.Revoke(ctx, s.id)
+	until := time.Now().Add(s.ttl)
+	backoff := cleanupBackoff
+	for time.Now().Before(until) {
+		ctx, cancel := s.e.detached()
+		_, err := s.e.c.Revoke(ctx, s.id)
+		cancel()
+		if err == nil || errors.Is(err, rpctypes.ErrLeaseNotFound) {
+			return
+		}
+		select {
+		case <-time.After(backoff):
+		case <-s.e.life.Done():
+			return
+		}
+		backoff = min(2*backoff, cleanupMaxBackoff)
+	}
 }
 
 // close stops the keep-alive loop, marks the session lost (so holders stop
