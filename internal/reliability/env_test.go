@@ -254,3 +254,17 @@ func eventually(d time.Duration, cond func() bool) bool {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// containsKey reports whether the backend entry n (a Redis key, an etcd
+// key, a znode path) belongs to lock key k, as each executor lays keys out.
+func containsKey(kind, n, k string) bool {
+	switch kind {
+	case Redis:
+		return n == k
+	case Etcd:
+		return strings.Contains(n, k+"/")
+	case ZooKeeper:
+		return strings.Contains(n, "/"+k+"/")
+	}
+	return false
+}

@@ -47,6 +47,10 @@ type HolderConfig struct {
 	// would: the fence must reject it. Without it a holder that observes
 	// the loss during the hold gives up (Aborted).
 	IgnoreLost bool
+	// Linger keeps the lock for this long after the write (or until it is
+	// lost) before releasing it, so that the loss of a lock can be seen
+	// after the holder acted on it. Zero releases at once.
+	Linger time.Duration
 	// Dir holds the record, the fence store and the interval logs.
 	Dir string
 	// ID names this process in the logs.
@@ -323,6 +327,14 @@ func (h *holder) hold(lctx context.Context, iv *Interval) {
 		}
 	}
 	iv.End = ns(time.Now())
+	if h.cfg.Linger > 0 {
+		t := time.NewTimer(h.cfg.Linger)
+		select {
+		case <-t.C:
+		case <-lctx.Done():
+			t.Stop()
+		}
+	}
 	if !stop() {
 		// The callback ran or is running: wait for it, so lostAt is final.
 		select {

@@ -92,6 +92,16 @@ func (p *proc) signal(t *testing.T, sig syscall.Signal) time.Time {
 	return time.Now()
 }
 
+// stop asks the process to end its run (SIGTERM); a process that has
+// already exited is left alone.
+func (p *proc) stop() {
+	select {
+	case <-p.done:
+	default:
+		_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	}
+}
+
 // wait waits for the process to exit and returns its report. A process
 // that reports violations, or fails otherwise, fails the test unless
 // allowFail is set.

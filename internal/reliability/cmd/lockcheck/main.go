@@ -12,6 +12,8 @@
 // cancelled at random points, then a goroutine-leak check), analyse (merge
 // the logs of a directory and check them).
 //
+// In holders mode SIGTERM or SIGINT ends the run gracefully.
+//
 // The exit status is 0 when no violation was seen, 1 when one was, 2 on a
 // usage or set-up error.
 package main
@@ -23,7 +25,9 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/lock4go/lock4go"
@@ -39,7 +43,7 @@ type flags struct {
 	cluster, ignoreLost, allowOverlap, allowStale        bool
 	goroutines, acquisitions                             int
 	duration, lease, expire, hold, acquireTimeout, retry time.Duration
-	session, timeout                                     time.Duration
+	session, timeout, linger                             time.Duration
 	stormTotal, stormKeys                                int
 	stormDelay                                           time.Duration
 	logLevel                                             string
@@ -63,6 +67,7 @@ func parse(args []string) (flags, error) {
 	fs.DurationVar(&f.hold, "hold", 20*time.Millisecond, "sleep between reading and writing the record")
 	fs.DurationVar(&f.acquireTimeout, "acquire-timeout", 5*time.Second, "Config.AcquireTimeout")
 	fs.DurationVar(&f.retry, "retry", 50*time.Millisecond, "Config.RetryInterval")
+	fs.DurationVar(&f.linger, "linger", 0, "keep the lock this long after the write (or until lost) before releasing")
 	fs.StringVar(&f.api, "api", reliability.APILock, "lock or do")
 	fs.BoolVar(&f.ignoreLost, "ignore-lost", false, "sleep through a lost lock and present the token anyway")
 	fs.StringVar(&f.dir, "dir", "", "shared directory: record, fence store, interval logs")
@@ -110,6 +115,14 @@ func run(args []string) int {
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 	ctx, cancel := context.WithTimeout(context.Background(), f.timeout)
 	defer cancel()
+	if f.mode == "holders" {
+		// SIGTERM ends the run gracefully: holds in progress finish and
+		// the report is printed. (Not in storm mode, whose leak check
+		// would see the signal goroutine.)
+		var stop context.CancelFunc
+		ctx, stop = signal.NotifyContext(ctx, syscall.SIGTERM, os.Interrupt)
+		defer stop()
+	}
 
 	b := reliability.Backend{Kind: f.backend, Addrs: splitAddrs(f.addr), Cluster: f.cluster,
 		Session: f.session, Namespace: f.namespace, Logger: logger}
@@ -132,7 +145,7 @@ func run(args []string) int {
 	case "holders":
 		rep, err = reliability.RunHolders(ctx, tpl, reliability.HolderConfig{
 			Key: f.key, Goroutines: f.goroutines, Acquisitions: f.acquisitions, Duration: f.duration,
-			Hold: f.hold, Expire: f.expire, API: f.api, IgnoreLost: f.ignoreLost, Dir: f.dir, ID: f.id,
+			Hold: f.hold, Expire: f.expire, API: f.api, IgnoreLost: f.ignoreLost, Linger: f.linger, Dir: f.dir, ID: f.id,
 		})
 	case "storm":
 		keys := make([]string, f.stormKeys)

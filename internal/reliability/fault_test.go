@@ -1,0 +1,158 @@
+package reliability
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/lock4go/lock4go/internal/testserver"
+)
+
+// backendFault is one way to take the backend away from its clients.
+type backendFault struct {
+	name string
+	// inject starts the fault; heal ends it.
+	inject, heal func(t *testing.T, srv *testserver.Server, p *testserver.Proxy)
+}
+
+var backendFaults = []backendFault{
+	{
+		name:   "proxy-blackhole",
+		inject: func(t *testing.T, _ *testserver.Server, p *testserver.Proxy) { p.SetBlackhole(true) },
+		heal:   func(t *testing.T, _ *testserver.Server, p *testserver.Proxy) { p.SetBlackhole(false); p.Cut() },
+	},
+	{
+		name: "server-pause",
+		inject: func(t *testing.T, s *testserver.Server, _ *testserver.Proxy) {
+			if err := s.Pause(); err != nil {
+				t.Fatal(err)
+			}
+		},
+		heal: func(t *testing.T, s *testserver.Server, _ *testserver.Proxy) {
+			if err := s.Resume(); err != nil {
+				t.Fatal(err)
+			}
+		},
+	},
+	{
+		name: "server-restart",
+		inject: func(t *testing.T, s *testserver.Server, _ *testserver.Proxy) {
+			if err := s.Kill(); err != nil {
+				t.Fatal(err)
+			}
+		},
+		heal: func(t *testing.T, s *testserver.Server, _ *testserver.Proxy) {
+			if err := s.Restart(); err != nil {
+				t.Fatal(err)
+			}
+		},
+	},
+}
+
+// TestBackendFault is scenario 3: while N=3 processes compete for one key
+// through a TCP proxy, the backend goes away for twice the lease: the proxy
+// blackholes every connection, the server is paused (SIGSTOP), or the server
+// is killed and restarted (same port and data directory; Redis runs without
+// persistence, so its keys are gone). A holder in the middle of a long hold
+// when the fault starts must be told ErrLockLost before the lease ends by
+// its own clock (the fault's start plus the lease); no two believed-held
+// intervals may overlap, no update may be lost; and locks must be granted
+// again after the fault heals.
+func TestBackendFault(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, e *env) {
+		for i := range pick(1, 3) {
+			for _, f := range backendFaults {
+				t.Run(f.name, func(t *testing.T) { backendFaultRun(t, e, f) })
+			}
+			if t.Failed() {
+				t.Fatalf("round %d failed", i)
+			}
+		}
+	})
+}
+
+func backendFaultRun(t *testing.T, e *env, f backendFault) {
+	s := newSpace(e)
+	L := e.lease
+	proxy, err := testserver.NewProxy(e.srv.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = proxy.Close() })
+	r := newRun(t, s.backend(proxy.Addr()), s.key("fault"), L)
+	common := []string{"--duration", "2m", "--acquire-timeout", L.String()}
+	// One hold long enough to straddle the fault, then the process ends.
+	r.start(t, "long", append(common, "--goroutines", "1", "--acquisitions", "1", "--hold", (3*L).String())...)
+	for i := range 2 {
+		r.start(t, fmt.Sprint("short", i), append(common, "--goroutines", "4", "--hold", "20ms")...)
+	}
+	acq := r.acquiredBy(t, "long", time.Time{}, 30*time.Second)
+	time.Sleep(time.Until(fromNS(acq.Start).Add(50 * time.Millisecond)))
+	faultAt := time.Now()
+	f.inject(t, e.srv, proxy)
+	healed := false
+	heal := func() {
+		if !healed {
+			healed = true
+			f.heal(t, e.srv, proxy)
+		}
+	}
+	defer heal() // the server must come back for the tests that follow
+	time.Sleep(time.Until(faultAt.Add(2 * L)))
+	heal()
+	healedAt := time.Now()
+
+	// Wait for locks to be granted again, then stop the processes.
+	recovered := eventually(3*L+15*time.Second, func() bool {
+		acqs, _, err := ReadLogs(r.dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, ev := range acqs {
+			if ev.Start > ns(healedAt) {
+				n++
+			}
+		}
+		return n >= 5
+	})
+	for _, p := range r.procs {
+		p.stop()
+	}
+	reps := r.waitAll(t, 30*time.Second)
+	a := r.analyse(t, AnalyseOptions{})
+	if !recovered {
+		t.Errorf("fewer than 5 acquisitions within %v after the fault healed", 3*L+15*time.Second)
+	}
+
+	// Holders that held the lock when the fault began must have stopped
+	// believing in it before the lease could end: the fault's start plus
+	// the lease, by their clock (the same machine's wall clock).
+	_, done, err := ReadLogs(r.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var told []time.Duration
+	for _, iv := range done {
+		if iv.Start >= ns(faultAt) || iv.Believed() <= ns(faultAt) {
+			continue
+		}
+		d := fromNS(iv.Believed()).Sub(faultAt)
+		if iv.LostAt != 0 {
+			told = append(told, fromNS(iv.LostAt).Sub(faultAt))
+		}
+		if d >= L {
+			t.Errorf("%s g%d token %d believed it held the lock until %v after the fault began, past the lease (%v); lost %q",
+				iv.ID, iv.G, iv.Token, d, L, iv.LostErr)
+		}
+		if iv.ID == "long" && iv.LostAt == 0 {
+			t.Errorf("the long holder, mid-hold when the fault began, was never told its lock was lost")
+		}
+	}
+	var backendErrs int64
+	for _, rep := range reps {
+		backendErrs += rep.BackendErrors
+	}
+	t.Logf("%s/%s: lost-lock signals after the fault began: %s (lease %v); %s; backend_errors=%d",
+		e.kind, f.name, latencies(told), L, a.Summary(), backendErrs)
+}

@@ -1,0 +1,52 @@
+package reliability
+
+import (
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestKilledHolder is scenario 2: the holder's process is killed with
+// SIGKILL while it holds the lock; the next waiter, already waiting in
+// another process, must acquire within the lease plus one second (for
+// ZooKeeper the lease is the session timeout). No hold may overlap the
+// dead holder's.
+func TestKilledHolder(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, e *env) {
+		for i := range pick(1, 5) {
+			for _, mode := range []string{"watchdog", "expire"} {
+				t.Run(mode, func(t *testing.T) { killedHolder(t, e, mode) })
+			}
+			if t.Failed() {
+				t.Fatalf("round %d failed", i)
+			}
+		}
+	})
+}
+
+func killedHolder(t *testing.T, e *env, mode string) {
+	s := newSpace(e)
+	L := e.lease
+	r := newRun(t, s.backend(), s.key("kill"), L)
+	args := []string{"--goroutines", "1", "--acquisitions", "1", "--hold", "1m"}
+	if mode == "expire" {
+		// A fixed lease longer than the hold would not be safe; the
+		// process dies long before it ends anyway.
+		args = append(args, "--expire", L.String())
+	}
+	dead := r.start(t, "dead", args...)
+	r.acquiredBy(t, "dead", time.Time{}, 20*time.Second)
+	next := r.start(t, "next", "--goroutines", "1", "--acquisitions", "1", "--hold", "10ms",
+		"--acquire-timeout", (L + 10*time.Second).String())
+	time.Sleep(300 * time.Millisecond) // let the waiter queue up
+	killed := dead.signal(t, syscall.SIGKILL)
+	<-dead.done
+	next.wait(t, time.Minute, false)
+	acq := r.acquiredBy(t, "next", time.Time{}, time.Second)
+	a := r.analyse(t, AnalyseOptions{Killed: map[string]time.Time{"dead": killed}})
+	wait := fromNS(acq.Start).Sub(killed)
+	if bound := L + time.Second; wait > bound {
+		t.Errorf("next waiter acquired %v after the kill, more than lease + 1s (%v)", wait, bound)
+	}
+	t.Logf("%s/%s: next waiter acquired %v after SIGKILL (lease %v); %s", e.kind, mode, wait.Round(time.Millisecond), L, a.Summary())
+}

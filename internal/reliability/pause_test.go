@@ -1,0 +1,121 @@
+package reliability
+
+import (
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestPausedHolder is scenario 1: the holder's process is paused with
+// SIGSTOP for twice the lease. A successor must acquire meanwhile. On
+// SIGCONT the old holder's context must already be cancelled or be
+// cancelled within one renewal interval (a third of the lease); its fenced
+// write (it sleeps through the loss, as a process paused between its check
+// and its write would) must be rejected; its Release must return
+// ErrLockNotHeld and must not touch the successor's lock.
+func TestPausedHolder(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, e *env) {
+		rounds := pick(1, 5)
+		for i := range rounds {
+			for _, mode := range []string{"watchdog", "expire"} {
+				for _, linger := range []bool{false, true} {
+					name := mode + "/release-at-once"
+					if linger {
+						name = mode + "/linger"
+					}
+					t.Run(name, func(t *testing.T) { pausedHolder(t, e, mode, linger) })
+				}
+			}
+			if t.Failed() {
+				t.Fatalf("round %d failed", i)
+			}
+		}
+	})
+}
+
+// pausedHolder runs one pause. With linger the old holder keeps its lock
+// for a lease after its write, so the test sees when it is told of the
+// loss; without it the holder releases right after its write, racing the
+// Template's own detection, and Release must still say ErrLockNotHeld.
+func pausedHolder(t *testing.T, e *env, mode string, linger bool) {
+	s := newSpace(e)
+	L := e.lease
+	r := newRun(t, s.backend(), s.key("pause"), L)
+	holderArgs := []string{"--goroutines", "1", "--acquisitions", "1", "--hold", (L / 2).String(), "--ignore-lost"}
+	if mode == "expire" {
+		holderArgs = append(holderArgs, "--expire", L.String())
+	}
+	if linger {
+		holderArgs = append(holderArgs, "--linger", L.String())
+	}
+	old := r.start(t, "old", holderArgs...)
+	acq := r.acquiredBy(t, "old", time.Time{}, 20*time.Second)
+	paused := old.signal(t, syscall.SIGSTOP)
+	if lag := paused.Sub(fromNS(acq.Start)); lag > L/4 {
+		t.Logf("paused %v after the acquisition", lag)
+	}
+	// Successors: 2 processes × 2 goroutines, 2 short holds each.
+	for _, id := range []string{"next1", "next2"} {
+		r.start(t, id, "--goroutines", "2", "--acquisitions", "2", "--hold", (L / 10).String(),
+			"--acquire-timeout", (4*L + 5*time.Second).String())
+	}
+	time.Sleep(time.Until(paused.Add(2 * L)))
+	// A successor must have acquired while the holder was paused.
+	acqs, _, err := ReadLogs(r.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var first *Interval
+	for i := range acqs {
+		if acqs[i].ID != "old" {
+			first = &acqs[i]
+			break
+		}
+	}
+	if first == nil {
+		t.Fatalf("no successor acquired within 2×lease (%v) of the pause", 2*L)
+	}
+	resumed := old.signal(t, syscall.SIGCONT)
+	r.waitAll(t, time.Minute)
+
+	a := r.analyse(t, AnalyseOptions{AllowOverlap: true, AllowStale: true})
+	var oldIv *Interval
+	_, done, _ := ReadLogs(r.dir)
+	for i := range done {
+		iv := &done[i]
+		if iv.ID == "old" {
+			oldIv = iv
+			continue
+		}
+		if iv.LostAt != 0 || iv.ReleaseErr != "" {
+			t.Errorf("successor %s g%d token %d disturbed: lost %q, release %q", iv.ID, iv.G, iv.Token, iv.LostErr, iv.ReleaseErr)
+		}
+		if iv.Token <= acq.Token {
+			t.Errorf("successor token %d not above the paused holder's %d", iv.Token, acq.Token)
+		}
+	}
+	if oldIv == nil {
+		t.Fatal("the paused holder logged no interval")
+	}
+	detect := time.Duration(0)
+	switch {
+	case oldIv.LostAt == 0 && linger:
+		t.Errorf("paused holder never told its lock was lost")
+	case oldIv.LostAt == 0:
+		t.Logf("paused holder released before the Template noticed the loss")
+	default:
+		detect = fromNS(oldIv.LostAt).Sub(resumed)
+		if detect > L/3 {
+			t.Errorf("paused holder told %v after SIGCONT, more than one renewal interval (%v)", detect, L/3)
+		}
+	}
+	if !oldIv.Rejected {
+		t.Errorf("paused holder's fenced write not rejected (token %d, fence had %d, wrote %v)", oldIv.Token, oldIv.FenceLast, oldIv.Wrote)
+	}
+	if !oldIv.ReleaseNotHeld {
+		t.Errorf("paused holder's Release = %q, want ErrLockNotHeld", oldIv.ReleaseErr)
+	}
+	succWait := fromNS(first.Start).Sub(paused)
+	t.Logf("%s/%s linger=%v: successor acquired %v after the pause (lease %v); old holder told %v after SIGCONT (%s); %s",
+		e.kind, mode, linger, succWait.Round(time.Millisecond), L, detect.Round(time.Millisecond), oldIv.LostErr, a.Summary())
+}
