@@ -122,7 +122,7 @@ func lostReplies(t *testing.T, e *env, partition bool) {
 		freedIn = time.Since(dropsEnded)
 	}
 	if len(left) > 0 {
-		t.Errorf("orphans %d s after the drops ended (lease %v): %q", int((L+3*time.Second).Seconds()), L, left)
+		t.Errorf("orphans %d s after the drops ended (lease %v): %q", int((L + 3*time.Second).Seconds()), L, left)
 	}
 	// Another client must get every key at once.
 	other, _ := s.open(t, lock4go.Config{})
