@@ -22,6 +22,7 @@ func BenchmarkUncontended(b *testing.B) {
 	conn := dial(b, testSession, addr)
 	e := newExecutor(b, conn, Options{})
 	key := fmt.Sprintf("bench:%d", time.Now().UnixNano())
+	warmUp(b, e)
 
 	b.Run("lock4go", func(b *testing.B) {
 		for b.Loop() {
@@ -63,6 +64,18 @@ func BenchmarkUncontended(b *testing.B) {
 	})
 }
 
+// warmUp exercises the server, started fresh by TestMain, so that the JVM's
+// JIT compiler has done its work before the first measurement.
+func warmUp(b *testing.B, e *Executor) {
+	for i := range 3000 {
+		l, err := e.Acquire(b.Context(), req(fmt.Sprintf("warm-up:%d", i%10), false))
+		if err != nil {
+			b.Fatal(err)
+		}
+		_ = l.Release(b.Context())
+	}
+}
+
 // BenchmarkHandoff measures the time from a holder's Release call to the
 // next waiter's lease, with 2 and 64 goroutines contending over 4 conns,
 // and reports its median and 99th percentile.
@@ -72,6 +85,7 @@ func BenchmarkHandoff(b *testing.B) {
 	for i := range execs {
 		execs[i] = newExecutor(b, dial(b, testSession, addr), Options{})
 	}
+	warmUp(b, execs[0])
 	for _, waiters := range []int{2, 64} {
 		b.Run(fmt.Sprintf("waiters=%d", waiters), func(b *testing.B) {
 			key := fmt.Sprintf("handoff:%d:%d", waiters, time.Now().UnixNano())

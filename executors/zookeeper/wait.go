@@ -1,0 +1,131 @@
+package zookeeper
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/lock4go/lock4go/executor"
+)
+
+// queuer is one node's wait in its key's queue.
+type queuer struct {
+	e      *Executor
+	req    executor.Request
+	parent string
+	guid   string
+	name   string
+	path   string
+
+	session int64           // the node's session, once known
+	stat    *zk.Stat        // the node's stat, once known
+	own     <-chan zk.Event // a watch on the own node
+}
+
+// run loops: list the queue; hold the lock when first, otherwise watch the
+// predecessor and list again when it goes.
+func (q *queuer) run(ctx context.Context) (*lease, error) {
+	key := q.req.Key
+	for {
+		children, err := q.list()
+		if err != nil {
+			return nil, backendErr("acquire", key, err)
+		}
+		nodes := queue(children)
+		idx := -1
+		for i, c := range nodes {
+			switch {
+			case c == q.name:
+				idx = i
+			case hasGUID(c, q.guid):
+				// A twin from a create retried after a lost reply.
+				_ = q.e.remove(q.parent+"/"+c, q.session)
+			}
+		}
+		if idx < 0 {
+			return nil, backendErr("acquire", key, errVanished)
+		}
+		if idx == 0 {
+			l := newLease(q.e, key, q.path, q.stat, q.own)
+			q.e.mon.add(l)
+			if sessionGone(q.e.conn, l.session) {
+				l.lose(errSessionEnded, false)
+			}
+			return l, nil
+		}
+		if !q.req.Wait {
+			return nil, fmt.Errorf("zookeeper: %q: %w", key, executor.ErrNotAcquired)
+		}
+		if err := q.waitFor(ctx, q.parent+"/"+nodes[idx-1]); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// list reads the children of the key's parent. The first time it also reads
+// the own node's stat (its creation zxid is the fencing token, its
+// ephemeral owner the session) and sets a watch on it, in the same round
+// trip.
+func (q *queuer) list() ([]string, error) {
+	q.e.stats.childrenReads.Add(1)
+	if q.own != nil {
+		children, _, err := q.e.conn.Children(q.parent)
+		return children, err
+	}
+	var (
+		wg     sync.WaitGroup
+		exists bool
+		werr   error
+	)
+	wg.Go(func() { exists, q.stat, q.own, werr = q.e.conn.ExistsW(q.path) })
+	children, _, err := q.e.conn.Children(q.parent)
+	wg.Wait()
+	switch {
+	case werr != nil:
+		return nil, werr
+	case !exists:
+		return nil, errVanished
+	case err != nil:
+		return nil, err
+	}
+	q.session = q.stat.EphemeralOwner
+	return children, nil
+}
+
+// waitFor waits until the predecessor node at pred is gone (or changed),
+// the own node vanishes, or ctx ends.
+func (q *queuer) waitFor(ctx context.Context, pred string) error {
+	key := q.req.Key
+	ok, _, w, err := q.e.conn.ExistsW(pred)
+	if err != nil {
+		return backendErr("acquire", key, err)
+	}
+	if !ok {
+		return nil // gone already: list again
+	}
+	q.e.stats.waiting.Add(1)
+	defer q.e.stats.waiting.Add(-1)
+	select {
+	case ev := <-w:
+		q.e.stats.wakeups.Add(1)
+		if ev.Type == zk.EventNotWatching {
+			return backendErr("acquire", key, fmt.Errorf("watch on predecessor ended: %w", ev.Err))
+		}
+		return nil
+	case ev := <-q.own:
+		q.own = nil // read the stat and watch again on the next list
+		if ev.Type == zk.EventNodeDataChanged {
+			return nil
+		}
+		if ev.Err != nil {
+			return backendErr("acquire", key, ev.Err)
+		}
+		return backendErr("acquire", key, errVanished)
+	case <-ctx.Done():
+		return fmt.Errorf("zookeeper: acquire %q: %w: %w", key, executor.ErrNotAcquired, context.Cause(ctx))
+	case <-q.e.done:
+		return backendErr("acquire", key, errClosed)
+	}
+}
