@@ -35,6 +35,9 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("zookeeper: acquire %q: %w: %w", req.Key, executor.ErrNotAcquired, context.Cause(ctx))
 	}
+	if e.isClosed() {
+		return nil, backendErr("acquire", req.Key, errClosed)
+	}
 	// actx ends with ctx or when Acquire returns: the attempt learns both of
 	// ctx ending and of being abandoned.
 	actx, cancel := context.WithCancel(ctx)
@@ -43,9 +46,6 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 	type result struct {
 		l   *lease
 		err error
-	}
-	if e.isClosed() {
-		return nil, backendErr("acquire", req.Key, errClosed)
 	}
 	res := make(chan result) // unbuffered: a send succeeds only if Acquire takes it
 	go func() {

@@ -46,15 +46,16 @@ type Options struct {
 	// session before every lease of that session counts as lost (Lost
 	// closes, and the executor deletes the lease's node once it reconnects,
 	// should the session have survived). While disconnected the client
-	// cannot hear of its session's expiry, and once it has expired another
-	// owner may be granted the lock. The server expires a session no earlier
-	// than the session timeout after it last heard from the client, and the
-	// client notices a silent server after two thirds of it, so a grace of
-	// at most a third of the session timeout is safe. Zero means a lease is
-	// lost as soon as the connection drops (Curator's advice: a SUSPENDED
+	// cannot hear of its session's expiry, and once the session has expired
+	// another owner may be granted the lock. The server expires a session no
+	// earlier than the session timeout after it last heard from the client,
+	// and go-zookeeper notices a silent server after two thirds of it, so a
+	// grace safely stays below a third of the session timeout minus the
+	// executor's 50ms polling interval. Zero means a lease is lost as soon as
+	// the executor sees the connection down (Curator's advice: a SUSPENDED
 	// connection no longer proves ownership). A negative value disables the
-	// check: leases end only when ZooKeeper reports the session expired
-	// after a reconnect, or when their node is deleted.
+	// check: leases end only when ZooKeeper reports the session expired after
+	// a reconnect, or when their node is deleted.
 	DisconnectGrace time.Duration
 
 	// Logger receives background events: lost leases and nodes whose

@@ -48,11 +48,12 @@ func (q *queuer) run(ctx context.Context) (*lease, error) {
 			return nil, backendErr("acquire", key, errVanished)
 		}
 		if idx == 0 {
+			if sessionGone(q.e.conn, q.session) {
+				return nil, backendErr("acquire", key, errSessionEnded)
+			}
+			// From here on the monitor watches the lease's session.
 			l := newLease(q.e, key, q.path, q.stat, q.own)
 			q.e.mon.add(l)
-			if sessionGone(q.e.conn, l.session) {
-				l.lose(errSessionEnded, false)
-			}
 			return l, nil
 		}
 		if !q.req.Wait {
