@@ -10,7 +10,9 @@ type comparison struct {
 	what       string
 	metric     func(*Row) float64
 	higherWins bool
-	why        map[Backend]string // why lock4go costs more here, when it does
+	// why says why lock4go costs more here, by backend and by whether the
+	// subject is one Template (false) or several (true).
+	why map[Backend]map[bool]string
 }
 
 func (r *Report) comparisons() []comparison {
@@ -28,6 +30,7 @@ func (r *Report) comparisons() []comparison {
 // 5% worse than the best peer on its backend.
 func (r *Report) behind(b *strings.Builder) {
 	b.WriteString("## Where lock4go is behind a peer, and why\n\n")
+	b.WriteString("Every figure of this run on which a lock4go row is more than 5% worse than the best peer on the same backend, with the reason as far as we know it.\n\n")
 	var lines []string
 	for _, row := range r.Rows {
 		if row.Subject.Kind != KindLock4go {
@@ -52,32 +55,54 @@ func (r *Report) behind(b *strings.Builder) {
 			if !worse {
 				continue
 			}
-			line := fmt.Sprintf("- **%s**, %s: %s of %s.", row.Subject.Name, c.what, ratio(mine, theirs), pr.Subject.Name)
-			if why := c.why[row.Subject.Backend]; why != "" {
+			line := fmt.Sprintf("- **%s**, %s: %s %s.", row.Subject.Name, c.what, ratio(mine, theirs), pr.Subject.Name)
+			if why := c.why[row.Subject.Backend][row.Subject.Templates > 1]; why != "" {
 				line += " " + why
 			}
 			lines = append(lines, line)
 		}
 	}
 	if len(lines) == 0 {
-		b.WriteString("Nowhere in this run (within 5%).\n\n")
+		b.WriteString("Nowhere in this run.\n\n")
 		return
 	}
 	b.WriteString(strings.Join(lines, "\n") + "\n\n")
 }
 
-var whyUncontended = map[Backend]string{
-	Redis: "lock4go's acquire is one EVALSHA that also increments the key's fencing counter (SET NX PX + INCR + PEXPIRE inside the script), and the Template adds an owner from crypto/rand, the local-queue turn and the watchdog bookkeeping; bsm/redislock runs a smaller script with no fencing token.",
+const (
+	whyRedisScript    = "Same two round trips as the peers, but lock4go's scripts do more on the server: the acquire script also increments the key's fencing counter (SET NX PX + INCR + PEXPIRE) and the release script publishes the release for waiters (GET + DEL + PUBLISH), 8 server commands per pair against 4–5; the Template adds a crypto/rand owner, the local-queue turn and the watchdog bookkeeping."
+	whyPollThroughput = "Pollers look faster because they are unfair: the goroutine that just released takes the key back at once while the others sleep out their retry interval (see the min–max acquisitions per goroutine, the max wait and the timeouts). lock4go hands the key to the goroutine that waited longest"
+	whyEtcdUnsynced   = "etcd 3.4 serves a watch that starts at a revision the store has already passed from its 100 ms catch-up loop; the executor watches from one past the revision it read, but with no hold time the other processes' puts and deletes move the store past it before the watch is registered, so many hand-offs wait for that loop (max wait and few acquisitions per goroutine). concurrency.Mutex's 64 sessions queue far enough ahead that their watches are in sync when their turn comes. Watching from the current revision and re-reading the predecessor after the watch is created would avoid it."
+	whyLocalQueue     = "In one Template the local queue lets only one goroutine per key reach the backend, so the next waiter starts its backend acquisition only after the release: a hand-off is release plus a fresh acquire (two round trips), where the peer's waiters are already queued on the server and need only the delete event and one read. The tail is still shorter."
+)
+
+var whyUncontended = map[Backend]map[bool]string{
+	Redis:     {false: whyRedisScript, true: whyRedisScript},
+	ZooKeeper: {false: "lock4go sends 4 requests per pair against zk.Lock's 3: besides create, children and delete it reads its own node (ExistsW, in parallel with the children listing) for the fencing token (the node's czxid) and a watch that reports the node's deletion as a lost lock.", true: "lock4go sends 4 requests per pair against zk.Lock's 3: besides create, children and delete it reads its own node (ExistsW, in parallel with the children listing) for the fencing token (the node's czxid) and a watch that reports the node's deletion as a lost lock."},
 }
 
-var whyThroughput = map[Backend]string{
-	Redis: "pollers win raw throughput because the releaser re-acquires at once while waiters sleep (see the min–max spread and timeouts): their throughput is one goroutine looping, not a fair hand-off. lock4go hands the key to the next waiter (local queue, pub/sub wake-up), which costs a wake-up per acquisition.",
+var whyThroughput = map[Backend]map[bool]string{
+	Redis: {
+		false: whyPollThroughput + " through the local queue, one backend acquisition after another.",
+		true:  whyPollThroughput + "; across processes that costs a pub/sub message, a SUBSCRIBE and an UNSUBSCRIBE per wait (the executor does not keep idle subscriptions) and a retry by each process's waiter when it is woken, of which one wins (see the commands table).",
+	},
+	Etcd: {
+		false: "One Template serialises its goroutines in the local queue, so each acquisition is a fresh acquire and release, one after another (two round trips of about 1 ms on this etcd); concurrency.Mutex's 64 sessions are all queued on the server and overlap their round trips.",
+		true:  whyEtcdUnsynced,
+	},
 }
 
-var whyHandoff = map[Backend]string{}
+var whyHandoff = map[Backend]map[bool]string{
+	Etcd:      {false: whyLocalQueue, true: whyEtcdUnsynced},
+	ZooKeeper: {false: whyLocalQueue, true: "The processes' waiters are queued on the server as zk.Lock's are, but the woken waiter reads its own node as well as the children before it holds the lock."},
+}
 
-var whyCommands = map[Backend]string{
-	Redis: "server counts include the commands lock4go's scripts call (a fencing-token INCR and a PUBLISH per release); per round trip (the *sent* column) lock4go needs fewer.",
+var whyCommands = map[Backend]map[bool]string{
+	Redis: {
+		false: "Server counts include what lock4go's scripts call (the fencing counter's INCR and PEXPIRE, the release's PUBLISH); round trips (the *sent* column) are the same as the peers'.",
+		true:  "Server counts include what lock4go's scripts call (the fencing counter's INCR and PEXPIRE, the release's PUBLISH); across processes each wait also costs a SUBSCRIBE and an UNSUBSCRIBE, and each release wakes one waiter per process, all but one of which retry in vain.",
+	},
+	ZooKeeper: {true: "Each wait also reads the own node (ExistsW) and, after a wake-up, the children again."},
 }
 
 // method describes how figures are taken.

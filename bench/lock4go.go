@@ -49,7 +49,7 @@ func Lock4go(ctx context.Context, backend Backend, templates int, mk ExecutorFac
 		note = fmt.Sprintf("%d Templates with their own clients (simulated processes)", templates)
 	}
 	return &Subject{
-		Name: name, Backend: backend, Kind: KindLock4go, Waits: true, Note: note,
+		Name: name, Backend: backend, Kind: KindLock4go, Waits: true, Note: note, Templates: templates,
 		newLocker: func(g int) (Locker, error) { return templateLocker(tpls[g%len(tpls)]), nil },
 		close:     closeAll,
 	}, nil

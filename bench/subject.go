@@ -71,6 +71,9 @@ type Subject struct {
 	Waits bool
 	// Note says how the subject waits, for the report.
 	Note string
+	// Templates is how many lock4go Templates the subject spreads its
+	// goroutines over (0 for others).
+	Templates int
 
 	newLocker func(g int) (Locker, error)
 	close     func() error

@@ -32,13 +32,13 @@ func (r *Report) SVG() string {
 	}
 	const (
 		rowH   = 22
-		top    = 60
-		labelW = 190
+		top    = 75
+		labelW = 215
 		panelW = 300
-		gap    = 40
+		gap    = 50
 	)
 	rows := max(len(left), len(right))
-	width := 2*(labelW+panelW) + gap + 20
+	width := 2*(labelW+panelW) + gap + 60
 	height := top + rows*rowH + 70
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">`+"\n", width, height, width, height)
@@ -56,9 +56,21 @@ func (r *Report) SVG() string {
 	return b.String()
 }
 
+// decade names 10^d microseconds.
+func decade(d float64) string {
+	switch n := int(d); {
+	case n < 3:
+		return fmt.Sprintf("%.0f µs", math.Pow(10, d))
+	case n < 6:
+		return fmt.Sprintf("%.0f ms", math.Pow(10, d-3))
+	default:
+		return fmt.Sprintf("%.0f s", math.Pow(10, d-6))
+	}
+}
+
 // panel draws one titled panel of bars at (x, y).
 func panel(b *strings.Builder, x, y, labelW, w, rowH int, title string, bars []bar) {
-	fmt.Fprintf(b, `<text x="%d" y="%d" font-weight="bold">%s</text>`+"\n", x, y-25, html.EscapeString(title))
+	fmt.Fprintf(b, `<text x="%d" y="%d" font-weight="bold">%s</text>`+"\n", x, y-22, html.EscapeString(title))
 	lo, hi := math.Inf(1), 0.0
 	for _, br := range bars {
 		if v := float64(br.value); v > 0 {
@@ -80,7 +92,7 @@ func panel(b *strings.Builder, x, y, labelW, w, rowH int, title string, bars []b
 	for d := d0; d <= d1; d++ {
 		gx := float64(x0) + px(math.Pow(10, d)*1e3)
 		fmt.Fprintf(b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#ddd"/>`+"\n", gx, y-8, gx, y+h)
-		fmt.Fprintf(b, `<text x="%.1f" y="%d" text-anchor="middle" fill="#555">%s</text>`+"\n", gx, y+h+15, dur(time.Duration(math.Pow(10, d)*1e3)))
+		fmt.Fprintf(b, `<text x="%.1f" y="%d" text-anchor="middle" fill="#555">%s</text>`+"\n", gx, y+h+15, decade(d))
 	}
 	for i, br := range bars {
 		by := y + i*rowH

@@ -1,0 +1,51 @@
+package bench
+
+import (
+	"io"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestRun_quick runs every measure on every subject with a tiny plan and
+// checks that nothing failed, mutual exclusion held, and the report renders.
+func TestRun_quick(t *testing.T) {
+	env, cat := catalog(t)
+	if testing.Short() {
+		t.Skip("runs every subject for about 20s")
+	}
+	plan := Plan{
+		Uncontended:    Budget{Ops: 50, Time: 200 * time.Millisecond},
+		Contenders:     []int{16},
+		ContendedFor:   200 * time.Millisecond,
+		Waiters:        []int{2},
+		Handoff:        Budget{Ops: 10, Time: 500 * time.Millisecond},
+		Hold:           5 * time.Millisecond,
+		AcquireTimeout: 3 * time.Second,
+	}
+	rows := Run(t.Context(), env, cat, plan, io.Discard)
+	for _, r := range rows {
+		for _, err := range r.Errs {
+			t.Errorf("%s: %v", r.Subject.Name, err)
+		}
+		if r.Uncontended.Pair.N == 0 {
+			t.Errorf("%s: no uncontended figure", r.Subject.Name)
+		}
+		if !r.Subject.Waits {
+			continue
+		}
+		if c := r.Contended[16]; c.Acquired == 0 || c.Violations != 0 {
+			t.Errorf("%s: contended run: %d acquisitions, %d violations", r.Subject.Name, c.Acquired, c.Violations)
+		}
+		if h := r.Handoff[2]; h.Handoff.N == 0 {
+			t.Errorf("%s: no hand-off samples", r.Subject.Name)
+		}
+	}
+	rep := Report{Rows: rows, Plan: plan, Command: "test"}
+	if md := rep.Markdown(); !strings.Contains(md, "| **lock4go/redis** |") {
+		t.Errorf("Markdown has no lock4go/redis row:\n%s", md)
+	}
+	if svg := rep.SVG(); !strings.HasPrefix(svg, "<svg") || !strings.Contains(svg, "lock4go/etcd") {
+		t.Errorf("SVG is incomplete:\n%s", svg)
+	}
+}
