@@ -23,6 +23,9 @@ type StormConfig struct {
 	// MaxDelay bounds the random point at which each acquisition's context
 	// is cancelled; one in eight is cancelled before the call.
 	MaxDelay time.Duration
+	// Settle, when positive, is waited after the storm before every key is
+	// inspected: a key still held (or queued for) by anyone is a leftover.
+	Settle time.Duration
 	// Tolerance is how long before a lock's AcquiredAt its context may have
 	// been cancelled without counting as a success after cancel (the
 	// Template checks its context just before it stamps AcquiredAt).
@@ -49,6 +52,10 @@ type StormReport struct {
 	ReleaseErrors int64 `json:"release_errors"`
 	// HeldAfter is Template.HeldLocks() after the storm: must be 0.
 	HeldAfter int `json:"held_after"`
+	// Leftovers are keys still held on the backend after Settle.
+	Leftovers []string `json:"leftovers,omitempty"`
+	// Elapsed is the storm's duration (without Settle).
+	Elapsed time.Duration `json:"elapsed_ns"`
 	// Leaks describes goroutines left after the executor and its client
 	// were closed ("" for none); filled by lockcheck.
 	Leaks string `json:"leaks,omitempty"`
@@ -80,6 +87,7 @@ func Storm(ctx context.Context, tpl *lock4go.Template, cfg StormConfig) (StormRe
 		}
 		mu.Unlock()
 	}
+	began := time.Now()
 	for range cfg.Goroutines {
 		wg.Go(func() {
 			for ctx.Err() == nil {
@@ -94,12 +102,32 @@ func Storm(ctx context.Context, tpl *lock4go.Template, cfg StormConfig) (StormRe
 		})
 	}
 	wg.Wait()
+	rep.Elapsed = time.Since(began)
 	rep.HeldAfter = tpl.HeldLocks()
 	if rep.HeldAfter != 0 {
 		violate("%d locks still held after the storm", rep.HeldAfter)
 	}
 	if rep.LateSuccesses != 0 {
 		violate("%d locks obtained after their context was cancelled", rep.LateSuccesses)
+	}
+	if cfg.Settle > 0 {
+		select {
+		case <-time.After(cfg.Settle):
+		case <-ctx.Done():
+			return rep, ctx.Err()
+		}
+		for _, k := range cfg.Keys {
+			h, err := tpl.Inspect(ctx, k)
+			switch {
+			case errors.Is(err, lock4go.ErrLockNotHeld), errors.Is(err, errors.ErrUnsupported):
+			case err != nil:
+				violate("inspect %q: %v", k, err)
+			default:
+				rep.Leftovers = append(rep.Leftovers, k)
+				violate("%q still held after the storm and %v: owner %q token %d ttl %v waiters %d",
+					k, cfg.Settle, h.Owner, h.Token, h.TTL, h.Waiters)
+			}
+		}
 	}
 	return rep, nil
 }

@@ -45,7 +45,7 @@ type flags struct {
 	duration, lease, expire, hold, acquireTimeout, retry time.Duration
 	session, timeout, linger                             time.Duration
 	stormTotal, stormKeys                                int
-	stormDelay                                           time.Duration
+	stormDelay, stormSettle                              time.Duration
 	logLevel                                             string
 }
 
@@ -76,6 +76,7 @@ func parse(args []string) (flags, error) {
 	fs.IntVar(&f.stormTotal, "storm-total", 2000, "storm: acquisitions")
 	fs.IntVar(&f.stormKeys, "storm-keys", 4, "storm: distinct keys (--key plus a suffix)")
 	fs.DurationVar(&f.stormDelay, "storm-delay", 2*time.Millisecond, "storm: cancel within this delay")
+	fs.DurationVar(&f.stormSettle, "storm-settle", 0, "storm: wait this long, then inspect every key for leftovers")
 	fs.BoolVar(&f.allowOverlap, "allow-overlap", false, "analyse: a holder was paused, overlaps are expected")
 	fs.BoolVar(&f.allowStale, "allow-stale", false, "analyse: faults were injected, stale tokens are expected")
 	fs.StringVar(&f.logLevel, "log-level", "warn", "stderr log level: debug, info, warn, error")
@@ -154,7 +155,7 @@ func run(args []string) int {
 		}
 		var s reliability.StormReport
 		s, err = reliability.Storm(ctx, tpl, reliability.StormConfig{
-			Keys: keys, Goroutines: f.goroutines, Total: f.stormTotal, MaxDelay: f.stormDelay,
+			Keys: keys, Goroutines: f.goroutines, Total: f.stormTotal, MaxDelay: f.stormDelay, Settle: f.stormSettle,
 		})
 		rep = reliability.Report{ID: f.id, PID: os.Getpid(), Storm: &s}
 	default:
