@@ -182,7 +182,6 @@ func TestBadInput(t *testing.T) {
 			}
 		})
 
-
 		t.Run("odd-keys", func(t *testing.T) {
 			var held []*lock4go.Lock
 			for _, k := range oddKeys {
