@@ -73,11 +73,14 @@ const (
 	whyRedisScript    = "Same two round trips as the peers, but lock4go's scripts do more on the server: the acquire script also increments the key's fencing counter (SET NX PX + INCR + PEXPIRE) and the release script publishes the release for waiters (GET + DEL + PUBLISH), 8 server commands per pair against 4–5; the Template adds a crypto/rand owner, the local-queue turn and the watchdog bookkeeping."
 	whyPollThroughput = "Pollers look faster because they are unfair: the goroutine that just released takes the key back at once while the others sleep out their retry interval (see the min–max acquisitions per goroutine, the max wait and the timeouts). lock4go hands the key to the goroutine that waited longest"
 	whyEtcdUnsynced   = "etcd 3.4 serves a watch that starts at a revision the store has already passed from its 100 ms catch-up loop; the executor watches from one past the revision it read, but with no hold time the other processes' puts and deletes move the store past it before the watch is registered, so many hand-offs wait for that loop (max wait and few acquisitions per goroutine). concurrency.Mutex's 64 sessions queue far enough ahead that their watches are in sync when their turn comes. Watching from the current revision and re-reading the predecessor after the watch is created would avoid it."
-	whyLocalQueue     = "In one Template the local queue lets only one goroutine per key reach the backend, so the next waiter starts its backend acquisition only after the release: a hand-off is release plus a fresh acquire (two round trips), where the peer's waiters are already queued on the server and need only the delete event and one read. The tail is still shorter."
+	whyLocalQueue     = "In one Template the local queue lets only one goroutine per key reach the backend, so the next waiter starts its backend acquisition only after the release: a hand-off is release plus a fresh acquire (two round trips), where the peer's waiters are already queued on the server and need only the delete event and one read."
 )
+
+const whySameRequests = "Same requests per pair as the peer (two Txn); a gap of this size is within the run's noise, as the two lock4go rows, which run the same code, show."
 
 var whyUncontended = map[Backend]map[bool]string{
 	Redis:     {false: whyRedisScript, true: whyRedisScript},
+	Etcd:      {false: whySameRequests, true: whySameRequests},
 	ZooKeeper: {false: "lock4go sends 4 requests per pair against zk.Lock's 3: besides create, children and delete it reads its own node (ExistsW, in parallel with the children listing) for the fencing token (the node's czxid) and a watch that reports the node's deletion as a lost lock.", true: "lock4go sends 4 requests per pair against zk.Lock's 3: besides create, children and delete it reads its own node (ExistsW, in parallel with the children listing) for the fencing token (the node's czxid) and a watch that reports the node's deletion as a lost lock."},
 }
 
@@ -87,10 +90,16 @@ var whyThroughput = map[Backend]map[bool]string{
 		true:  whyPollThroughput + "; across processes that costs a pub/sub message, a SUBSCRIBE and an UNSUBSCRIBE per wait (the executor does not keep idle subscriptions) and a retry by each process's waiter when it is woken, of which one wins (see the commands table).",
 	},
 	Etcd: {
-		false: "One Template serialises its goroutines in the local queue, so each acquisition is a fresh acquire and release, one after another (two round trips of about 1 ms on this etcd); concurrency.Mutex's 64 sessions are all queued on the server and overlap their round trips.",
+		false: whySerial,
 		true:  whyEtcdUnsynced,
 	},
+	ZooKeeper: {
+		false: whySerial,
+		true:  "Four processes put four waiters in the server's queue against zk.Lock's 64, so fewer round trips overlap, and each lock4go acquisition also reads its own node.",
+	},
 }
+
+const whySerial = "One Template serialises its goroutines in the local queue, so each acquisition is a fresh acquire and release, one after another (several round trips of about 1 ms on this server); the peer's 64 goroutines are all queued on the server and overlap their round trips. This is the price of sending the backend one waiter per process."
 
 var whyHandoff = map[Backend]map[bool]string{
 	Etcd:      {false: whyLocalQueue, true: whyEtcdUnsynced},
@@ -111,6 +120,7 @@ func (r *Report) method(b *strings.Builder) {
 	b.WriteString("- Every subject asks for a 30 s lease; lock4go uses its default Config (30 s lease renewed by the watchdog, 3 s acquire timeout, 100 ms retry interval, woken early by executors that can tell of releases).\n")
 	b.WriteString("- Raw floors make one attempt and never wait; they are measured uncontended only. Redis: `SET NX PX` then an EVALSHA compare-and-delete. etcd: a txn put-if-absent then a txn delete-if-same-revision. ZooKeeper: create an ephemeral node, then delete it.\n")
 	b.WriteString("- Peers: bsm/redislock v0.9.4 (LinearBackoff 10 ms: a tighter poll than Lock4j's), go-redsync/redsync v4.18.1 with one node and its default retry, etcd client v3.7.3 `concurrency.Mutex` with one reused session per contender, go-zookeeper v1.0.4 `zk.Lock` (one per contender on one session; it takes no context, so it never times out), and a Lock4j-style loop (SET NX PX, fixed 100 ms retry, as Lock4j's LockTemplate).\n")
+	b.WriteString("- Hand-off of fixed-interval pollers: a waiter that arrives while the key is held fails once and sleeps its whole interval, so with holds shorter than the interval (5 ms here against 100 ms) its hand-off is about the interval minus the hold, and waiters that rejoin right after a hand-off tend to poll in step. With holds much longer than the interval the release falls at a random point of the poll and the hand-off averages half the interval.\n")
 	b.WriteString("- Every Redis client is go-redis v9 with a pool of 128 and ContextTimeoutEnabled. Mutual exclusion is checked during contended runs (a counter inside the critical section); violations are listed under errors.\n")
 	b.WriteString("- The machine may be shared: figures from a busy machine are indicative. Re-run on a quiet one for figures to publish.\n\n")
 }
