@@ -143,7 +143,7 @@ func (r *Row) note(log io.Writer, err error, format string, args ...any) {
 
 // uncontendedRounds is how many turns each subject gets in the interleaved
 // uncontended phase.
-const uncontendedRounds = 10
+const uncontendedRounds = 50
 
 // benchKey is the key subject s uses for measure what.
 func benchKey(s *Subject, what string) string {
