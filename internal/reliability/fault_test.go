@@ -13,6 +13,8 @@ type backendFault struct {
 	name string
 	// inject starts the fault; heal ends it.
 	inject, heal func(t *testing.T, srv *testserver.Server, p *testserver.Proxy)
+	// fast heals at once instead of after twice the lease.
+	fast bool
 }
 
 var backendFaults = []backendFault{
@@ -46,6 +48,26 @@ var backendFaults = []backendFault{
 				t.Fatal(err)
 			}
 		},
+	},
+	{
+		// Killed and restarted at once, within the lease. Redis runs
+		// without persistence, so the restarted server has forgotten
+		// every lock while their holders still believe in them: the
+		// documented reason to delay a Redis restart by the longest lease
+		// (or to enable AOF with fsync always). ZooKeeper and etcd keep
+		// their data and must stay exclusive.
+		name: "server-restart-fast",
+		inject: func(t *testing.T, s *testserver.Server, _ *testserver.Proxy) {
+			if err := s.Kill(); err != nil {
+				t.Fatal(err)
+			}
+		},
+		heal: func(t *testing.T, s *testserver.Server, _ *testserver.Proxy) {
+			if err := s.Restart(); err != nil {
+				t.Fatal(err)
+			}
+		},
+		fast: true,
 	},
 }
 
@@ -98,7 +120,9 @@ func backendFaultRun(t *testing.T, e *env, f backendFault) {
 		}
 	}
 	defer heal() // the server must come back for the tests that follow
-	time.Sleep(time.Until(faultAt.Add(2 * L)))
+	if !f.fast {
+		time.Sleep(time.Until(faultAt.Add(2 * L)))
+	}
 	heal()
 	healedAt := time.Now()
 
@@ -120,7 +144,22 @@ func backendFaultRun(t *testing.T, e *env, f backendFault) {
 		p.stop()
 	}
 	reps := r.waitAll(t, 30*time.Second)
-	a := r.analyse(t, AnalyseOptions{})
+	caveat := f.fast && e.kind == Redis
+	a, err := Analyse(r.dir, AnalyseOptions{AllowOverlap: caveat, AllowStale: caveat})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range a.Violations {
+		t.Errorf("violation: %s", v)
+	}
+	if caveat {
+		if a.OverlapCount > 0 {
+			t.Logf("CAVEAT (Redis without persistence, restarted within the lease): %d overlapping holds, first by %v; %d stale tokens rejected, %d lost updates",
+				a.OverlapCount, a.Overlaps[0].By, a.StaleRejected, a.LostUpdates)
+		} else {
+			t.Logf("Redis restarted within the lease: no overlap observed this time")
+		}
+	}
 	if !recovered {
 		t.Errorf("fewer than 5 acquisitions within %v after the fault healed", 3*L+15*time.Second)
 	}
@@ -141,11 +180,11 @@ func backendFaultRun(t *testing.T, e *env, f backendFault) {
 		if iv.LostAt != 0 {
 			told = append(told, fromNS(iv.LostAt).Sub(faultAt))
 		}
-		if d >= L {
+		if d >= L && !f.fast { // a fast restart need not end the lease
 			t.Errorf("%s g%d token %d believed it held the lock until %v after the fault began, past the lease (%v); lost %q",
 				iv.ID, iv.G, iv.Token, d, L, iv.LostErr)
 		}
-		if iv.ID == "long" && iv.LostAt == 0 {
+		if iv.ID == "long" && iv.LostAt == 0 && !f.fast {
 			t.Errorf("the long holder, mid-hold when the fault began, was never told its lock was lost")
 		}
 	}

@@ -118,11 +118,18 @@ func run(args []string) int {
 	defer cancel()
 	if f.mode == "holders" {
 		// SIGTERM ends the run gracefully: holds in progress finish and
-		// the report is printed. (Not in storm mode, whose leak check
-		// would see the signal goroutine.)
+		// the report is printed. The handler stays until the process
+		// exits, so a late SIGTERM never kills it after its report. (Not
+		// in storm mode, whose leak check would see the signal goroutine.)
 		var stop context.CancelFunc
-		ctx, stop = signal.NotifyContext(ctx, syscall.SIGTERM, os.Interrupt)
+		ctx, stop = context.WithCancel(ctx)
 		defer stop()
+		sigs := make(chan os.Signal, 1)
+		signal.Notify(sigs, syscall.SIGTERM, os.Interrupt)
+		go func() {
+			<-sigs
+			stop()
+		}()
 	}
 
 	b := reliability.Backend{Kind: f.backend, Addrs: splitAddrs(f.addr), Cluster: f.cluster,

@@ -1,0 +1,132 @@
+package reliability
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	goredis "github.com/redis/go-redis/v9"
+
+	"github.com/lock4go/lock4go"
+)
+
+// TestKeyCardinality acquires and releases 10k distinct keys (from 32
+// goroutines) and then looks at what the backend keeps: no lock key, queue
+// entry or lock node may remain; every remaining Redis key (the fencing
+// counters) must have a TTL; etcd must hold nothing; ZooKeeper keeps one
+// empty lock parent per key, a container node the server deletes some
+// time after it empties (every 60s by default, at most 10000 a minute):
+// under LOCK4GO_SOAK=1 the test waits for them to go.
+func TestKeyCardinality(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, e *env) {
+		s := newSpace(e)
+		tpl, _ := s.open(t, lock4go.Config{AcquireTimeout: 10 * time.Second})
+		const n = 10000
+		ctx := t.Context()
+		memBefore := redisMemory(t, e)
+		var next, failed atomic.Int64
+		var firstErr sync.Once
+		began := time.Now()
+		var wg sync.WaitGroup
+		for range 32 {
+			wg.Go(func() {
+				for {
+					i := next.Add(1)
+					if i > n {
+						return
+					}
+					k := s.key("card:" + strconv.FormatInt(i, 10))
+					l, err := tpl.Lock(ctx, k)
+					if err == nil {
+						err = l.Release(ctx)
+					}
+					if err != nil {
+						failed.Add(1)
+						firstErr.Do(func() { t.Errorf("key %s: %v", k, err) })
+					}
+				}
+			})
+		}
+		wg.Wait()
+		took := time.Since(began)
+		if tpl.HeldLocks() != 0 {
+			t.Errorf("%d locks held after release", tpl.HeldLocks())
+		}
+		inv := s.inventory(t)
+		if len(inv.LockNodes) != 0 {
+			t.Errorf("%d lock entries left, e.g. %q", len(inv.LockNodes), inv.LockNodes[:min(3, len(inv.LockNodes))])
+		}
+		if len(inv.NoTTL) != 0 {
+			t.Errorf("%d Redis keys without a TTL, e.g. %q", len(inv.NoTTL), inv.NoTTL[:min(3, len(inv.NoTTL))])
+		}
+		detail := ""
+		switch e.kind {
+		case Redis:
+			maxTTL := redisMaxTTL(t, e, inv.Entries)
+			if len(inv.Entries) > n {
+				t.Errorf("%d Redis keys for %d lock keys", len(inv.Entries), n)
+			}
+			detail = fmt.Sprintf("%d fencing counters, longest TTL %v; used_memory grew by %d bytes",
+				len(inv.Entries), maxTTL.Round(time.Hour), redisMemory(t, e)-memBefore)
+		case Etcd:
+			if len(inv.Entries) != 0 {
+				t.Errorf("%d etcd keys left under %q", len(inv.Entries), s.namespace())
+			}
+			detail = fmt.Sprintf("%d etcd keys", len(inv.Entries))
+		case ZooKeeper:
+			if len(inv.Parents) > n {
+				t.Errorf("%d lock parents for %d keys", len(inv.Parents), n)
+			}
+			detail = fmt.Sprintf("%d empty lock parents (containers)", len(inv.Parents))
+			if soak() {
+				gone := eventually(4*time.Minute, func() bool { return len(s.inventory(t).Parents) == 0 })
+				if !gone {
+					t.Errorf("lock parents still there 4 minutes later: %d", len(s.inventory(t).Parents))
+				}
+				detail += fmt.Sprintf(", all deleted by the server within 4 minutes: %v", gone)
+			}
+		}
+		t.Logf("%s: %d keys locked and released in %v (%d failed); left: %s",
+			e.kind, n, took.Round(time.Millisecond), failed.Load(), detail)
+	})
+}
+
+// redisMemory returns Redis's used_memory, or 0 for other backends.
+func redisMemory(t *testing.T, e *env) int64 {
+	if e.kind != Redis {
+		return 0
+	}
+	c := goredis.NewClient(&goredis.Options{Addr: e.srv.Addr()})
+	defer c.Close()
+	info, err := c.Info(context.Background(), "memory").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line := range strings.Lines(info) {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "used_memory:"); ok {
+			n, _ := strconv.ParseInt(v, 10, 64)
+			return n
+		}
+	}
+	return 0
+}
+
+// redisMaxTTL returns the longest TTL among keys.
+func redisMaxTTL(t *testing.T, e *env, keys []string) time.Duration {
+	c := goredis.NewClient(&goredis.Options{Addr: e.srv.Addr()})
+	defer c.Close()
+	var longest time.Duration
+	for _, k := range keys {
+		d, err := c.PTTL(context.Background(), k).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		longest = max(longest, d)
+	}
+	return longest
+}
