@@ -42,7 +42,9 @@ func TestScale_heldLocks(t *testing.T) {
 	if r.Lost != 0 {
 		t.Errorf("%d locks lost while held", r.Lost)
 	}
-	if got := r.RenewalsPerLockPerPeriod(); got < 0.8 || got > 1.3 {
+	// About 1 when renewals keep their schedule; less when a loaded machine
+	// stretches the periods (losses would show above), never a storm.
+	if got := r.RenewalsPerLockPerPeriod(); got <= 0 || got > 1.3 {
 		t.Errorf("%.2f renewals per lock per Expire/3; want about 1", got)
 	}
 	if r.Others != 0 {

@@ -82,6 +82,9 @@ func panel(b *strings.Builder, x, y, labelW, w, rowH int, title string, bars []b
 	}
 	// Decades of microseconds spanning the values.
 	d0 := math.Floor(math.Log10(lo / 1e3))
+	if math.Log10(lo/1e3)-d0 < 0.3 {
+		d0-- // keep the shortest bar visible
+	}
 	d1 := math.Ceil(math.Log10(hi / 1e3))
 	if d1 <= d0 {
 		d1 = d0 + 1
