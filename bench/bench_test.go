@@ -90,7 +90,7 @@ func TestUncontended_claims(t *testing.T) {
 		t.Run(string(tc.backend), func(t *testing.T) {
 			subjects := []*Subject{cat.ByName(tc.floor), cat.ByName(tc.mine)}
 			res, err := UncontendedAll(t.Context(), subjects, func(s *Subject) string { return benchKey(s, "claim") },
-				func(s *Subject) Counter { return env.Counter(s.Backend) }, Budget{Ops: 2000, Time: 3 * time.Second}, 10)
+				func(s *Subject) Counter { return env.Counter(s.Backend) }, Budget{Ops: 2000, Time: 3 * time.Second})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -22,105 +23,118 @@ type UncontendedResult struct {
 	Pair     Dist    // Lock + Unlock, one pair
 	OpsSec   float64 // pairs per second
 	Errors   int
-	Commands Delta // backend commands over all pairs (when counted)
+	// Commands are the backend commands of Counted pairs made apart,
+	// untimed (zero when not counted).
+	Commands Delta
+	Counted  int
 }
 
 // CommandsPerPair returns the server-side commands and the sent requests
 // per pair.
 func (u UncontendedResult) CommandsPerPair() (server, sent float64, ok bool) {
-	if u.Pair.N == 0 || u.Commands.Server == nil {
+	if u.Counted == 0 {
 		return 0, 0, false
 	}
-	n := float64(u.Pair.N + u.Errors)
+	n := float64(u.Counted)
 	return float64(u.Commands.Total()) / n, float64(u.Commands.Sent) / n, true
 }
 
 // Uncontended measures Lock + Unlock pairs on key from one goroutine.
 func Uncontended(ctx context.Context, s *Subject, key string, b Budget) (UncontendedResult, error) {
-	r, err := UncontendedAll(ctx, []*Subject{s}, func(*Subject) string { return key }, nil, b, 1)
+	r, err := UncontendedAll(ctx, []*Subject{s}, func(*Subject) string { return key }, nil, b)
 	return r[0], err
 }
 
-// UncontendedAll measures every subject as [Uncontended] does, in rounds
-// that take turns between subjects, so that a change in the machine's load
-// falls on all of them alike. Each round gives a subject 1/rounds of b. A
-// subject that fails keeps a zero result; the first error is returned. With
-// a non-nil counter, each subject's backend commands are counted around its
-// turns (leaving out Redis INFO).
-func UncontendedAll(ctx context.Context, subjects []*Subject, key func(*Subject) string, counter func(*Subject) Counter, b Budget, rounds int) ([]UncontendedResult, error) {
+// countedPairs is how many pairs per subject [UncontendedAll] makes, untimed,
+// while counting backend commands.
+const countedPairs = 100
+
+// UncontendedAll measures every subject as [Uncontended] does, one pair at
+// a time in turn: each step makes one pair of every subject, in a new random
+// order, so that a change in the machine's load, or work another subject's
+// client left behind, falls on all of them alike. A subject stops when it
+// has b.Ops pairs or its pairs add up to b.Time. With a non-nil counter,
+// each subject's backend commands are first counted over countedPairs pairs
+// of its own (untimed; Redis INFO left out). A subject that fails keeps a
+// zero result; the first error is returned.
+func UncontendedAll(ctx context.Context, subjects []*Subject, key func(*Subject) string, counter func(*Subject) Counter, b Budget) ([]UncontendedResult, error) {
 	type acc struct {
 		l       Locker
 		lat     []time.Duration
 		elapsed time.Duration
 		errs    int
-		failed  bool
+		done    bool
 		cmds    Delta
+		counted int
 	}
 	var first error
 	fail := func(a *acc, err error) {
-		a.failed = true
+		a.done = true
 		if first == nil {
 			first = err
 		}
 	}
 	accs := make([]acc, len(subjects))
 	for i, s := range subjects {
+		a := &accs[i]
 		l, err := s.Contender(0)
 		if err != nil {
-			fail(&accs[i], fmt.Errorf("%s: %w", s.Name, err))
+			fail(a, fmt.Errorf("%s: %w", s.Name, err))
 			continue
 		}
-		accs[i].l = l
+		a.l = l
 		// Warm up: connections, scripts, parent nodes, sessions.
 		for range 20 {
 			if err := pair(ctx, l, key(s)); err != nil {
-				fail(&accs[i], fmt.Errorf("%s: warm-up: %w", s.Name, err))
+				fail(a, fmt.Errorf("%s: warm-up: %w", s.Name, err))
 				break
 			}
 		}
-	}
-	per := Budget{Ops: max(b.Ops/rounds, 1), Time: b.Time / time.Duration(rounds)}
-	for range rounds {
-		for i, s := range subjects {
-			a := &accs[i]
-			if a.failed || ctx.Err() != nil {
-				continue
-			}
-			turn := func() error {
-				start := time.Now()
-				end := start.Add(per.Time)
-				for n := 0; n < per.Ops && time.Now().Before(end) && ctx.Err() == nil; n++ {
-					t0 := time.Now()
-					if err := pair(ctx, a.l, key(s)); err != nil {
-						if a.errs++; a.errs > 10 {
-							fail(a, fmt.Errorf("%s: %w", s.Name, err))
-							break
-						}
-						continue
-					}
-					a.lat = append(a.lat, time.Since(t0))
+		if a.done || counter == nil {
+			continue
+		}
+		d, err := Count(ctx, counter(s), func() error {
+			for range countedPairs {
+				if err := pair(ctx, l, key(s)); err != nil {
+					return err
 				}
-				a.elapsed += time.Since(start)
-				return nil
 			}
-			if counter == nil {
-				_ = turn()
+			return nil
+		}, "info")
+		if err != nil {
+			fail(a, fmt.Errorf("%s: counting commands: %w", s.Name, err))
+			continue
+		}
+		a.cmds, a.counted = d, countedPairs
+	}
+	deadline := time.Now().Add(time.Duration(len(subjects)+1) * b.Time)
+	for busy := true; busy && ctx.Err() == nil && time.Now().Before(deadline); {
+		busy = false
+		for _, i := range rand.Perm(len(subjects)) {
+			a := &accs[i]
+			if a.done || len(a.lat) >= b.Ops || a.elapsed >= b.Time {
 				continue
 			}
-			d, err := Count(ctx, counter(s), turn, "info")
+			busy = true
+			t0 := time.Now()
+			err := pair(ctx, a.l, key(subjects[i]))
+			took := time.Since(t0)
+			a.elapsed += took
 			if err != nil {
-				fail(a, fmt.Errorf("%s: counting commands: %w", s.Name, err))
+				if a.errs++; a.errs > 10 {
+					fail(a, fmt.Errorf("%s: %w", subjects[i].Name, err))
+				}
 				continue
 			}
-			a.cmds = a.cmds.add(d)
+			a.lat = append(a.lat, took)
 		}
 	}
 	out := make([]UncontendedResult, len(subjects))
 	for i, a := range accs {
-		if a.failed || len(a.lat) == 0 {
+		if len(a.lat) == 0 {
 			continue
 		}
-		out[i] = UncontendedResult{Pair: distOf(a.lat), OpsSec: float64(len(a.lat)) / a.elapsed.Seconds(), Errors: a.errs, Commands: a.cmds}
+		out[i] = UncontendedResult{Pair: distOf(a.lat), OpsSec: float64(len(a.lat)) / a.elapsed.Seconds(), Errors: a.errs, Commands: a.cmds, Counted: a.counted}
 	}
 	return out, first
 }

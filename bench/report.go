@@ -133,7 +133,7 @@ func (r *Report) Markdown() string {
 
 func (r *Report) uncontended(b *strings.Builder) {
 	fmt.Fprintf(b, "## Uncontended acquire + release\n\n")
-	fmt.Fprintf(b, "One goroutine locks and unlocks one key, %d pairs or %v at most per library, in %d rounds that take turns between libraries (so a change in the machine's load falls on all alike). Commands per pair as in the commands section below.\n\n", r.Plan.Uncontended.Ops, r.Plan.Uncontended.Time, uncontendedRounds)
+	fmt.Fprintf(b, "One goroutine locks and unlocks one key, %d pairs or %v of pairs at most per library. The libraries take turns pair by pair, in a new random order at each step, so that a change in the machine's load falls on all alike. Commands per pair were counted apart, over %d untimed pairs per library, as in the commands section below.\n\n", r.Plan.Uncontended.Ops, r.Plan.Uncontended.Time, countedPairs)
 	fmt.Fprintf(b, "| library | backend | mechanism | p50 | p99 | pairs/s | p50 × raw floor | p50 × fastest peer | server cmds / sent per pair |\n|---|---|---|--:|--:|--:|--:|--:|--:|\n")
 	for _, row := range r.Rows {
 		s, u := row.Subject, row.Uncontended
