@@ -76,7 +76,7 @@ func (e *Executor) removeLoop(own string, rev int64, ref leaseRef, unlock func()
 		ctx, cancel := e.detached()
 		err := e.remove(ctx, own, rev, ref)
 		cancel()
-		if err == nil {
+		if err == nil || e.life.Err() != nil {
 			return
 		}
 		if n == 1 {

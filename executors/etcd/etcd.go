@@ -27,6 +27,10 @@ type Executor struct {
 	prefix   string
 	log      *slog.Logger
 
+	// pollAfter backs a new predecessor watch with reads (waitDelete);
+	// tests may change it before first use.
+	pollAfter []time.Duration
+
 	slots slots
 
 	mu       sync.Mutex
@@ -57,16 +61,17 @@ func New(client *clientv3.Client, opts Options) (*Executor, error) {
 	opts = opts.withDefaults()
 	life, kill := context.WithCancel(context.Background())
 	return &Executor{
-		c:        client,
-		name:     opts.Name,
-		priority: opts.Priority,
-		prefix:   opts.Prefix,
-		log:      opts.Logger,
-		slots:    slots{m: map[slotKey]*slot{}},
-		sessions: map[int64]*session{},
-		pending:  map[int64]*pendingSession{},
-		life:     life,
-		kill:     kill,
+		c:         client,
+		name:      opts.Name,
+		priority:  opts.Priority,
+		prefix:    opts.Prefix,
+		log:       opts.Logger,
+		pollAfter: defaultPollAfter,
+		slots:     slots{m: map[slotKey]*slot{}},
+		sessions:  map[int64]*session{},
+		pending:   map[int64]*pendingSession{},
+		life:      life,
+		kill:      kill,
 	}, nil
 }
 

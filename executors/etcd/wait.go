@@ -55,13 +55,20 @@ func (e *Executor) enqueue(ctx context.Context, q queue, own, owner string, id c
 	return rev, q.placeOf(rev, resp.Responses[2].GetResponseRange().Kvs), nil
 }
 
-// predecessor returns the member created last before rev (nil when the own
-// entry is first) and the revision at which that was read. Every read also
+// turn is a read of the queue from the own entry's point of view.
+type turn struct {
+	pred *mvccpb.KeyValue // the member created last before the own entry; nil when first
+	at   int64            // the revision of the read
+	size int64            // keys in the range, longer locks' included
+}
+
+// predecessor reads the member created last before rev. Every read also
 // checks that the own entry still has create revision rev, so a lease that
-// expired or was revoked while waiting is never mistaken for the lock
-// (the Jepsen etcd 3.4.3 finding); it fails with errEntryGone then.
-func (e *Executor) predecessor(ctx context.Context, q queue, own string, rev int64) (*mvccpb.KeyValue, int64, error) {
+// expired or was revoked while waiting is never mistaken for the lock (the
+// Jepsen etcd 3.4.3 finding); it fails with errEntryGone then.
+func (e *Executor) predecessor(ctx context.Context, q queue, own string, rev int64) (turn, error) {
 	limit, below := int64(1), rev
+	var t turn
 	for {
 		opts := []clientv3.OpOption{
 			clientv3.WithPrefix(), clientv3.WithKeysOnly(), clientv3.WithLimit(limit),
@@ -73,17 +80,21 @@ func (e *Executor) predecessor(ctx context.Context, q queue, own string, rev int
 			Then(clientv3.OpGet(q.dir, opts...)).
 			Commit()
 		if err != nil {
-			return nil, 0, err
+			return turn{}, err
 		}
 		if !resp.Succeeded {
-			return nil, 0, errEntryGone
+			return turn{}, errEntryGone
 		}
 		rr := resp.Responses[0].GetResponseRange()
-		if kv := q.firstMember(rr.Kvs); kv != nil {
-			return kv, resp.Header.Revision, nil
+		t.at = resp.Header.Revision
+		if t.size == 0 {
+			t.size = rr.Count // etcd counts the range before the revision filter
+		}
+		if t.pred = q.firstMember(rr.Kvs); t.pred != nil {
+			return t, nil
 		}
 		if !rr.More || len(rr.Kvs) == 0 || rr.Kvs[len(rr.Kvs)-1].CreateRevision <= 1 {
-			return nil, resp.Header.Revision, nil
+			return t, nil
 		}
 		// A page of longer locks' entries only: read on, in larger pages.
 		below, limit = rr.Kvs[len(rr.Kvs)-1].CreateRevision, 64
@@ -93,21 +104,21 @@ func (e *Executor) predecessor(ctx context.Context, q queue, own string, rev int
 // waitTurn waits until the own entry of create revision rev is the first
 // member: it reads the predecessor, watches only that key for its delete
 // (no herd), and reads again. With wait false it returns errBusy instead of
-// waiting. It returns the read or watch errors as they are; ctx ending
-// during a watch is returned as errWaitEnded.
+// waiting. ctx ending during a watch is returned as errWaitEnded; read
+// errors are returned as they are.
 func (e *Executor) waitTurn(ctx context.Context, q queue, own string, rev int64, ref leaseRef, wait bool) error {
 	for {
-		pred, at, err := e.predecessor(ctx, q, own, rev)
+		t, err := e.predecessor(ctx, q, own, rev)
 		if err != nil {
 			return err
 		}
-		if pred == nil {
+		if t.pred == nil {
 			return nil
 		}
 		if !wait {
 			return errBusy
 		}
-		err = e.waitDelete(ctx, string(pred.Key), at+1, ref)
+		err = e.waitDelete(ctx, t, ref)
 		switch {
 		case err == nil:
 		case errors.Is(err, errWatch):
@@ -131,16 +142,36 @@ const watchRetry = 50 * time.Millisecond
 // errWaitEnded: the caller's context ended while waiting for the turn.
 var errWaitEnded = errors.New("wait ended")
 
-// waitDelete waits for the delete of key at revision from or later. from is
-// one past the revision the queue was read at: a watch that starts at or
-// before the store's current revision starts "unsynced" and is served by
-// etcd's 100 ms catch-up loop, one that starts after it is synced at once
-// and hears the delete within a round trip. While it waits it keeps an own
-// lease alive, so a long queue cannot outlast a fixed-expire lease.
-func (e *Executor) waitDelete(ctx context.Context, key string, from int64, ref leaseRef) error {
+// waitDelete waits until t.pred, read as the predecessor at revision t.at,
+// is deleted (or is no longer the predecessor).
+//
+// The watch is opened without a start revision. A watch whose start is at
+// or below the store's current revision is "unsynced" in etcd: its events
+// wait for etcd's 100 ms catch-up loop. That is what gives
+// concurrency.Mutex, which watches from the read revision, hand-off tails
+// of up to 100 ms, and it also hits a watch from the read revision + 1
+// whenever any write lands between the read and the watch. Without a start
+// revision etcd starts the watch at its current revision + 1, which is
+// synced unless a write races the registration inside etcd; under a steady
+// write load that still happens now and then. So:
+//
+//   - the creation reply says at which revision the watch took over; when
+//     that is after the read, pred is read again at once, so that a delete
+//     in between is never missed;
+//   - in a short queue (pollQueue keys at most), where the predecessor
+//     may go within the first 100 ms while the watch may be unsynced, pred
+//     is also read at growing intervals (defaultPollAfter), a handful of
+//     reads that bound the tail. In a longer queue a new entry waits longer
+//     than that, and its watch is synced by the time it matters.
+//
+// While it waits it keeps an own lease alive, so a long queue cannot
+// outlast a fixed-expire lease.
+func (e *Executor) waitDelete(ctx context.Context, t turn, ref leaseRef) error {
+	pred, at := t.pred, t.at
 	wctx, cancel := context.WithCancel(clientv3.WithRequireLeader(ctx))
 	defer cancel()
-	wch := e.c.Watch(wctx, key, clientv3.WithRev(from), clientv3.WithFilterPut())
+	key := string(pred.Key)
+	wch := e.c.Watch(wctx, key, clientv3.WithCreatedNotify(), clientv3.WithFilterPut())
 
 	var (
 		renew <-chan time.Time
@@ -151,6 +182,14 @@ func (e *Executor) waitDelete(ctx context.Context, key string, from int64, ref l
 		defer timer.Stop()
 		renew = timer.C
 	}
+	created := false
+	poll := time.NewTimer(time.Hour)
+	defer poll.Stop()
+	poll.Stop()
+	var (
+		polls   int
+		started time.Time
+	)
 	for {
 		select {
 		case wr, ok := <-wch:
@@ -163,10 +202,35 @@ func (e *Executor) waitDelete(ctx context.Context, key string, from int64, ref l
 			if err := wr.Err(); err != nil {
 				return fmt.Errorf("%w: %w", errWatch, err)
 			}
+			if wr.Created {
+				if created {
+					return errWatch
+				}
+				created, started = true, time.Now()
+				if wr.Header.Revision > at {
+					poll.Reset(0) // close the gap between the read and the watch
+				} else if len(e.pollAfter) > 0 && t.size <= pollQueue {
+					poll.Reset(e.pollAfter[0])
+					polls = 1
+				}
+				continue
+			}
 			for _, ev := range wr.Events {
 				if ev.Type == mvccpb.DELETE {
 					return nil
 				}
+			}
+		case <-poll.C:
+			resp, err := e.c.Get(ctx, key, clientv3.WithKeysOnly())
+			switch {
+			case ctx.Err() != nil:
+				return errWaitEnded
+			case err == nil && (len(resp.Kvs) == 0 || resp.Kvs[0].CreateRevision != pred.CreateRevision):
+				return nil
+			}
+			if polls < len(e.pollAfter) && t.size <= pollQueue {
+				poll.Reset(time.Until(started.Add(e.pollAfter[polls])))
+				polls++
 			}
 		case <-ctx.Done():
 			return errWaitEnded
@@ -185,3 +249,12 @@ func (e *Executor) waitDelete(ctx context.Context, key string, from int64, ref l
 		}
 	}
 }
+
+// pollQueue is the longest queue (in keys) whose waiters back a new watch
+// with reads.
+const pollQueue = 4
+
+// defaultPollAfter is when, after its creation, a predecessor watch that
+// may still be unsynced is backed by a read of the predecessor. etcd syncs a
+// watch within 100 ms.
+var defaultPollAfter = []time.Duration{3 * time.Millisecond, 10 * time.Millisecond, 25 * time.Millisecond, 50 * time.Millisecond, 100 * time.Millisecond}
