@@ -76,7 +76,7 @@ const (
 	whyLocalQueue     = "In one Template the local queue lets only one goroutine per key reach the backend, so the next waiter starts its backend acquisition only after the release: a hand-off is release plus a fresh acquire (two round trips), where the peer's waiters are already queued on the server and need only the delete event and one read."
 )
 
-const whySameRequests = "Same requests per pair as the peer (two Txn); a gap of this size is within the run's noise, as the two lock4go rows, which run the same code, show."
+const whySameRequests = "Same number of requests per pair as the peer (two), but heavier ones: lock4go acquires with a transaction over the key's whole prefix that writes only if the range is empty and otherwise reads the queue's head, and releases with a compare-and-delete transaction on its own entry, where concurrency.Mutex releases with a plain delete; the Template adds its owner, local-queue turn and watchdog bookkeeping."
 
 var whyUncontended = map[Backend]map[bool]string{
 	Redis:     {false: whyRedisScript, true: whyRedisScript},

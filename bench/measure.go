@@ -20,9 +20,9 @@ type Budget struct {
 
 // UncontendedResult is one goroutine locking and unlocking one key in turn.
 type UncontendedResult struct {
-	Pair     Dist    // Lock + Unlock, one pair
-	OpsSec   float64 // pairs per second
-	Errors   int
+	Pair   Dist    // Lock + Unlock, one pair
+	OpsSec float64 // pairs per second
+	Errors int
 	// Commands are the backend commands of Counted pairs made apart,
 	// untimed (zero when not counted).
 	Commands Delta
