@@ -37,47 +37,60 @@ func entryLease(t *testing.T, cli *clientv3.Client, key string) clientv3.LeaseID
 }
 
 // A lease revoked from outside ends the lock: the next waiter gets it at
-// once, Lost closes within a third of the TTL, and the stale handle can
-// neither renew nor release.
+// once, Lost closes (at the next keep-alive, within a third of the TTL, or
+// at once when an acquisition on the same session finds the lease gone, and
+// starts over on a fresh session), and the stale handle can neither renew
+// nor release.
 func TestLease_Lost_revokedFromOutside(t *testing.T) {
 	testserver.Check(t, srvErr)
 	if _, err := exec.LookPath("etcdctl"); err != nil {
 		testserver.Check(t, testserver.ErrNotInstalled)
 	}
-	cli := newClient(t, srv.Addr())
-	a := newExec(t, cli, etcd.Options{})
-	b := newExec(t, newClient(t, srv.Addr()), etcd.Options{})
-	k := uniqueKey(t)
-	const ttl = 3 * time.Second
-	r := watchdog(k, false)
-	r.TTL = ttl
-	l := mustAcquire(t, a, r)
-	ch := acquireAsync(t.Context(), b, watchdog(k, true))
-	notYet(t, ch, 100*time.Millisecond)
+	for _, reacquire := range []bool{false, true} {
+		t.Run(fmt.Sprintf("acquire on the session=%v", reacquire), func(t *testing.T) {
+			cli := newClient(t, srv.Addr())
+			a := newExec(t, cli, etcd.Options{})
+			b := newExec(t, newClient(t, srv.Addr()), etcd.Options{})
+			k := uniqueKey(t)
+			const ttl = 3 * time.Second
+			r := watchdog(k, false)
+			r.TTL = ttl
+			l := mustAcquire(t, a, r)
+			ch := acquireAsync(t.Context(), b, watchdog(k, true))
+			notYet(t, ch, 100*time.Millisecond)
 
-	id := entryLease(t, cli, k)
-	cmd := exec.Command("etcdctl", "--endpoints=http://"+srv.Addr(), "lease", "revoke", fmt.Sprintf("%x", int64(id)))
-	cmd.Env = append(os.Environ(), "ETCDCTL_API=3")
-	revoked := time.Now()
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("etcdctl lease revoke: %v: %s", err, out)
+			id := entryLease(t, cli, k)
+			cmd := exec.Command("etcdctl", "--endpoints=http://"+srv.Addr(), "lease", "revoke", fmt.Sprintf("%x", int64(id)))
+			cmd.Env = append(os.Environ(), "ETCDCTL_API=3")
+			revoked := time.Now()
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("etcdctl lease revoke: %v: %s", err, out)
+			}
+			if reacquire {
+				again := r
+				again.Key, again.Owner = k+"-again", newOwner()
+				mustRelease(t, mustAcquire(t, a, again))
+			}
+			next := outcome(t, ch)
+			defer mustRelease(t, next)
+			select {
+			case <-l.Lost():
+				t.Logf("Lost() closed %v after the revoke (keep-alive every %v)", time.Since(revoked), ttl/3)
+			case <-time.After(ttl/3 + time.Second):
+				t.Fatal("Lost() still open after a third of the TTL")
+			}
+			if err := l.Renew(t.Context(), ttl); !errors.Is(err, executor.ErrLockNotHeld) {
+				t.Fatalf("Renew after revoke = %v, want ErrLockNotHeld", err)
+			}
+			if err := l.Release(t.Context()); !errors.Is(err, executor.ErrLockNotHeld) {
+				t.Fatalf("Release after revoke = %v, want ErrLockNotHeld", err)
+			}
+			// The executor carries on with a fresh session.
+			after := r
+			after.Key, after.Owner = k+"-after", newOwner()
+			mustRelease(t, mustAcquire(t, a, after))
+		})
 	}
-	next := outcome(t, ch)
-	defer mustRelease(t, next)
-	select {
-	case <-l.Lost():
-		t.Logf("Lost() closed %v after the revoke (keep-alive every %v)", time.Since(revoked), ttl/3)
-	case <-time.After(ttl/3 + time.Second):
-		t.Fatal("Lost() still open after a third of the TTL")
-	}
-	if err := l.Renew(t.Context(), ttl); !errors.Is(err, executor.ErrLockNotHeld) {
-		t.Fatalf("Renew after revoke = %v, want ErrLockNotHeld", err)
-	}
-	if err := l.Release(t.Context()); !errors.Is(err, executor.ErrLockNotHeld) {
-		t.Fatalf("Release after revoke = %v, want ErrLockNotHeld", err)
-	}
-	// The executor carries on with a fresh session.
-	mustRelease(t, mustAcquire(t, a, watchdog(k+"-after", false)))
 }
 
 // With etcd paused or killed, Acquire fails with ErrBackend within its
