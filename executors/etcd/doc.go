@@ -14,15 +14,19 @@
 // Keys may contain "/": entries of a longer key ("k/sub/<lease>") are not
 // members of k's queue, so a lock on "k" is never blocked by a lock on
 // "k/sub". (concurrency.Mutex and etcdctl do not make that distinction: to
-// them a lock on "k/sub" also blocks "k".)
+// them a lock on "k/sub" also blocks "k".) An entry deleted by hand
+// (etcdctl del) is noticed at release, not before.
 //
 // # Waiting
 //
 // A waiting Acquire watches only the entry created just before its own, for
-// its delete, so a release wakes one waiter, not all of them. The watch
-// starts at the revision after the one the queue was read at: a watch that
-// starts at an older revision is served by etcd's 100 ms catch-up loop,
-// which gives concurrency.Mutex its ~60-100 ms hand-off tails. Once first,
+// its delete, so a release wakes one waiter, not all of them. The watch is
+// opened without a start revision and checked against the read it follows:
+// a watch that starts at or below etcd's current revision is "unsynced" and
+// hears of events only at etcd's next 100 ms catch-up, which gives
+// concurrency.Mutex its hand-off tails of up to 100 ms. In a short queue a
+// new watch is also backed by a few reads during its first 100 ms, for the
+// rarer case where a write races its registration inside etcd. Once first,
 // the waiter checks in the same read that its own entry still exists, so a
 // lease that ended while waiting is never mistaken for the lock (the Jepsen
 // etcd 3.4.3 finding). When the context ends, the own entry is deleted with
@@ -35,12 +39,16 @@
 // whole seconds), kept alive by one goroutine: 100k held locks cost one
 // keep-alive. Their [executor.Lease.Lost] is the session's channel, closed
 // when etcd reports the lease gone (at the next keep-alive, within a third
-// of the TTL) or when no keep-alive has been answered by the end of the
-// lease by the local clock: the send time of the last answered keep-alive
-// plus the TTL, less 2%. (concurrency.Session closes its Done channel up to
-// a round trip plus a second after that.) Two acquisitions of one key under
-// one shared lease would share its entry, so this process lets only one of
-// them use it at a time.
+// of the TTL, or at once when an acquisition finds it gone) or when no
+// keep-alive has been answered by the end of the lease by the local clock:
+// the send time of the last answered keep-alive plus the TTL, less 2%.
+// concurrency.Session instead closes its Done channel once the receipt of
+// the last reply plus the TTL has passed, checked once a second: up to a
+// round trip plus a second after etcd may have handed the lock on. (Behind a
+// blackholed connection with a 3s TTL, its Done closed 0.6 s after etcd
+// freed the key; this executor's Lost closed 0.46 s before.) Two
+// acquisitions of one key under one shared lease would share its entry, so
+// this process lets only one of them use it at a time.
 //
 // Fixed-expire locks get a lease of their own, with no keep-alive while
 // held: it ends with its TTL. While the entry waits in the queue the lease

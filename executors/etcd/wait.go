@@ -189,6 +189,7 @@ func (e *Executor) waitDelete(ctx context.Context, t turn, ref leaseRef) error {
 	var (
 		polls   int
 		started time.Time
+		gap     bool // the watch started after the read: pred must be read again
 	)
 	for {
 		select {
@@ -208,7 +209,8 @@ func (e *Executor) waitDelete(ctx context.Context, t turn, ref leaseRef) error {
 				}
 				created, started = true, time.Now()
 				if wr.Header.Revision > at {
-					poll.Reset(0) // close the gap between the read and the watch
+					gap = true
+					poll.Reset(0)
 				} else if len(e.pollAfter) > 0 && t.size <= pollQueue {
 					poll.Reset(e.pollAfter[0])
 					polls = 1
@@ -225,8 +227,12 @@ func (e *Executor) waitDelete(ctx context.Context, t turn, ref leaseRef) error {
 			switch {
 			case ctx.Err() != nil:
 				return errWaitEnded
+			case err != nil && gap:
+				return fmt.Errorf("%w: %w", errWatch, err) // read the queue again
 			case err == nil && (len(resp.Kvs) == 0 || resp.Kvs[0].CreateRevision != pred.CreateRevision):
 				return nil
+			case err == nil:
+				gap = false
 			}
 			if polls < len(e.pollAfter) && t.size <= pollQueue {
 				poll.Reset(time.Until(started.Add(e.pollAfter[polls])))
