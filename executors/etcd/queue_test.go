@@ -305,3 +305,119 @@ func TestExecutor_Close(t *testing.T) {
 		t.Fatalf("Name, Priority = %q, %d", e.Name(), e.Priority())
 	}
 }
+
+// A waiter whose context ends deletes its entry at once: the waiter behind
+// it moves up to the holder, and nothing of it is left.
+func TestExecutor_Acquire_cancelledWaiterLeavesNothing(t *testing.T) {
+	testserver.Check(t, srvErr)
+	cli := newClient(t, srv.Addr())
+	h := newExec(t, cli, etcd.Options{})
+	w1 := newExec(t, newClient(t, srv.Addr()), etcd.Options{})
+	w2 := newExec(t, newClient(t, srv.Addr()), etcd.Options{})
+	tests := []struct {
+		name string
+		req  func(k string) executor.Request
+	}{
+		{"watchdog", func(k string) executor.Request { return watchdog(k, true) }},
+		{"fixed", func(k string) executor.Request { return fixed(k, 30*time.Second, true) }},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			k := uniqueKey(t)
+			holder := mustAcquire(t, h, watchdog(k, false))
+			ctx, cancel := context.WithCancel(t.Context())
+			first := acquireAsync(ctx, w1, tc.req(k))
+			waitEntries(t, cli, k, 2)
+			second := acquireAsync(t.Context(), w2, tc.req(k))
+			waitEntries(t, cli, k, 3)
+			cancel()
+			r := <-first
+			if !errors.Is(r.err, executor.ErrNotAcquired) || !errors.Is(r.err, context.Canceled) {
+				t.Fatalf("cancelled waiter = %v, want ErrNotAcquired and context.Canceled", r.err)
+			}
+			waitEntries(t, cli, k, 2)
+			notYet(t, second, 100*time.Millisecond)
+			mustRelease(t, holder)
+			mustRelease(t, outcome(t, second))
+			waitEntries(t, cli, k, 0)
+		})
+	}
+}
+
+// waitEntries waits until key has n entries.
+func waitEntries(t *testing.T, cli *clientv3.Client, key string, n int) {
+	t.Helper()
+	var got int
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		resp, err := cli.Get(t.Context(), key+"/", clientv3.WithPrefix(), clientv3.WithCountOnly())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got = int(resp.Count); got == n {
+			return
+		}
+	}
+	t.Fatalf("%q has %d entries, want %d", key, got, n)
+}
+
+// A write whose reply is lost may have taken effect: Acquire reports
+// ErrBackend and removes the entry it may have written, so it does not
+// block others.
+func TestExecutor_Acquire_lostReply(t *testing.T) {
+	testserver.Check(t, srvErr)
+	p, err := testserver.NewProxy(srv.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = p.Close() })
+	observer := newClient(t, srv.Addr())
+	e := newExec(t, newClient(t, p.Addr()), etcd.Options{})
+	other := newExec(t, observer, etcd.Options{})
+	tests := []struct {
+		name string
+		req  func(k string) executor.Request
+	}{
+		{"watchdog wait", func(k string) executor.Request { return watchdog(k, true) }},
+		{"watchdog try", func(k string) executor.Request { return watchdog(k, false) }},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			k := uniqueKey(t)
+			mustRelease(t, mustAcquire(t, e, watchdog(k+"-warm", false))) // the session exists
+			p.SetDropReplies(true)
+			ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
+			_, err := e.Acquire(ctx, tc.req(k))
+			cancel()
+			if !errors.Is(err, executor.ErrBackend) {
+				p.SetDropReplies(false)
+				t.Fatalf("Acquire with replies lost = %v, want ErrBackend", err)
+			}
+			// The clean-up reaches etcd even though its reply is lost too.
+			waitEntries(t, observer, k, 0)
+			mustRelease(t, mustAcquire(t, other, watchdog(k, false)))
+			p.SetDropReplies(false)
+			mustRelease(t, mustAcquire(t, e, watchdog(k, true)))
+		})
+	}
+}
+
+// Close ends a waiting Acquire with ErrClosed.
+func TestExecutor_Close_whileWaiting(t *testing.T) {
+	testserver.Check(t, srvErr)
+	h := newExec(t, newClient(t, srv.Addr()), etcd.Options{})
+	e, err := etcd.New(newClient(t, srv.Addr()), etcd.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := uniqueKey(t)
+	holder := mustAcquire(t, h, watchdog(k, false))
+	defer mustRelease(t, holder)
+	ch := acquireAsync(t.Context(), e, watchdog(k, true))
+	notYet(t, ch, 100*time.Millisecond)
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if r := <-ch; !errors.Is(r.err, etcd.ErrClosed) {
+		t.Fatalf("waiting Acquire after Close = %v, want ErrClosed", r.err)
+	}
+}
