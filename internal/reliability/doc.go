@@ -13,5 +13,13 @@
 // and reports overlaps of believed-held intervals, lost updates, stale
 // writes rejected and lost-lock signals.
 //
+// The tests start one redis-server, ZooKeeper and etcd in TestMain (plus
+// the clusters of TestClusterFailover), build cmd/lockcheck once, and run
+// the backends in parallel, each backend's scenarios one after another.
+// LOCK4GO_SOAK=1 (make soak) runs longer and repeats each fault:
+//
+//	LOCK4GO_REQUIRE_BACKENDS=1 go test -race ./internal/reliability/
+//	LOCK4GO_SOAK=1 LOCK4GO_REQUIRE_BACKENDS=1 go test -race -timeout 60m -v ./internal/reliability/
+//
 // The package holds only test machinery; nothing in lock4go imports it.
 package reliability

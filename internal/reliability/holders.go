@@ -232,7 +232,7 @@ func (h *holder) once(ctx context.Context) bool {
 // onceDo takes the lock through Template.Do.
 func (h *holder) onceDo(ctx context.Context) bool {
 	var iv Interval
-	ran := false
+	ran, held := false, false
 	// Do is not bounded by the run's end (a hold must not be cut short by
 	// it); the acquire timeout bounds the wait.
 	err := h.tpl.Do(context.WithoutCancel(ctx), h.cfg.Key, func(fctx context.Context) error {
@@ -243,6 +243,7 @@ func (h *holder) onceDo(ctx context.Context) bool {
 			h.r.violation("g%d: re-entry inside Do failed: %v", h.g, err)
 			return err
 		}
+		held = true
 		iv = h.begin(l.Token())
 		if err := l.Release(fctx); err != nil {
 			h.r.violation("g%d: release of a re-entered handle failed: %v", h.g, err)
@@ -253,6 +254,9 @@ func (h *holder) onceDo(ctx context.Context) bool {
 	if !ran {
 		h.failed(ctx, err)
 		return false
+	}
+	if !held {
+		return true // the violation is recorded
 	}
 	iv.ReleasedAt = ns(time.Now())
 	if err != nil && !errors.Is(err, lock4go.ErrLockLost) {
@@ -333,6 +337,9 @@ func (h *holder) hold(lctx context.Context, iv *Interval) {
 		case <-t.C:
 		case <-lctx.Done():
 			t.Stop()
+			if errors.Is(context.Cause(lctx), lock4go.ErrLockLost) {
+				lostAt.CompareAndSwap(0, ns(time.Now()))
+			}
 		}
 	}
 	if !stop() {
@@ -341,6 +348,11 @@ func (h *holder) hold(lctx context.Context, iv *Interval) {
 		case <-observed:
 		case <-time.After(time.Second):
 		}
+	}
+	// stop can win the race against a cancellation that has closed Done
+	// but not yet reached the callback; the cause still tells.
+	if lctx.Err() != nil && errors.Is(context.Cause(lctx), lock4go.ErrLockLost) {
+		lostAt.CompareAndSwap(0, ns(time.Now()))
 	}
 	if at := lostAt.Load(); at != 0 {
 		iv.LostAt = at

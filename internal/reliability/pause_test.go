@@ -100,7 +100,8 @@ func pausedHolder(t *testing.T, e *env, mode string, linger bool) {
 	detect := time.Duration(0)
 	switch {
 	case oldIv.LostAt == 0 && linger:
-		t.Errorf("paused holder never told its lock was lost")
+		t.Errorf("paused holder never told its lock was lost within %v of SIGCONT: interval %+v (resumed %s); its stderr:\n%s",
+			L, *oldIv, resumed.Format("15:04:05.000000"), old.stderr())
 	case oldIv.LostAt == 0:
 		t.Logf("paused holder released before the Template noticed the loss")
 	default:
