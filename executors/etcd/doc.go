@@ -56,6 +56,12 @@
 // is renewed, so it never ends before the acquisition began plus its TTL,
 // when the Template ends the lock by its local clock. Their Lost is nil.
 //
+// Each fixed-expire lock writes an entry of a new name (its lease's), and
+// etcd keeps every deleted key name in its index until compaction, so reads
+// of a busy key's queue slow down over time unless etcd compacts (run it with
+// --auto-compaction-retention, as any etcd with churning keys should be).
+// Watchdog locks reuse their session's entry name.
+//
 // etcd raises a TTL below its minimum (2s with the default 1s election
 // timeout) and deletes expired keys up to ~0.5 s late; both only make the
 // lock last longer, never shorter, than the local clock says.

@@ -34,25 +34,31 @@ func (e *Executor) tryPut(ctx context.Context, q queue, own, owner string, id cl
 	return 0, behind, nil
 }
 
-// enqueue writes the own entry (keeping its create revision if a leftover
-// of this lease is still there) and reads the head of the queue in the same
-// round trip, as concurrency.Mutex does. It returns the entry's create
-// revision and its place.
+// enqueue writes the own entry and reads the head of the queue in the same
+// round trip, as concurrency.Mutex does. A leftover entry of this lease (a
+// clean-up that has not reached etcd) is taken over with its create
+// revision and its place. It returns the entry's create revision and its
+// place.
 func (e *Executor) enqueue(ctx context.Context, q queue, own, owner string, id clientv3.LeaseID) (int64, place, error) {
-	resp, err := e.c.Txn(ctx).Then(
-		clientv3.OpPut(own, owner, clientv3.WithLease(id)),
-		clientv3.OpGet(own, clientv3.WithKeysOnly()),
-		q.headOp(),
-	).Commit()
+	put := clientv3.OpPut(own, owner, clientv3.WithLease(id))
+	resp, err := e.c.Txn(ctx).
+		If(clientv3.Compare(clientv3.CreateRevision(own), "=", 0)).
+		Then(put, q.headOp()).
+		Else(put, clientv3.OpGet(own, clientv3.WithKeysOnly()), q.headOp()).
+		Commit()
 	if err != nil {
 		return 0, unknown, err
 	}
-	kvs := resp.Responses[1].GetResponseRange().Kvs
-	if len(kvs) == 0 { // cannot happen: the put is in the same transaction
-		return 0, unknown, errEntryGone
+	rev := resp.Header.Revision // the put's revision: the entry's creation
+	head := resp.Responses[1].GetResponseRange().Kvs
+	if !resp.Succeeded {
+		kvs := resp.Responses[1].GetResponseRange().Kvs
+		if len(kvs) == 0 { // cannot happen: the put is in the same transaction
+			return 0, unknown, errEntryGone
+		}
+		rev, head = kvs[0].CreateRevision, resp.Responses[2].GetResponseRange().Kvs
 	}
-	rev := kvs[0].CreateRevision
-	return rev, q.placeOf(rev, resp.Responses[2].GetResponseRange().Kvs), nil
+	return rev, q.placeOf(rev, head), nil
 }
 
 // turn is a read of the queue from the own entry's point of view.
