@@ -2,6 +2,7 @@ package etcd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -87,7 +88,7 @@ func (l *lease) Renew(ctx context.Context, _ time.Duration) error {
 		return fmt.Errorf("etcd: renew %q: %w", l.key, executor.ErrLockNotHeld)
 	}
 	if l.ref.own != nil {
-		if err := l.ref.own.renew(ctx, l.e.c); err == errLeaseGone {
+		if err := l.ref.own.renew(ctx, l.e.c); errors.Is(err, errLeaseGone) {
 			return fmt.Errorf("etcd: renew %q: %w: %w", l.key, executor.ErrLockNotHeld, err)
 		} else if err != nil {
 			return opErr("renew", l.key, err)

@@ -42,7 +42,6 @@ type session struct {
 // instead of granting leases of their own.
 type pendingSession struct {
 	done chan struct{}
-	s    *session
 	err  error
 }
 
@@ -86,7 +85,7 @@ func (e *Executor) session(ctx context.Context, ttl int64) (*session, error) {
 		if err == nil && !closed {
 			e.sessions[ttl] = s
 		}
-		p.s, p.err = s, err
+		p.err = err
 		close(p.done)
 		e.mu.Unlock()
 		if err == nil && closed {
