@@ -365,3 +365,37 @@ func (s *suite) testMutualExclusion(t *testing.T) {
 		t.Fatalf("%d acquisitions, want %d", got, want)
 	}
 }
+
+func (s *suite) testInvalidRequest(t *testing.T) {
+	e := s.f(t)
+	k := key(t)
+	tests := []struct {
+		name string
+		req  executor.Request
+		want error
+	}{
+		{"empty key", executor.Request{Owner: owner(), TTL: time.Second}, executor.ErrInvalidKey},
+		{"empty owner", executor.Request{Key: k, TTL: time.Second}, executor.ErrInvalidConfig},
+		{"zero ttl", executor.Request{Key: k, Owner: owner()}, executor.ErrInvalidConfig},
+		{"negative ttl", executor.Request{Key: k, Owner: owner(), TTL: -time.Second}, executor.ErrInvalidConfig},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			l, err := e.Acquire(t.Context(), tc.req)
+			if err == nil {
+				_ = l.Release(t.Context())
+				if s.o.NoExpiry && tc.req.TTL <= 0 && tc.req.Key != "" && tc.req.Owner != "" {
+					return // session-bound leases have no TTL to check
+				}
+				t.Fatalf("Acquire(%+v) succeeded", tc.req)
+			}
+			if !errors.Is(err, tc.want) {
+				t.Fatalf("Acquire(%+v) = %v, want %v", tc.req, err, tc.want)
+			}
+		})
+	}
+	// Nothing was left behind by the rejected requests.
+	if !tryOnce(t, e, k) {
+		t.Fatal("a rejected request left the key held")
+	}
+}

@@ -52,6 +52,7 @@ func Run(t *testing.T, f Factory, o Options) {
 		fn   func(t *testing.T)
 	}{
 		{"AcquireRelease", s.testAcquireRelease},
+		{"InvalidRequest", s.testInvalidRequest},
 		{"HeldBySomeoneElse", s.testHeld},
 		{"OwnerOnlyRelease", s.testOwnerOnlyRelease},
 		{"DoubleRelease", s.testDoubleRelease},

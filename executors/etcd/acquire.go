@@ -34,10 +34,13 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 	if req.TTL <= 0 {
 		return nil, fmt.Errorf("etcd: acquire %q: ttl %v: %w", req.Key, req.TTL, executor.ErrInvalidConfig)
 	}
-	pfx := e.prefix + req.Key
-	if pfx == "" {
+	if req.Key == "" {
 		return nil, fmt.Errorf("etcd: acquire: empty key: %w", executor.ErrInvalidKey)
 	}
+	if req.Owner == "" {
+		return nil, fmt.Errorf("etcd: acquire %q: empty owner: %w", req.Key, executor.ErrInvalidConfig)
+	}
+	pfx := e.prefix + req.Key
 	if ctx.Err() != nil {
 		return nil, notAcquired(ctx, req.Key)
 	}

@@ -66,6 +66,12 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("memory: acquire %q: %w: %w", req.Key, executor.ErrNotAcquired, context.Cause(ctx))
 	}
+	if req.Key == "" {
+		return nil, fmt.Errorf("memory: acquire: empty key: %w", executor.ErrInvalidKey)
+	}
+	if req.Owner == "" {
+		return nil, fmt.Errorf("memory: acquire %q: empty owner: %w", req.Key, executor.ErrInvalidConfig)
+	}
 	if req.TTL <= 0 {
 		return nil, fmt.Errorf("memory: acquire %q: ttl %v: %w", req.Key, req.TTL, executor.ErrInvalidConfig)
 	}

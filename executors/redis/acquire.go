@@ -30,6 +30,12 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 	if req.Key == "" {
 		return nil, fmt.Errorf("redis: acquire: empty key: %w", executor.ErrInvalidKey)
 	}
+	if req.TTL <= 0 {
+		return nil, fmt.Errorf("redis: acquire %q: ttl %v: %w", req.Key, req.TTL, executor.ErrInvalidConfig)
+	}
+	if req.Owner == "" {
+		return nil, fmt.Errorf("redis: acquire %q: empty owner: %w", req.Key, executor.ErrInvalidConfig)
+	}
 	if ctx.Err() != nil {
 		return nil, fmt.Errorf("redis: acquire %q: %w: %w", req.Key, executor.ErrNotAcquired, ctx.Err())
 	}
