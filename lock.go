@@ -153,6 +153,13 @@ func (h *held) reenter() (*Lock, error) {
 	return &Lock{h: h}, nil
 }
 
+// errValue returns h.err under h.mu.
+func (h *held) errValue() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.err
+}
+
 // onLost registers f to run when the lock is lost; if it already was, f runs
 // at once. It returns an id for stopOnLost (-1 when f already ran or never
 // will).
@@ -199,6 +206,12 @@ func (h *held) release(ctx context.Context) error {
 		return fmt.Errorf("%w: %q: %w", ErrLockNotHeld, h.key, err)
 	}
 	h.mu.Unlock()
+	if h.t.wd.expired(h) {
+		// The lease ran out by the local clock and the watchdog has not got
+		// to it yet: the lock is not held, whatever the backend says.
+		h.lose("lease ran out by the local clock before release", nil, true)
+		return fmt.Errorf("%w: %q: %w", ErrLockNotHeld, h.key, h.errValue())
+	}
 	// Stop the watchdog first, so no renewal races the delete.
 	h.t.untrack(h)
 	rctx, cancel := h.t.releaseContext(h.exec, ctx)

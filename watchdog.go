@@ -22,6 +22,10 @@ type watchdog struct {
 	running bool
 	planned time.Time // when the loop wakes next by itself
 	wake    chan struct{}
+	// renewing has an entry per executor with a renewal batch in flight:
+	// the renewals that fell due meanwhile, sent as the next batch by the
+	// same goroutine, so each executor has at most one batch in flight.
+	renewing map[executor.Executor][]*held
 }
 
 const (
@@ -103,6 +107,18 @@ func (w *watchdog) remove(h *held) {
 	}
 }
 
+// expired reports whether h's lease has ended by the local clock. Leases
+// the backend renews by itself have no local end.
+func (w *watchdog) expired(h *held) bool {
+	if h.renewed && h.self {
+		return false
+	}
+	w.mu.Lock()
+	end := h.leaseEnd
+	w.mu.Unlock()
+	return !time.Now().Before(end)
+}
+
 func (w *watchdog) signal() {
 	select {
 	case w.wake <- struct{}{}:
@@ -156,7 +172,7 @@ func (w *watchdog) loop() {
 			}
 		}
 		for e, hs := range batches {
-			go w.renew(e, hs)
+			go w.renewLoop(e, hs)
 		}
 	}
 }
@@ -178,12 +194,44 @@ func (w *watchdog) collect(now time.Time) (expired []*held, batches map[executor
 		h.inflight = true
 		h.wdAt = h.leaseEnd // if the renewal hangs, the lease end decides
 		heap.Fix(&w.heap, 0)
+		if queued, busy := w.renewing[h.exec]; busy {
+			w.renewing[h.exec] = append(queued, h)
+			continue
+		}
 		if batches == nil {
 			batches = map[executor.Executor][]*held{}
 		}
 		batches[h.exec] = append(batches[h.exec], h)
 	}
+	for e := range batches {
+		if w.renewing == nil {
+			w.renewing = map[executor.Executor][]*held{}
+		}
+		w.renewing[e] = nil
+	}
 	return expired, batches
+}
+
+// renewLoop sends e's renewal batches one at a time until none is queued.
+func (w *watchdog) renewLoop(e executor.Executor, hs []*held) {
+	for len(hs) > 0 {
+		w.renew(e, hs)
+		w.mu.Lock()
+		hs = hs[:0]
+		for _, h := range w.renewing[e] {
+			if h.wdIndex >= 0 { // skip locks released or lost meanwhile
+				hs = append(hs, h)
+			} else {
+				h.inflight = false
+			}
+		}
+		if len(hs) == 0 {
+			delete(w.renewing, e)
+		} else {
+			w.renewing[e] = nil
+		}
+		w.mu.Unlock()
+	}
 }
 
 // renew renews hs on e, in one batch when e supports it, bounded by the

@@ -174,3 +174,84 @@ func TestTemplate_lostChannel(t *testing.T) {
 		}
 	})
 }
+
+// batchExec is a fake executor that renews in batches, slowly, and records
+// how many batches are in flight at once.
+type batchExec struct {
+	fakeExec
+	mu       sync.Mutex
+	inflight int
+	maxIn    int
+	batches  [][]int64
+}
+
+func (b *batchExec) RenewBatch(ctx context.Context, items []executor.RenewItem) []error {
+	b.mu.Lock()
+	b.inflight++
+	b.maxIn = max(b.maxIn, b.inflight)
+	var tokens []int64
+	for _, it := range items {
+		tokens = append(tokens, it.Lease.Token())
+	}
+	b.batches = append(b.batches, tokens)
+	b.mu.Unlock()
+	time.Sleep(800 * time.Millisecond) // a slow pipeline
+	b.mu.Lock()
+	b.inflight--
+	b.mu.Unlock()
+	return make([]error, len(items))
+}
+
+// Each executor has at most one renewal batch in flight; renewals that fall
+// due meanwhile go out as the next batch.
+func TestWatchdog_oneBatchInFlightPerExecutor(t *testing.T) {
+	bubble(t, func(t *testing.T) {
+		var next int64
+		b := &batchExec{}
+		b.fakeExec = fakeExec{name: "batch", prio: 1, acquireF: func(context.Context, executor.Request) (executor.Lease, error) {
+			next++
+			return &fakeLease{token: next}, nil
+		}}
+		tpl, _ := lock4go.New(lock4go.Config{Expire: 3 * time.Second}, b)
+		var locks []*lock4go.Lock
+		for i := range 3 {
+			l, err := tpl.Lock(t.Context(), fmt.Sprint("k", i))
+			if err != nil {
+				t.Fatal(err)
+			}
+			locks = append(locks, l)
+			time.Sleep(300 * time.Millisecond) // due at 1s, 1.3s, 1.6s
+		}
+		time.Sleep(2 * time.Second)
+		for _, l := range locks {
+			if err := l.Release(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		if b.maxIn != 1 {
+			t.Fatalf("%d renewal batches in flight at once, want 1", b.maxIn)
+		}
+		if len(b.batches) < 2 || len(b.batches[0]) != 1 || len(b.batches[1]) != 2 {
+			t.Fatalf("batches = %v, want [1] then [2 3] (queued while the first was in flight)", b.batches)
+		}
+	})
+}
+
+// A Release after the lease ran out by the local clock reports the lock
+// lost, even if the watchdog has not got to it yet.
+func TestLock_Release_afterLocalLeaseEnd(t *testing.T) {
+	bubble(t, func(t *testing.T) {
+		tpl, _ := lock4go.New(lock4go.Config{}, memory.New(memory.Options{}))
+		l, err := tpl.Lock(t.Context(), "k", lock4go.WithExpire(time.Second))
+		if err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Second - time.Second/50) // the local lease end
+		err = l.Release(t.Context())
+		if !errors.Is(err, lock4go.ErrLockNotHeld) || !errors.Is(err, lock4go.ErrLockLost) {
+			t.Fatalf("Release at the lease end = %v, want ErrLockNotHeld and ErrLockLost", err)
+		}
+	})
+}
