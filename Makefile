@@ -3,7 +3,7 @@
 GO ?= go
 GOFILES = $(shell find . -name '*.go' -not -path './.cache/*')
 
-.PHONY: all setup demo test fmt-check vet unit wire-check
+.PHONY: all setup demo test fmt-check vet unit wire-check soak bench
 
 all: test
 
@@ -19,6 +19,7 @@ fmt-check:
 vet:
 	$(GO) vet ./...
 	cd examples && $(GO) vet ./...
+	cd bench && $(GO) vet ./...
 
 # wire-check regenerates the wire example and fails if the committed file
 # was stale.
@@ -30,5 +31,15 @@ wire-check:
 unit:
 	LOCK4GO_REQUIRE_BACKENDS=1 $(GO) test -race -count=1 -timeout 25m ./...
 	cd examples && LOCK4GO_REQUIRE_BACKENDS=1 $(GO) test -race -count=1 -timeout 10m ./...
+	cd bench && LOCK4GO_REQUIRE_BACKENDS=1 $(GO) test -short -count=1 -timeout 10m ./...
 
 test: setup fmt-check vet wire-check unit
+
+# soak runs the reliability suite with long settings and repeated faults.
+soak: setup
+	LOCK4GO_SOAK=1 LOCK4GO_REQUIRE_BACKENDS=1 $(GO) test -race -count=1 -timeout 60m -v ./internal/reliability/
+
+# bench measures lock4go against the raw protocol floors and the peer
+# libraries on real servers and rewrites docs/bench.md and docs/bench.svg.
+bench: setup
+	cd bench && $(GO) run ./cmd/lockbench -out ../docs
