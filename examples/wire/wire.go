@@ -7,10 +7,11 @@ import (
 
 	"github.com/lock4go/lock4go"
 	"github.com/lock4go/lock4go/executors/memory"
+	"github.com/lock4go/lock4go/middleware"
 )
 
 // initOrderService builds an OrderService on the memory executor.
-func initOrderService(cfg lock4go.Config, opts memory.Options) (*OrderService, error) {
-	wire.Build(lock4go.ProviderSet, memory.ProviderSet, executors, NewOrderService)
+func initOrderService(cfg lock4go.Config, opts memory.Options, spec middleware.HTTPSpec) (*OrderService, error) {
+	wire.Build(lock4go.ProviderSet, memory.ProviderSet, middleware.ProviderSet, executors, NewOrderService)
 	return nil, nil
 }

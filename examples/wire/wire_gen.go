@@ -9,18 +9,23 @@ package main
 import (
 	"github.com/lock4go/lock4go"
 	"github.com/lock4go/lock4go/executors/memory"
+	"github.com/lock4go/lock4go/middleware"
 )
 
 // Injectors from wire.go:
 
 // initOrderService builds an OrderService on the memory executor.
-func initOrderService(cfg lock4go.Config, opts memory.Options) (*OrderService, error) {
+func initOrderService(cfg lock4go.Config, opts memory.Options, spec middleware.HTTPSpec) (*OrderService, error) {
 	executor := memory.New(opts)
 	lock4goExecutors := executors(executor)
 	template, err := lock4go.NewFromExecutors(cfg, lock4goExecutors)
 	if err != nil {
 		return nil, err
 	}
-	orderService := NewOrderService(template)
+	httpMiddleware, err := middleware.ProvideHTTP(template, spec)
+	if err != nil {
+		return nil, err
+	}
+	orderService := NewOrderService(template, httpMiddleware)
 	return orderService, nil
 }
