@@ -1,0 +1,111 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"time"
+
+	"google.golang.org/grpc"
+	testgrpc "google.golang.org/grpc/interop/grpc_testing"
+
+	"github.com/lock4go/lock4go"
+	"github.com/lock4go/lock4go/middleware"
+)
+
+// payMethod is the gRPC method the demo locks: grpc-go's own test service,
+// so the demo needs no generated code of its own.
+const payMethod = "/grpc.testing.TestService/UnaryCall"
+
+// service is one instance of the "pay order" service: its own executor and
+// Template, an HTTP endpoint POST /orders/{id}/pay behind the lock
+// middleware, and a gRPC method behind the lock interceptor. Both lock the
+// same key, lock4go:pay#<order id>, so HTTP and gRPC payments of one order
+// exclude each other across all instances.
+type service struct {
+	tpl     *lock4go.Template
+	httpURL string
+	grpcLis net.Listener
+	httpSrv *http.Server
+	grpcSrv *grpc.Server
+	closeEx func()
+}
+
+// startService starts one instance; pay runs inside the lock.
+func startService(b backend, spec middleware.Spec, pay func(ctx context.Context, order string) error) (*service, error) {
+	exec, closeEx, err := b.NewExecutor()
+	if err != nil {
+		return nil, err
+	}
+	// The report shows losses; the logs would only repeat them.
+	tpl, err := lock4go.New(lock4go.Config{Expire: 6 * time.Second, RetryInterval: 50 * time.Millisecond, Logger: quiet}, exec)
+	if err != nil {
+		closeEx()
+		return nil, err
+	}
+	s := &service{tpl: tpl, closeEx: closeEx}
+
+	httpSpec := spec
+	httpSpec.Keys = []string{"path.id"}
+	mux := http.NewServeMux()
+	mux.Handle("POST /orders/{id}/pay", middleware.HTTP(tpl, httpSpec)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx := context.WithValue(r.Context(), requestKey{}, r)
+		if err := pay(ctx, r.PathValue("id")); err != nil {
+			http.Error(w, "payment failed", http.StatusInternalServerError)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	})))
+	hl, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
+	s.httpURL = "http://" + hl.Addr().String()
+	s.httpSrv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go s.httpSrv.Serve(hl)
+
+	grpcSpec := spec
+	grpcSpec.Keys = []string{"md.order-id"}
+	s.grpcSrv = grpc.NewServer(grpc.UnaryInterceptor(
+		middleware.UnaryServerInterceptor(tpl, map[string]middleware.Spec{payMethod: grpcSpec})))
+	testgrpc.RegisterTestServiceServer(s.grpcSrv, &payServer{pay: pay})
+	s.grpcLis, err = net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
+	go s.grpcSrv.Serve(s.grpcLis)
+	return s, nil
+}
+
+// Close stops the servers and the executor.
+func (s *service) Close() {
+	if s.grpcSrv != nil {
+		s.grpcSrv.Stop()
+	}
+	if s.httpSrv != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		_ = s.httpSrv.Shutdown(ctx)
+		cancel()
+	}
+	s.closeEx()
+}
+
+// payServer implements the locked gRPC method.
+type payServer struct {
+	testgrpc.UnimplementedTestServiceServer
+	pay func(ctx context.Context, order string) error
+}
+
+func (p *payServer) UnaryCall(ctx context.Context, _ *testgrpc.SimpleRequest) (*testgrpc.SimpleResponse, error) {
+	order, ok := orderFromMetadata(ctx)
+	if !ok {
+		return nil, errors.New("no order-id")
+	}
+	if err := p.pay(ctx, order); err != nil {
+		return nil, err
+	}
+	return &testgrpc.SimpleResponse{}, nil
+}
