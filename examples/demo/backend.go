@@ -2,9 +2,9 @@ package main
 
 import (
 	"context"
-	"log/slog"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"time"
 
