@@ -32,6 +32,9 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 	if req.Key == "" {
 		return nil, fmt.Errorf("zookeeper: empty key: %w", executor.ErrInvalidKey)
 	}
+	if req.Owner == "" {
+		return nil, fmt.Errorf("zookeeper: acquire %q: empty owner: %w", req.Key, executor.ErrInvalidConfig)
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("zookeeper: acquire %q: %w: %w", req.Key, executor.ErrNotAcquired, context.Cause(ctx))
 	}
