@@ -243,7 +243,7 @@ func (h *held) lose(reason string, cause error, compensate bool) {
 	// A fixed lease nobody released ends as planned (a de-duplication
 	// window, say): the holder is told, but it is not an incident.
 	kind, level, msg := EventLost, levelWarn, "lock4go: lock lost"
-	if !h.renewed && compensate {
+	if !h.renewed && (compensate || h.t.wd.expired(h)) {
 		kind, level, msg = EventExpired, slog.LevelDebug, "lock4go: fixed lease expired"
 	}
 	h.t.cfg.Logger.LogAttrs(context.Background(), level, msg, attrKey(h.key), attrExec(h.exec.Name()), attrErr(err))
