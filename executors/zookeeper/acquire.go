@@ -20,14 +20,18 @@ var errVanished = errors.New("zookeeper: own lock node vanished")
 // [executor.ErrNotAcquired] at once if req.Wait is false; otherwise it
 // watches only its immediate predecessor (so a release wakes exactly one
 // waiter) until it is first or ctx ends. Whenever it gives up it deletes its
-// node, retrying in the background while the connection is down. The node
-// holds req.Owner as data; req.TTL is ignored, since the lease lasts as long
-// as the session.
+// node, retrying in the background while the connection is down, so no node
+// is left to be granted to nobody. The node holds req.Owner as data;
+// req.TTL is ignored, since the lease lasts as long as the session.
 //
-// go-zookeeper's calls take no context, so the attempt runs in its own
-// goroutine and Acquire returns when ctx ends (or the executor closes) even
-// if the server does not answer; the goroutine then cleans up by itself and
-// ends with its last ZooKeeper call.
+// go-zookeeper's calls take no context and wait for their reply until the
+// connection drops, so the attempt runs in its own goroutine and Acquire
+// returns when ctx ends (or the executor closes) even if no reply comes.
+// When it gives up while a call is in flight (a create whose reply may
+// never arrive on a live connection, say), it deletes in the background
+// whatever node carries the attempt's GUID; the goroutine issues no further
+// create, deletes a node whose create completes late, and ends with its
+// last ZooKeeper call.
 func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.Lease, error) {
 	if req.Key == "" {
 		return nil, fmt.Errorf("zookeeper: empty key: %w", executor.ErrInvalidKey)
@@ -46,13 +50,15 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 	actx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
+	p := &pending{parent: e.keyPath(req.Key), guid: newGUID()}
 	type result struct {
 		l   *lease
 		err error
 	}
 	res := make(chan result) // unbuffered: a send succeeds only if Acquire takes it
 	go func() {
-		l, err := e.attempt(actx, req)
+		l, err := e.attempt(actx, req, p)
+		p.finish()
 		select {
 		case res <- result{l, err}:
 		case <-actx.Done():
@@ -73,7 +79,11 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 			go r.l.abandon()
 		}
 	case <-ctx.Done():
+		if p.giveUp() {
+			e.reapPending(p)
+		}
 	case <-e.done:
+		p.giveUp() // nothing runs in the background any more
 		return nil, backendErr("acquire", req.Key, errClosed)
 	}
 	return nil, fmt.Errorf("zookeeper: acquire %q: %w: %w", req.Key, executor.ErrNotAcquired, context.Cause(ctx))
@@ -81,16 +91,22 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 
 // attempt creates the node and queues until it holds the lock, fails, or
 // ctx ends. On every failure it removes its node.
-func (e *Executor) attempt(ctx context.Context, req executor.Request) (*lease, error) {
-	parent := e.keyPath(req.Key)
-	guid := newGUID()
-	name, err := e.create(parent, guid, []byte(req.Owner))
+func (e *Executor) attempt(ctx context.Context, req executor.Request, p *pending) (*lease, error) {
+	parent, guid := p.parent, p.guid
+	name, err := e.create(p, []byte(req.Owner))
 	if err != nil {
 		return nil, createErr(req.Key, err)
 	}
-	q := queuer{e: e, req: req, parent: parent, guid: guid, name: name, path: parent + "/" + name}
+	q := queuer{e: e, req: req, p: p, parent: parent, guid: guid, name: name, path: parent + "/" + name}
+	if p.isAbandoned() {
+		// The create completed after the caller gave up.
+		p.removing()
+		_ = e.remove(q.path, 0)
+		return nil, backendErr("acquire", req.Key, errAbandoned)
+	}
 	l, err := q.run(ctx)
 	if err != nil {
+		p.removing()
 		rerr := e.remove(q.path, q.session)
 		if !req.Wait && errors.Is(err, executor.ErrNotAcquired) && rerr != nil && !errors.Is(rerr, zk.ErrNoNode) {
 			// The attempt failed for sure, but its node could not be

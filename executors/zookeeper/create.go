@@ -16,21 +16,32 @@ const maxCreateTries = 5
 // and a background search by GUID deletes it once the connection is back.
 var errUncertain = errors.New("zookeeper: create outcome unknown, cleaning up in the background")
 
-// create creates the protected ephemeral sequential lock node for guid under
-// parent, holding data, and returns its name (without the parent). When a
-// reply is lost it finds the node by its GUID rather than creating a second
-// one; when it cannot tell whether the node exists it schedules its removal
-// and returns an error wrapping errUncertain.
-func (e *Executor) create(parent, guid string, data []byte) (string, error) {
+// create creates the protected ephemeral sequential lock node for p's GUID
+// under p's parent, holding data, and returns its name (without the
+// parent). When a reply is lost it finds the node by its GUID rather than
+// creating a second one; when it cannot tell whether the node exists it
+// schedules its removal and returns an error wrapping errUncertain. Once
+// p's caller gave up it issues no further create; a node whose create
+// completed is returned all the same (the caller deletes it), and when the
+// outcome of the last create is unknown the reaper the caller scheduled
+// ([Executor.reapPending]) deletes it.
+func (e *Executor) create(p *pending, data []byte) (string, error) {
+	parent, guid := p.parent, p.guid
 	prefix := lockPrefix(parent, guid)
 	session := e.conn.SessionID()
 	var err error
 	for range maxCreateTries {
-		var p string
-		p, err = e.conn.Create(prefix, data, zk.FlagEphemeralSequential, e.acl)
+		if !p.beginCreate() {
+			return "", errAbandoned
+		}
+		var path string
+		path, err = e.conn.Create(prefix, data, zk.FlagEphemeralSequential, e.acl)
+		abandoned := p.endCreate()
 		switch {
 		case err == nil:
-			return p[len(parent)+1:], nil
+			return path[len(parent)+1:], nil
+		case abandoned:
+			return "", fmt.Errorf("%w: %w", errAbandoned, err)
 		case errors.Is(err, zk.ErrNoNode):
 			if err = e.ensureParent(parent); err != nil {
 				return "", err

@@ -28,7 +28,11 @@
 // wakes exactly one waiter, in FIFO order. A waiter that gives up (its
 // context ends, TryLock finds the key held, an error) deletes its node,
 // retrying in the background while the connection is down, so no node is
-// left to be granted to nobody.
+// left to be granted to nobody. go-zookeeper waits for a reply until the
+// connection drops, so when a context ends while a call is in flight (a
+// create whose reply was lost on a connection that stays up, say), Acquire
+// returns at once and deletes whatever carries the attempt's GUID in the
+// background, and a create that completes later is deleted too.
 //
 // # Leases
 //
@@ -43,9 +47,12 @@
 // another owner took the lock. The executor notices all three by polling
 // the connection's state and the leases' node watches every 50ms while it
 // holds leases, in one goroutine; it needs neither the conn's event channel
-// nor a goroutine per lease. Each lease has its own Lost channel, since a
-// node can vanish alone, and implements [executor.LostNotifier] so the
-// Template needs no goroutine per lease either.
+// nor a goroutine per lease. Renew and Release apply the same rule
+// themselves rather than wait for the next poll, so a holder resumed after
+// a pause longer than its session hears ErrLockNotHeld from Release, not a
+// backend error. Each lease has its own Lost channel, since a node can
+// vanish alone, and implements [executor.LostNotifier] so the Template
+// needs no goroutine per lease either.
 //
 // # Connections and ACLs
 //

@@ -69,10 +69,16 @@ func (l *lease) Lost() <-chan struct{} { return l.lostCtx.Done() }
 func (l *lease) AfterLost(f func()) func() bool { return context.AfterFunc(l.lostCtx, f) }
 
 // Renew checks that the node still exists in the lease's session; ttl is
-// ignored, since the session keeps the lease.
+// ignored, since the session keeps the lease. Like Release it applies the
+// session monitor's rule first: a lease whose connection has been without
+// its session past [Options.DisconnectGrace] is lost.
 func (l *lease) Renew(ctx context.Context, _ time.Duration) error {
-	if l.state.Load() != stateHeld || sessionGone(l.e.conn, l.session) {
-		return fmt.Errorf("zookeeper: renew %q: %w", l.key, executor.ErrLockNotHeld)
+	if l.state.Load() != stateHeld {
+		return l.notHeld("renew")
+	}
+	if cause, reap := l.e.mon.verdict(l.session, time.Time{}); cause != nil {
+		l.lose(cause, reap)
+		return l.notHeld("renew")
 	}
 	if err := ctx.Err(); err != nil {
 		return backendErr("renew", l.key, context.Cause(ctx))
@@ -90,26 +96,41 @@ func (l *lease) Renew(ctx context.Context, _ time.Duration) error {
 	}
 	if !ok || st.EphemeralOwner != l.session {
 		l.lose(errors.New("lock node deleted"), false)
-		return fmt.Errorf("zookeeper: renew %q: %w", l.key, executor.ErrLockNotHeld)
+		return l.notHeld("renew")
 	}
 	return nil
 }
 
 // Release deletes the node. It reports [executor.ErrLockNotHeld] when the
-// lease was already released or lost, or the node is gone. When the
-// connection is down, or ctx ends (even before the call), it reports
+// lease was already released or lost, when the node is gone, and when the
+// session monitor's rule counts the lease lost: its session ended, or the
+// connection has been without its session (seen by the monitor, or by the
+// failed delete) longer than [Options.DisconnectGrace]; the error then wraps
+// the cause, and if the session may live on the node is deleted in the
+// background once reconnected. Otherwise, when the connection is down
+// within the grace or ctx ends (even before the call), it reports
 // [executor.ErrBackend] and keeps deleting the node in the background until
 // it succeeds or the session ends.
 func (l *lease) Release(ctx context.Context) error {
 	if !l.state.CompareAndSwap(stateHeld, stateReleased) {
-		return fmt.Errorf("zookeeper: release %q: %w", l.key, executor.ErrLockNotHeld)
+		return l.notHeld("release")
 	}
+	// Judge before the monitor forgets the lease (and, idle, the
+	// connection's past).
+	cause, reap := l.e.mon.verdict(l.session, time.Time{})
 	l.e.mon.remove(l)
-	if sessionGone(l.e.conn, l.session) {
-		return fmt.Errorf("zookeeper: release %q: session ended: %w", l.key, executor.ErrLockNotHeld)
+	if cause != nil {
+		if reap {
+			l.e.reapPath(l.path, l.session)
+		}
+		return fmt.Errorf("zookeeper: release %q: %w: %w", l.key, executor.ErrLockNotHeld, cause)
 	}
 	var err error
 	if cerr := l.e.call(ctx, func() { err = l.e.remove(l.path, l.session) }); cerr != nil {
+		// The delete goes on, and remove retries it in the background.
+		if cause, _ := l.e.mon.verdict(l.session, time.Time{}); cause != nil {
+			return fmt.Errorf("zookeeper: release %q: %w: %w", l.key, executor.ErrLockNotHeld, cause)
+		}
 		return backendErr("release", l.key, cerr)
 	}
 	switch {
@@ -118,7 +139,33 @@ func (l *lease) Release(ctx context.Context) error {
 	case errors.Is(err, zk.ErrNoNode):
 		return fmt.Errorf("zookeeper: release %q: lock node gone: %w", l.key, executor.ErrLockNotHeld)
 	}
+	var seenDown time.Time
+	if connectionLost(err) {
+		seenDown = time.Now()
+	}
+	// remove already retries the delete in the background unless the
+	// session ended.
+	if cause, _ := l.e.mon.verdict(l.session, seenDown); cause != nil {
+		return fmt.Errorf("zookeeper: release %q: %w: %w (delete: %w)", l.key, executor.ErrLockNotHeld, cause, err)
+	}
 	return backendErr("release", l.key, err)
+}
+
+// notHeld is the error of op on a lease no longer held: it wraps
+// [executor.ErrLockNotHeld] and, for a lost lease, the cause of the loss.
+func (l *lease) notHeld(op string) error {
+	if l.state.Load() == stateLost {
+		return fmt.Errorf("zookeeper: %s %q: %w: %w", op, l.key, executor.ErrLockNotHeld, context.Cause(l.lostCtx))
+	}
+	return fmt.Errorf("zookeeper: %s %q: %w", op, l.key, executor.ErrLockNotHeld)
+}
+
+// connectionLost reports whether a call failed because the connection lost
+// its session, for a while at least: it dropped, no server answered, the
+// session expired or the conn was closed.
+func connectionLost(err error) bool {
+	return errors.Is(err, zk.ErrConnectionClosed) || errors.Is(err, zk.ErrNoServer) ||
+		errors.Is(err, zk.ErrSessionExpired) || errors.Is(err, zk.ErrClosing)
 }
 
 // abandon releases a lease nobody received, deleting its node (in the

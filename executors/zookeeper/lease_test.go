@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-zookeeper/zk"
+
 	"github.com/lock4go/lock4go/executor"
 )
 
@@ -110,5 +112,65 @@ func TestOptions_withDefaults(t *testing.T) {
 	}
 	if _, err := New(nil, Options{}); !errors.Is(err, executor.ErrInvalidConfig) {
 		t.Fatalf("New(nil) = %v, want ErrInvalidConfig", err)
+	}
+}
+
+// TestLease_Release_unseenDisconnect releases a lease whose connection died
+// while nothing was looking, as after the holder's process was paused: its
+// executor's monitor never polls here. With the default DisconnectGrace the
+// lease counts as lost as soon as the connection is seen without its
+// session, by Release itself or by the delete that fails with it, so
+// Release must report ErrLockNotHeld, not a backend error; with a negative
+// grace a dropped connection proves nothing, and Release reports
+// ErrBackend.
+func TestLease_Release_unseenDisconnect(t *testing.T) {
+	addr := server(t)
+	for _, tc := range []struct {
+		name     string
+		grace    time.Duration
+		seenDown bool // the conn already shows the disconnection at Release
+		want     error
+	}{
+		{"default grace, delete fails", 0, false, executor.ErrLockNotHeld},
+		{"default grace, conn down", 0, true, executor.ErrLockNotHeld},
+		{"no grace, delete fails", -1, false, executor.ErrBackend},
+		{"no grace, conn down", -1, true, executor.ErrBackend},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			proxy := startProxy(t, addr)
+			conn := dial(t, time.Second, proxy.Addr())
+			e, err := build(conn, Options{DisconnectGrace: tc.grace}, time.Hour)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = e.Close() })
+			l, err := e.Acquire(t.Context(), req("unseen:"+t.Name(), false))
+			if err != nil {
+				t.Fatal(err)
+			}
+			proxy.SetBlackhole(true)
+			// Un-blackholed, the proxy's connections are cut: the reconnect
+			// must not wait for a read timeout.
+			t.Cleanup(func() { proxy.SetBlackhole(false); proxy.Cut() })
+			if tc.seenDown {
+				// go-zookeeper notices after two thirds of the session.
+				deadline := time.Now().Add(5 * time.Second)
+				for conn.State() == zk.StateHasSession {
+					if time.Now().After(deadline) {
+						t.Fatal("the conn never noticed the blackhole")
+					}
+					time.Sleep(10 * time.Millisecond)
+				}
+			}
+			ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second)
+			defer cancel()
+			err = l.Release(ctx)
+			if !errors.Is(err, tc.want) {
+				t.Fatalf("Release = %v, want %v", err, tc.want)
+			}
+			if l.Release(t.Context()) == nil {
+				t.Fatal("second Release succeeded")
+			}
+		})
 	}
 }

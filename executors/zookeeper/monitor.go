@@ -115,24 +115,68 @@ type loss struct {
 	reap  bool
 }
 
+// observeLocked records the connection state seen at now and returns since
+// when the connection has been without its session: zero while it has it.
+// m.mu must be held.
+func (m *monitor) observeLocked(state zk.State, now time.Time) time.Time {
+	if state == zk.StateHasSession {
+		m.downSince = time.Time{}
+	} else if m.downSince.IsZero() {
+		m.downSince = now
+	}
+	return m.downSince
+}
+
+// pastGrace reports whether a connection without its session since since
+// (zero: it has it) counts its leases lost at now: [Options.DisconnectGrace].
+func (m *monitor) pastGrace(since, now time.Time) bool {
+	return !since.IsZero() && m.e.grace >= 0 && now.Sub(since) >= m.e.grace
+}
+
+// downErr is the loss cause of a lease whose connection has been without
+// its session since since.
+func downErr(since, now time.Time) error {
+	return fmt.Errorf("zookeeper: connection without its session for %v", now.Sub(since).Round(time.Millisecond))
+}
+
+// verdict applies the monitor's rule, now, to a lease of session, for Renew
+// and Release, which must not vouch for a lease the monitor would count
+// lost before its next poll. It returns nil while the lease stands,
+// otherwise why it is lost and whether its node may survive (the session
+// may live on, so the node is to be deleted once reconnected). seenDown, if
+// not zero, is when the caller saw the connection without its session (a
+// call failed for it) even if it has its session again.
+func (m *monitor) verdict(session int64, seenDown time.Time) (cause error, reap bool) {
+	current, state, now := m.e.conn.SessionID(), m.e.conn.State(), time.Now()
+	if session != current {
+		return errSessionEnded, false
+	}
+	m.mu.Lock()
+	since := m.observeLocked(state, now)
+	m.mu.Unlock()
+	if !seenDown.IsZero() && (since.IsZero() || seenDown.Before(since)) {
+		since = seenDown
+	}
+	if m.pastGrace(since, now) {
+		return downErr(since, now), true
+	}
+	return nil, false
+}
+
 // check looks once at the connection and every lease.
 func (m *monitor) check() {
 	session, state, now := m.e.conn.SessionID(), m.e.conn.State(), time.Now()
 	var lost []loss
 	var rearm []*lease
 	m.mu.Lock()
-	if state == zk.StateHasSession {
-		m.downSince = time.Time{}
-	} else if m.downSince.IsZero() {
-		m.downSince = now
-	}
-	down := !m.downSince.IsZero() && m.e.grace >= 0 && now.Sub(m.downSince) >= m.e.grace
+	since := m.observeLocked(state, now)
+	down := m.pastGrace(since, now)
 	for l := range m.leases {
 		switch {
 		case l.session != session:
 			lost = append(lost, loss{l, errSessionEnded, false})
 		case down:
-			lost = append(lost, loss{l, fmt.Errorf("zookeeper: connection without its session for %v", now.Sub(m.downSince).Round(time.Millisecond)), true})
+			lost = append(lost, loss{l, downErr(since, now), true})
 		default:
 			select {
 			case ev := <-l.watch:

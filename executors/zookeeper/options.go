@@ -44,8 +44,9 @@ type Options struct {
 
 	// DisconnectGrace is how long the connection may stay without its
 	// session before every lease of that session counts as lost (Lost
-	// closes, and the executor deletes the lease's node once it reconnects,
-	// should the session have survived). While disconnected the client
+	// closes, Renew and Release report [executor.ErrLockNotHeld], and the
+	// executor deletes the lease's node once it reconnects, should the
+	// session have survived). While disconnected the client
 	// cannot hear of its session's expiry, and once the session has expired
 	// another owner may be granted the lock. The server expires a session no
 	// earlier than the session timeout after it last heard from the client,

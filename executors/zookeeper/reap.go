@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -14,6 +15,13 @@ const (
 	reapMinBackoff = 50 * time.Millisecond
 	reapMaxBackoff = time.Second
 )
+
+// reapStepTimeout is how long a deletion step may wait for its replies on a
+// connection that has its session before it is tried again: go-zookeeper
+// waits for a lost reply until the connection drops, which on a live
+// connection may be never. The stuck call's goroutine ends when the
+// connection drops or closes.
+const reapStepTimeout = time.Second
 
 // remove deletes the node at path, created in session (0 if unknown), and
 // returns the result of the first attempt: nil, zk.ErrNoNode when it was
@@ -54,8 +62,36 @@ func (e *Executor) reapGUID(parent, guid string, session int64) {
 	})
 }
 
+// reapPending deletes, in the background, the lock node of an attempt whose
+// caller gave up while its ZooKeeper calls were in flight: every child of
+// p's parent carrying p's GUID. It stops once a search finds none and no
+// create of the attempt is in flight, or one is but its node was seen and
+// deleted (a create makes at most one node, and the attempt issues no new
+// create once abandoned). It ignores session changes: a create queued while
+// disconnected may land in the next session.
+func (e *Executor) reapPending(p *pending) {
+	var deleted atomic.Bool // the node of the create in flight is gone
+	e.reap(0, func() (bool, error) {
+		creating := p.isCreating() // before the search, which must follow the create
+		name, found, err := e.findGUID(p.parent, p.guid)
+		if err != nil {
+			return false, err
+		}
+		if !found {
+			return !creating || deleted.Load(), nil
+		}
+		err = e.conn.Delete(p.parent+"/"+name, -1)
+		if err == nil || errors.Is(err, zk.ErrNoNode) {
+			deleted.Store(true)
+		}
+		return false, err // search again
+	})
+}
+
 // reap retries step in a goroutine, with backoff, until it reports done,
-// session ends or the executor closes.
+// session ends or the executor closes. A step still waiting for replies
+// after reapStepTimeout on a connection with its session is abandoned (its
+// reply was lost) and tried again.
 func (e *Executor) reap(session int64, step func() (done bool, err error)) {
 	e.stats.reaps.Add(1)
 	e.spawn(func() {
@@ -69,13 +105,42 @@ func (e *Executor) reap(session int64, step func() (done bool, err error)) {
 			if sessionGone(e.conn, session) {
 				return
 			}
-			var done bool
-			if e.do(func() { done, _ = step() }) != nil || done {
+			var done bool // written by this round's step only
+			err := e.doPatiently(func() { done, _ = step() })
+			if errors.Is(err, errClosed) || (err == nil && done) {
 				return
 			}
 			backoff = min(2*backoff, reapMaxBackoff)
 		}
 	})
+}
+
+// errStuck reports a background call that got no reply in time on a
+// connection that has its session.
+var errStuck = errors.New("zookeeper: no reply on a live connection")
+
+// doPatiently is [Executor.do] for steps of background deletions: it also
+// returns errStuck when f has not returned after reapStepTimeout while the
+// connection has its session. While the connection is down it waits on,
+// since go-zookeeper fails or sends queued calls once it reconnects.
+func (e *Executor) doPatiently(f func()) error {
+	done := make(chan struct{})
+	go func() { defer close(done); f() }()
+	t := time.NewTicker(reapStepTimeout)
+	defer t.Stop()
+	for {
+		select {
+		case <-done:
+			return nil
+		case <-e.done:
+			return errClosed
+		case <-t.C:
+			if e.conn.State() == zk.StateHasSession {
+				e.stats.stuckSteps.Add(1)
+				return errStuck
+			}
+		}
+	}
 }
 
 // sessionGone reports whether session, if known (non-zero), is no longer

@@ -14,6 +14,7 @@ import (
 type queuer struct {
 	e      *Executor
 	req    executor.Request
+	p      *pending
 	parent string
 	guid   string
 	name   string
@@ -96,7 +97,10 @@ func (q *queuer) list() ([]string, error) {
 }
 
 // waitFor waits until the predecessor node at pred is gone (or changed),
-// the own node vanishes, or ctx ends.
+// the own node vanishes, or ctx ends. It parks the attempt meanwhile: an
+// Acquire that gives up then leaves the deletion of the node to the attempt,
+// which wakes with ctx. Once the caller gave up it does not wait, and it
+// reports errAbandoned after a wait however it ended.
 func (q *queuer) waitFor(ctx context.Context, pred string) error {
 	key := q.req.Key
 	ok, _, w, err := q.e.conn.ExistsW(pred)
@@ -106,6 +110,20 @@ func (q *queuer) waitFor(ctx context.Context, pred string) error {
 	if !ok {
 		return nil // gone already: list again
 	}
+	if !q.p.park() {
+		return backendErr("acquire", key, errAbandoned)
+	}
+	err = q.wait(ctx, w)
+	if !q.p.unpark(err == nil) && err == nil {
+		err = backendErr("acquire", key, errAbandoned)
+	}
+	return err
+}
+
+// wait blocks until the predecessor's watch w fires, the own node's watch
+// fires, ctx ends or the executor closes.
+func (q *queuer) wait(ctx context.Context, w <-chan zk.Event) error {
+	key := q.req.Key
 	q.e.stats.waiting.Add(1)
 	defer q.e.stats.waiting.Add(-1)
 	select {

@@ -43,6 +43,7 @@ type Executor struct {
 		childrenReads atomic.Int64 // children listings while acquiring
 		wakeups       atomic.Int64 // predecessor watches that fired
 		reaps         atomic.Int64 // deletions moved to the background
+		stuckSteps    atomic.Int64 // background deletion steps that got no reply on a live connection
 		waiting       atomic.Int64 // queuers blocked on a predecessor watch now
 	}
 }
@@ -57,6 +58,11 @@ var (
 // conn's session; see [Options.DisconnectGrace] for how a dropped
 // connection is treated.
 func New(conn *zk.Conn, opts Options) (*Executor, error) {
+	return build(conn, opts, defaultPollInterval)
+}
+
+// build is [New] with the session monitor's polling interval.
+func build(conn *zk.Conn, opts Options, poll time.Duration) (*Executor, error) {
 	if conn == nil {
 		return nil, fmt.Errorf("zookeeper: nil *zk.Conn: %w", executor.ErrInvalidConfig)
 	}
@@ -74,7 +80,7 @@ func New(conn *zk.Conn, opts Options) (*Executor, error) {
 		log:      o.Logger,
 		done:     make(chan struct{}),
 	}
-	e.mon.init(e, defaultPollInterval)
+	e.mon.init(e, poll)
 	e.spawn(e.mon.run)
 	return e, nil
 }
