@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"testing"
 	"time"
@@ -33,13 +32,6 @@ func TestLostAcquireReplies(t *testing.T) {
 				name = "drop-then-partition"
 			}
 			t.Run(name, func(t *testing.T) {
-				if e.kind == "zookeeper" && !partition && os.Getenv("LOCK4GO_KNOWN_BUGS") == "" {
-					// Known open bug, not a missing server: go-zookeeper has no
-					// per-request timeout, so a create whose reply is lost on a
-					// live connection blocks until the next reconnect and its
-					// node stays until then. Set LOCK4GO_KNOWN_BUGS=1 to run it.
-					t.Skip("known bug: ZooKeeper lock node orphaned after a lost create reply on a live connection (issue note)")
-				}
 				lostReplies(t, e, partition)
 			})
 		}
