@@ -51,10 +51,17 @@ func notAcquired(ctx context.Context, key string) error {
 // acquireErr reports a failed round trip of an acquisition of key. A round
 // trip the caller cancelled is a give-up (ErrNotAcquired); one cut by a
 // deadline or failed by the backend is ErrBackend: etcd did not answer in
-// time.
+// time. When the deadline has passed, the context's error is wrapped too,
+// whatever etcd answered: a deadline propagated to the server comes back as
+// etcd's own "request timed out", which alone would hide that the caller's
+// time ran out.
 func acquireErr(ctx context.Context, key string, err error) error {
-	if errors.Is(ctx.Err(), context.Canceled) {
+	cerr := ctx.Err()
+	switch {
+	case errors.Is(cerr, context.Canceled):
 		return fmt.Errorf("etcd: acquire %q: %w: %w", key, executor.ErrNotAcquired, ctxErr(ctx))
+	case cerr != nil && !errors.Is(err, cerr):
+		return fmt.Errorf("etcd: acquire %q: %w: %w (%w)", key, executor.ErrBackend, err, ctxErr(ctx))
 	}
 	return opErr("acquire", key, err)
 }
