@@ -16,6 +16,7 @@
 //
 // The lock name attribute is never the full key by default, which would make
 // one time series per order id: it is the key up to its first '#' (the
-// "<prefix>:<name>" of keys built by key builders and middleware). Set
+// "<prefix>:<name>" of keys built by key builders and middleware), else up
+// to its last ':' ("order:42" gives "order"), else "unnamed". Set
 // Options.LockName to change that.
 package otelobserver

@@ -28,9 +28,9 @@ type Options struct {
 	// lock, as children of the caller's span. Nil means no spans.
 	TracerProvider trace.TracerProvider
 
-	// LockName maps a key to the lock name attribute. Nil means the key up to
-	// its first '#', which keeps the attribute's cardinality bounded for keys
-	// built by key builders.
+	// LockName maps a key to the lock name attribute. Nil means
+	// [DefaultLockName], which never uses a whole key, to keep the
+	// attribute's cardinality bounded.
 	LockName func(key string) string
 }
 
@@ -93,14 +93,23 @@ func New(opts Options) (*Observer, error) {
 	return o, nil
 }
 
-// DefaultLockName returns key up to its first '#': "lock4go:pay#42" gives
-// "lock4go:pay". Keys without '#' are returned whole.
+// DefaultLockName returns the name part of key, never the whole key: up to
+// its first '#' for keys built by key builders ("lock4go:pay#42" gives
+// "lock4go:pay"), otherwise up to its last ':' ("order:42" gives "order"),
+// and [UnnamedLock] for a key with neither, which may well be an id.
 func DefaultLockName(key string) string {
 	if i := strings.IndexByte(key, '#'); i >= 0 {
 		return key[:i]
 	}
-	return key
+	if i := strings.LastIndexByte(key, ':'); i >= 0 {
+		return key[:i]
+	}
+	return UnnamedLock
 }
+
+// UnnamedLock is the lock name attribute [DefaultLockName] gives a key with
+// no name part.
+const UnnamedLock = "unnamed"
 
 // Observe implements [lock4go.Observer].
 func (o *Observer) Observe(ctx context.Context, e lock4go.Event) {

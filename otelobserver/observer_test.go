@@ -83,7 +83,10 @@ func TestObserver_metricsAndSpans(t *testing.T) {
 }
 
 func TestDefaultLockName(t *testing.T) {
-	for in, want := range map[string]string{"lock4go:pay#1:2": "lock4go:pay", "plain": "plain", "#x": ""} {
+	for in, want := range map[string]string{
+		"lock4go:pay#1:2": "lock4go:pay", "#x": "", "order:42": "order", "lock4go:order:42": "lock4go:order",
+		"user-8812": otelobserver.UnnamedLock, "": otelobserver.UnnamedLock,
+	} {
 		if got := otelobserver.DefaultLockName(in); got != want {
 			t.Errorf("DefaultLockName(%q) = %q, want %q", in, got, want)
 		}
