@@ -43,11 +43,18 @@
 // [executor.ErrInvalidKey] that names the expression: a request never falls
 // back to a shared default key.
 //
-// json. values: strings are used as they are; numbers in a canonical
-// decimal form (42, 42.0 and 4.2e1 give "42"; integers of any size keep
-// their digits), so {"id":42} and {"id":"42"} lock the same key; booleans
-// give "true" or "false"; null is missing; objects and arrays are rejected
-// (ErrInvalidKey): a part must be a scalar. The body is read up to
+// json. values: strings are used as they are; numbers in one canonical
+// form per value (42, 42.0 and 4.2e1 give "42"; 1e20 and
+// 100000000000000000000 give the same; integers of any size keep their
+// exact value; other numbers their float64 value), so {"id":42} and
+// {"id":"42"} lock the same key; booleans give "true" or "false"; null is
+// missing; objects and arrays are rejected (ErrInvalidKey): a part must be a
+// scalar. Names match ignoring case, as encoding/json does when it decodes
+// into a struct, and an object on the path with two members of that name
+// (ignoring case) is an ErrInvalidKey: the handler could decode the other
+// one. form. values are read from the body only; a name that is also in
+// the query string is an ErrInvalidKey, since r.FormValue prefers the body
+// for urlencoded bodies but the query for multipart ones. The body is read up to
 // [DefaultMaxBodyBytes] (see [WithMaxBodyBytes]); a longer body is an
 // ErrInvalidKey. r.Body is replaced by a reader that yields the same bytes,
 // so the handler reads the body unchanged. form. values read the body the

@@ -125,7 +125,7 @@ func (b *HTTP) part(r *http.Request, i int, st *httpState) (string, error) {
 		v = r.Method
 	case kindIP:
 		var err error
-		if v, err = clientIP(r, b.opts.trusted); err != nil {
+		if v, err = clientIP(r, &b.opts); err != nil {
 			return "", partErr(e, err)
 		}
 	case kindForm, kindJSON:
@@ -140,7 +140,7 @@ func (b *HTTP) part(r *http.Request, i int, st *httpState) (string, error) {
 		if e.kind == kindForm {
 			v, err = st.body.formValue(r, e.arg)
 		} else {
-			v, err = st.body.jsonValue(e.path)
+			v, err = jsonValue(st.body.data, e.path)
 		}
 		if err != nil {
 			return "", partErr(e, err)

@@ -30,6 +30,8 @@ func TestNewHTTP_malformed(t *testing.T) {
 		{"unregistered func", []string{"func.tenant"}, nil},
 		{"grpc source", []string{"md.x"}, nil},
 		{"bad cidr", []string{"ip"}, []Option{WithTrustedProxies("10.0.0.0/33")}},
+		{"bad ip header", []string{"ip"}, []Option{WithClientIPHeader("X Real")}},
+		{"max key length above the Template's", []string{"ip"}, []Option{WithMaxKeyLen(1025)}},
 		{"bad max len", nil, []Option{WithMaxKeyLen(0)}},
 		{"bad body size", nil, []Option{WithMaxBodyBytes(-1)}},
 		{"nil func", nil, []Option{WithHTTPFunc("x", nil)}},
@@ -94,6 +96,20 @@ func TestHTTP_Key(t *testing.T) {
 		{"form ignores query", []string{"form.id"}, nil, post("application/x-www-form-urlencoded", "x=2"), "", executor.ErrInvalidKey},
 		{"form multipart", []string{"form.id"}, nil, post(mpType, string(mpBody)), "lock4go:order#m7", nil},
 		{"form wrong type", []string{"form.id"}, nil, post("application/json", `{"id":1}`), "", executor.ErrInvalidKey},
+		{"form also in query", []string{"form.id"}, nil, postTo("/?id=2", "application/x-www-form-urlencoded", "id=1"), "", executor.ErrInvalidKey},
+		{"form multipart also in query", []string{"form.id"}, nil, postTo("/?id=2", mpType, string(mpBody)), "", executor.ErrInvalidKey},
+		{"json names differing in case", []string{"json.orderId"}, nil, post("application/json", `{"orderId":"1","ORDERID":"2"}`), "", executor.ErrInvalidKey},
+		{"json duplicate name", []string{"json.order.id"}, nil, post("application/json", `{"order":{"id":"1","id":"2"}}`), "", executor.ErrInvalidKey},
+		{"json case elsewhere is fine", []string{"json.id"}, nil, post("application/json", `{"id":"1","x":1,"X":2}`), "lock4go:order#1", nil},
+		{"json name matched ignoring case", []string{"json.orderId"}, nil, post("application/json", `{"ORDERID":"9"}`), "lock4go:order#9", nil},
+		{"json trailing data", []string{"json.id"}, nil, post("application/json", `{"id":1} {"id":2}`), "", executor.ErrInvalidKey},
+		{"json integer in exponent form", []string{"json.id"}, nil, post("application/json", `{"id":1e20}`), "lock4go:order#100000000000000000000", nil},
+		{"json integer in digits", []string{"json.id"}, nil, post("application/json", `{"id":100000000000000000000}`), "lock4go:order#100000000000000000000", nil},
+		{"json negative zero", []string{"json.id"}, nil, post("application/json", `{"id":-0.0}`), "lock4go:order#0", nil},
+		{"json fraction beyond float64", []string{"json.id"}, nil, post("application/json", `{"id":0.10000000000000000001}`), "lock4go:order#0.1", nil},
+		{"json number out of range", []string{"json.id"}, nil, post("application/json", `{"id":1e400}`), "", executor.ErrInvalidKey},
+		{"json long integer literal", []string{"json.id"}, nil, post("application/json", `{"id":1`+strings.Repeat("0", 300)+"."+strings.Repeat("0", 100)+`}`), "", executor.ErrInvalidKey},
+		{"json long literal of a small value", []string{"json.id"}, nil, post("application/json", `{"id":0.`+strings.Repeat("0", 395)+`1e400}`), "lock4go:order#10000", nil},
 		{"json string", []string{"json.order.id"}, nil, post("application/json", `{"order":{"id":"o:1"}}`), "lock4go:order#o%3A1", nil},
 		{"json int", []string{"json.id"}, nil, post("application/json", `{"id":42}`), "lock4go:order#42", nil},
 		{"json float integral", []string{"json.id"}, nil, post("application/json", `{"id":4.2e1}`), "lock4go:order#42", nil},
@@ -117,8 +133,12 @@ func TestHTTP_Key(t *testing.T) {
 			remote(withHeader(get("/"), "X-Forwarded-For", "203.0.113.9"), "192.0.2.1:1"), "lock4go:order#192.0.2.1", nil},
 		{"ip trusted proxy", []string{"ip"}, []Option{WithTrustedProxies("10.0.0.0/8")},
 			remote(withHeader(get("/"), "X-Forwarded-For", "1.1.1.1, 203.0.113.9, 10.0.0.2"), "10.0.0.1:1"), "lock4go:order#203.0.113.9", nil},
-		{"ip trusted proxy real ip", []string{"ip"}, []Option{WithTrustedProxies("10.0.0.1")},
+		{"ip trusted proxy real ip", []string{"ip"}, []Option{WithTrustedProxies("10.0.0.1"), WithClientIPHeader("x-real-ip")},
 			remote(withHeader(get("/"), "X-Real-IP", "203.0.113.7"), "10.0.0.1:1"), "lock4go:order#203.0.113.7", nil},
+		{"ip real ip ignored by default", []string{"ip"}, []Option{WithTrustedProxies("10.0.0.1")},
+			remote(withHeader(get("/"), "X-Real-IP", "203.0.113.7"), "10.0.0.1:1"), "lock4go:order#10.0.0.1", nil},
+		{"ip client's own XFF ignored when the proxy sets X-Real-IP", []string{"ip"}, []Option{WithTrustedProxies("10.0.0.1"), WithClientIPHeader("X-Real-IP")},
+			remote(withHeader(withHeader(get("/"), "X-Real-IP", "203.0.113.9"), "X-Forwarded-For", "1.1.1.1"), "10.0.0.1:1"), "lock4go:order#203.0.113.9", nil},
 		{"ip trusted proxy garbage", []string{"ip"}, []Option{WithTrustedProxies("10.0.0.0/8")},
 			remote(withHeader(get("/"), "X-Forwarded-For", "nonsense"), "10.0.0.1:1"), "", executor.ErrInvalidKey},
 		{"method", []string{"method"}, nil, get("/"), "lock4go:order#GET", nil},
@@ -230,9 +250,11 @@ func get(target string) func() *http.Request {
 	return func() *http.Request { return httptest.NewRequest("GET", target, nil) }
 }
 
-func post(ctype, body string) func() *http.Request {
+func post(ctype, body string) func() *http.Request { return postTo("/", ctype, body) }
+
+func postTo(target, ctype, body string) func() *http.Request {
 	return func() *http.Request {
-		r := httptest.NewRequest("POST", "/", strings.NewReader(body))
+		r := httptest.NewRequest("POST", target, strings.NewReader(body))
 		r.Header.Set("Content-Type", ctype)
 		return r
 	}

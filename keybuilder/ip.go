@@ -11,8 +11,11 @@ import (
 )
 
 // clientIP returns the client address of r: the host of r.RemoteAddr, or,
-// when that is a trusted proxy, the address its forwarding headers name.
-func clientIP(r *http.Request, trusted []netip.Prefix) (string, error) {
+// when that is a trusted proxy, the address its forwarding header names.
+// Only the one configured header is read: a proxy that sets X-Real-IP but
+// passes a client's own X-Forwarded-For through must not let the client
+// pick its key by falling back from one header to the other.
+func clientIP(r *http.Request, o *options) (string, error) {
 	host := r.RemoteAddr
 	if h, _, err := net.SplitHostPort(host); err == nil {
 		host = h
@@ -22,31 +25,26 @@ func clientIP(r *http.Request, trusted []netip.Prefix) (string, error) {
 		return host, nil // not an IP (a unix socket, a test): use it as is
 	}
 	addr = addr.Unmap()
-	if !isTrusted(addr, trusted) {
+	if !isTrusted(addr, o.trusted) {
 		return addr.String(), nil
 	}
-	if xff := r.Header.Values("X-Forwarded-For"); len(xff) > 0 {
-		hops := strings.Split(strings.Join(xff, ","), ",")
-		// Walk from the nearest hop back, skipping our own proxies: the first
-		// untrusted address is the client (entries left of it are client-made).
-		for i := len(hops) - 1; i >= 0; i-- {
-			a, err := parseHop(hops[i])
-			if err != nil {
-				return "", err
-			}
-			if !isTrusted(a, trusted) || i == 0 {
-				return a.String(), nil
-			}
-		}
+	vals := r.Header.Values(o.ipHeader)
+	if len(vals) == 0 {
+		return addr.String(), nil // the proxy itself is the client
 	}
-	if xr := r.Header.Get("X-Real-IP"); xr != "" {
-		a, err := parseHop(xr)
+	hops := strings.Split(strings.Join(vals, ","), ",")
+	// Walk from the nearest hop back, skipping our own proxies: the first
+	// untrusted address is the client (entries left of it are client-made).
+	for i := len(hops) - 1; i >= 0; i-- {
+		a, err := parseHop(hops[i])
 		if err != nil {
 			return "", err
 		}
-		return a.String(), nil
+		if !isTrusted(a, o.trusted) || i == 0 {
+			return a.String(), nil
+		}
 	}
-	return addr.String(), nil
+	return addr.String(), nil // not reached: the loop returns at i == 0
 }
 
 func parseHop(s string) (netip.Addr, error) {

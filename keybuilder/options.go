@@ -2,6 +2,7 @@ package keybuilder
 
 import (
 	"fmt"
+	"net/http"
 	"net/netip"
 	"strings"
 
@@ -16,6 +17,14 @@ const (
 	// DefaultMaxBodyBytes is the default maximum number of body bytes read
 	// for json. and form. expressions.
 	DefaultMaxBodyBytes = 1 << 20
+
+	// DefaultClientIPHeader is the forwarding header the ip expression reads
+	// from trusted proxies unless [WithClientIPHeader] names another.
+	DefaultClientIPHeader = "X-Forwarded-For"
+
+	// maxKeyLen is the Template's own key length limit (lock4go.MaxKeyLen);
+	// a test keeps the two equal.
+	maxKeyLen = 1024
 )
 
 // An Option configures a builder. Options that do not apply to a builder
@@ -26,13 +35,14 @@ type options struct {
 	maxKeyLen    int
 	maxBodyBytes int64
 	trusted      []netip.Prefix
+	ipHeader     string
 	httpFuncs    map[string]HTTPFunc
 	grpcFuncs    map[string]GRPCFunc
 	err          error
 }
 
 func buildOptions(opts []Option) (options, error) {
-	o := options{maxKeyLen: DefaultMaxKeyLen, maxBodyBytes: DefaultMaxBodyBytes}
+	o := options{maxKeyLen: DefaultMaxKeyLen, maxBodyBytes: DefaultMaxBodyBytes, ipHeader: DefaultClientIPHeader}
 	for _, opt := range opts {
 		if opt != nil {
 			opt(&o)
@@ -49,13 +59,13 @@ func (o *options) fail(format string, args ...any) {
 
 // WithMaxKeyLen sets the maximum key length in bytes (default
 // [DefaultMaxKeyLen]); longer keys are replaced by their hashed form. n must
-// leave room for the prefix, the escaped name and 66 bytes of hash, and
-// should not exceed the Template's own limit (lock4go.MaxKeyLen, 1024), which
-// rejects longer keys.
+// leave room for the prefix, the escaped name and 66 bytes of hash, and must
+// not exceed the Template's own limit (lock4go.MaxKeyLen, 1024), which would
+// reject the longer keys: a larger n is a construction error.
 func WithMaxKeyLen(n int) Option {
 	return func(o *options) {
-		if n <= 0 {
-			o.fail("max key length %d is not positive", n)
+		if n <= 0 || n > maxKeyLen {
+			o.fail("max key length %d is not in 1..%d", n, maxKeyLen)
 			return
 		}
 		o.maxKeyLen = n
@@ -75,11 +85,14 @@ func WithMaxBodyBytes(n int64) Option {
 	}
 }
 
-// WithTrustedProxies makes the ip expression believe X-Forwarded-For (or,
-// without it, X-Real-IP) when the request comes from one of these networks,
-// given in CIDR notation ("10.0.0.0/8") or as single addresses. Without it
-// the ip expression is the host of r.RemoteAddr and forwarding headers are
-// ignored, so clients cannot choose their own key.
+// WithTrustedProxies makes the ip expression believe the forwarding header
+// (X-Forwarded-For unless [WithClientIPHeader] names another) when the
+// request comes from one of these networks, given in CIDR notation
+// ("10.0.0.0/8") or as single addresses. The header's entries are read from
+// the nearest back, skipping trusted addresses; the first untrusted one is
+// the client. Without it the ip expression is the host of r.RemoteAddr and
+// forwarding headers are ignored, so clients cannot choose their own key.
+// Clients inside a trusted network can still name any address.
 func WithTrustedProxies(cidrs ...string) Option {
 	return func(o *options) {
 		for _, c := range cidrs {
@@ -105,6 +118,21 @@ func WithTrustedProxies(cidrs ...string) Option {
 			}
 			o.trusted = append(o.trusted, p.Masked())
 		}
+	}
+}
+
+// WithClientIPHeader names the one header the ip expression reads from
+// trusted proxies (see [WithTrustedProxies]), for proxies that set
+// "X-Real-IP" or another header instead of X-Forwarded-For. Only that header
+// is read: a proxy that sets X-Real-IP but passes the client's own
+// X-Forwarded-For through would otherwise let clients pick their key.
+func WithClientIPHeader(name string) Option {
+	return func(o *options) {
+		if !validToken(name) {
+			o.fail("client IP header %q is not a header name", name)
+			return
+		}
+		o.ipHeader = http.CanonicalHeaderKey(name)
 	}
 }
 

@@ -92,10 +92,12 @@ func (m *httpLock) serve(next http.Handler, w http.ResponseWriter, r *http.Reque
 var panicBody = []byte(failure.DefaultMessage)
 
 // internalError writes a complete 500 and flushes it, so that it reaches the
-// client although net/http closes the connection after the panic.
+// client although net/http closes the connection after the panic. Headers
+// the handler set (cookies, redirects, caching) are dropped first: they
+// belonged to a response that never happened.
 func internalError(w http.ResponseWriter) {
 	h := w.Header()
-	h.Del("Content-Encoding")
+	clear(h)
 	h.Set("Content-Type", "text/plain; charset=utf-8")
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Content-Length", strconv.Itoa(len(panicBody)))

@@ -37,6 +37,7 @@ type result struct {
 	code       int
 	body       string
 	retryAfter string
+	cookie     string
 	err        error
 }
 
@@ -51,7 +52,7 @@ func post(ctx context.Context, c *http.Client, url, body string) result {
 	}
 	defer res.Body.Close()
 	b, err := io.ReadAll(res.Body)
-	return result{code: res.StatusCode, body: string(b), retryAfter: res.Header.Get("Retry-After"), err: err}
+	return result{code: res.StatusCode, body: string(b), retryAfter: res.Header.Get("Retry-After"), cookie: res.Header.Get("Set-Cookie"), err: err}
 }
 
 func orderKey(t *testing.T, id string) string {
@@ -164,6 +165,7 @@ func TestHTTP_panic(t *testing.T) {
 	}{
 		{"before writing", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Set-Cookie", "paid=1")
 			panic("boom")
 		}, http.StatusInternalServerError},
 		{"after writing", func(w http.ResponseWriter, r *http.Request) {
@@ -197,8 +199,8 @@ func TestHTTP_panic(t *testing.T) {
 					t.Fatalf("got %+v, want a closed connection", r)
 				}
 			case http.StatusInternalServerError:
-				if r.err != nil || r.code != tt.wantCode || r.body != failure.DefaultMessage {
-					t.Fatalf("got %+v, want 500 %q", r, failure.DefaultMessage)
+				if r.err != nil || r.code != tt.wantCode || r.body != failure.DefaultMessage || r.cookie != "" {
+					t.Fatalf("got %+v, want 500 %q without the handler's headers", r, failure.DefaultMessage)
 				}
 			default:
 				if r.code != tt.wantCode {

@@ -37,14 +37,24 @@ func (w *responseWriter) ReadFrom(r io.Reader) (int64, error) {
 
 func (w *responseWriter) Flush() { _ = w.FlushError() }
 
+// FlushError flushes the response; a flush that failed (not supported)
+// has sent nothing, so the response counts as started only on success.
 func (w *responseWriter) FlushError() error {
-	w.wrote = true
-	return http.NewResponseController(w.ResponseWriter).Flush()
+	err := http.NewResponseController(w.ResponseWriter).Flush()
+	if err == nil {
+		w.wrote = true
+	}
+	return err
 }
 
+// Hijack hands the connection over; once it succeeded, the middleware never
+// writes to it again.
 func (w *responseWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
-	w.wrote = true // the connection is the handler's now: never write to it
-	return http.NewResponseController(w.ResponseWriter).Hijack()
+	c, rw, err := http.NewResponseController(w.ResponseWriter).Hijack()
+	if err == nil {
+		w.wrote = true
+	}
+	return c, rw, err
 }
 
 func (w *responseWriter) Push(target string, opts *http.PushOptions) error {
