@@ -52,9 +52,12 @@ type Executor interface {
 	// holds the key; an error wrapping [ErrBackend] when the backend could
 	// not answer. When unsure whether the backend accepted the write (a lost
 	// reply), Acquire must remove whatever it may have written for req.Owner
-	// and report an error, never a Lease. When ctx ends during a wait or a
-	// round trip, Acquire cleans up and returns an error wrapping
-	// [ErrNotAcquired] and the context's error.
+	// and report an error, never a Lease. When ctx ends during a wait,
+	// or is cancelled during a round trip, Acquire cleans up and returns an
+	// error wrapping [ErrNotAcquired] and the context's error. When ctx's
+	// deadline passes during a round trip, the backend did not answer in
+	// time: the error may wrap [ErrBackend] instead of [ErrNotAcquired], and
+	// always wraps the context's error too.
 	Acquire(ctx context.Context, req Request) (Lease, error)
 }
 
