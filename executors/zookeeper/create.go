@@ -20,15 +20,15 @@ var errUncertain = errors.New("zookeeper: create outcome unknown, cleaning up in
 // under p's parent, holding data, and returns its name (without the
 // parent). When a reply is lost it finds the node by its GUID rather than
 // creating a second one; when it cannot tell whether the node exists it
-// schedules its removal and returns an error wrapping errUncertain. Once
-// p's caller gave up it issues no further create; a node whose create
-// completed is returned all the same (the caller deletes it), and when the
-// outcome of the last create is unknown the reaper the caller scheduled
-// ([Executor.reapPending]) deletes it.
+// schedules its removal, whatever session the node may be in, and returns
+// an error wrapping errUncertain. Once p's caller gave up it issues no
+// further create; a node whose create completed is returned all the same
+// (the caller deletes it), and when the outcome of the last create is
+// unknown the reaper the caller scheduled ([Executor.reapPending]) deletes
+// it.
 func (e *Executor) create(p *pending, data []byte) (string, error) {
 	parent, guid := p.parent, p.guid
 	prefix := lockPrefix(parent, guid)
-	session := e.conn.SessionID()
 	var err error
 	for range maxCreateTries {
 		if !p.beginCreate() {
@@ -51,7 +51,7 @@ func (e *Executor) create(p *pending, data []byte) (string, error) {
 		default:
 			name, found, serr := e.findGUID(parent, guid)
 			if serr != nil {
-				e.reapGUID(parent, guid, session)
+				e.reapGUID(parent, guid)
 				return "", fmt.Errorf("%w: %w", errUncertain, err)
 			}
 			if found {

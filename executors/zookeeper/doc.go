@@ -11,7 +11,13 @@
 // go-zookeeper's zk.Lock: all three exclude each other on the same parent.
 // The queue is ordered by the sequence number ZooKeeper appends, never by
 // the whole name; the lowest node holds the lock. Its data is the owner
-// value, which [Executor.Inspect] reports.
+// value, which [Executor.Inspect] reports. That number is a signed 32-bit
+// counter of changes to the parent's children, which turns negative after
+// 2^31 of them; it is ordered as unsigned, which holds for 2^32 changes
+// (2^31 acquisitions). A parent whose queue empties is deleted, counter and
+// all, so only a queue that never empties for that long could outgrow it.
+// Curator and zk.Lock order the negative numbers first, so they exclude
+// lock4go only before the counter turns negative.
 //
 // Keys are escaped injectively: '/', '%' and every character ZooKeeper
 // rejects in a name are percent-encoded (%2F), "." and ".." become %2E and
@@ -44,7 +50,9 @@
 // deleted by someone else, or when the connection stays without its session
 // longer than [Options.DisconnectGrace], zero by default: while
 // disconnected the client cannot learn that its session expired and that
-// another owner took the lock. The executor notices all three by polling
+// another owner took the lock. [Executor.Close] counts every lease still
+// held lost too, since nothing watches its session afterwards; Release
+// still deletes its node. The executor notices all three by polling
 // the connection's state and the leases' node watches every 50ms while it
 // holds leases, in one goroutine; it needs neither the conn's event channel
 // nor a goroutine per lease. Renew and Release apply the same rule

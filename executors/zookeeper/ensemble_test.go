@@ -79,7 +79,11 @@ func TestEnsemble(t *testing.T) {
 				wg.Go(func() { worker(e) })
 			}
 		}
-		for acquired.Load() < 10 || current.Load() == nil {
+		for deadline := time.Now().Add(30 * time.Second); acquired.Load() < 10 || current.Load() == nil; {
+			if time.Now().After(deadline) {
+				t.Fatalf("%d acquisitions in 30s before the kill (held now: %v), want 10 and a holder",
+					acquired.Load(), current.Load() != nil)
+			}
 			time.Sleep(time.Millisecond)
 		}
 		leader, err := c.Leader()

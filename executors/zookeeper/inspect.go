@@ -14,8 +14,12 @@ import (
 // the key's queue: Owner is its data (the owner value for lock4go nodes,
 // empty for zk.Lock, the client's address for Curator), Token its creation
 // zxid, TTL 0 (the lease lasts as long as the holder's session) and Waiters
-// the number of nodes queued behind it.
+// the number of nodes queued behind it. An empty key is reported as
+// [executor.ErrInvalidKey], as by Acquire.
 func (e *Executor) Inspect(ctx context.Context, key string) (executor.Holder, error) {
+	if key == "" {
+		return executor.Holder{}, fmt.Errorf("zookeeper: empty key: %w", executor.ErrInvalidKey)
+	}
 	if err := ctx.Err(); err != nil {
 		return executor.Holder{}, backendErr("inspect", key, context.Cause(ctx))
 	}

@@ -18,7 +18,15 @@ const (
 	stateHeld int32 = iota
 	stateReleased
 	stateLost
+	// stateUnwatched: lost because the executor closed while the lease was
+	// held. Nothing watches its session any more, but its node may still
+	// exist, and Release still deletes it.
+	stateUnwatched
 )
+
+// errUnwatched is the loss cause of a lease still held when its executor
+// closed.
+var errUnwatched = errors.New("zookeeper: executor closed while the lease was held: its session is no longer watched")
 
 // lease is one held lock: the lowest lock node under its key's parent. It is
 // safe for concurrent use.
@@ -60,9 +68,10 @@ func (l *lease) Token() int64 { return l.token }
 func (l *lease) SelfRenewing() bool { return true }
 
 // Lost returns a channel closed when the lease is lost: its session expired,
-// its node was deleted by someone else, or the connection stayed down past
-// [Options.DisconnectGrace]. Each lease has its own channel, since a node can
-// vanish alone; [lease.AfterLost] spares the Template a goroutine per lease.
+// its node was deleted by someone else, the connection stayed down past
+// [Options.DisconnectGrace], or the executor was closed (see
+// [Executor.Close]). Each lease has its own channel, since a node can vanish
+// alone; [lease.AfterLost] spares the Template a goroutine per lease.
 func (l *lease) Lost() <-chan struct{} { return l.lostCtx.Done() }
 
 // AfterLost implements [executor.LostNotifier].
@@ -110,8 +119,12 @@ func (l *lease) Renew(ctx context.Context, _ time.Duration) error {
 // background once reconnected. Otherwise, when the connection is down
 // within the grace or ctx ends (even before the call), it reports
 // [executor.ErrBackend] and keeps deleting the node in the background until
-// it succeeds or the session ends.
+// it succeeds or the session ends. A lease lost because the executor closed
+// is reported as lost too, but its node is deleted all the same.
 func (l *lease) Release(ctx context.Context) error {
+	if l.state.CompareAndSwap(stateUnwatched, stateReleased) {
+		return l.releaseUnwatched(ctx)
+	}
 	if !l.state.CompareAndSwap(stateHeld, stateReleased) {
 		return l.notHeld("release")
 	}
@@ -151,10 +164,24 @@ func (l *lease) Release(ctx context.Context) error {
 	return backendErr("release", l.key, err)
 }
 
+// releaseUnwatched is Release of a lease held when its executor closed: it
+// deletes the node, which no background work retries any more, and reports
+// [executor.ErrLockNotHeld]: nothing vouched for the lease after Close.
+func (l *lease) releaseUnwatched(ctx context.Context) error {
+	var err error
+	if cerr := l.e.call(ctx, func() { err = l.e.remove(l.path, l.session) }); cerr != nil {
+		err = cerr
+	}
+	if err != nil && !errors.Is(err, zk.ErrNoNode) {
+		return fmt.Errorf("zookeeper: release %q: %w: %w (delete: %w)", l.key, executor.ErrLockNotHeld, errUnwatched, err)
+	}
+	return fmt.Errorf("zookeeper: release %q: %w: %w", l.key, executor.ErrLockNotHeld, errUnwatched)
+}
+
 // notHeld is the error of op on a lease no longer held: it wraps
 // [executor.ErrLockNotHeld] and, for a lost lease, the cause of the loss.
 func (l *lease) notHeld(op string) error {
-	if l.state.Load() == stateLost {
+	if st := l.state.Load(); st == stateLost || st == stateUnwatched {
 		return fmt.Errorf("zookeeper: %s %q: %w: %w", op, l.key, executor.ErrLockNotHeld, context.Cause(l.lostCtx))
 	}
 	return fmt.Errorf("zookeeper: %s %q: %w", op, l.key, executor.ErrLockNotHeld)
@@ -169,9 +196,10 @@ func connectionLost(err error) bool {
 }
 
 // abandon releases a lease nobody received, deleting its node (in the
-// background if the connection is down).
+// background if the connection is down), also when the executor closed
+// meanwhile.
 func (l *lease) abandon() {
-	if l.state.CompareAndSwap(stateHeld, stateReleased) {
+	if l.state.CompareAndSwap(stateHeld, stateReleased) || l.state.CompareAndSwap(stateUnwatched, stateReleased) {
 		l.e.mon.remove(l)
 		_ = l.e.remove(l.path, l.session)
 	}
@@ -191,4 +219,16 @@ func (l *lease) lose(cause error, reap bool) {
 	if reap {
 		l.e.reapPath(l.path, l.session)
 	}
+}
+
+// unwatch marks a held lease lost because its executor closed: nothing
+// watches its session or node any more, so Lost closes rather than stay open
+// for good. The node stays until Release or the session's end.
+func (l *lease) unwatch() {
+	if !l.state.CompareAndSwap(stateHeld, stateUnwatched) {
+		return
+	}
+	l.e.log.LogAttrs(context.Background(), slog.LevelInfo, "zookeeper: executor closed while a lease was held; lease counted lost",
+		slog.String("key", l.key), slog.String("path", l.path))
+	l.markLost(errUnwatched)
 }

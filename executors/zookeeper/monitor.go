@@ -3,6 +3,8 @@ package zookeeper
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -38,6 +40,7 @@ type monitor struct {
 	mu        sync.Mutex
 	leases    map[*lease]struct{}
 	downSince time.Time // when the connection was first seen without a session
+	closed    bool      // the executor closed: no lease is watched any more
 }
 
 func (m *monitor) init(e *Executor, interval time.Duration) {
@@ -47,15 +50,32 @@ func (m *monitor) init(e *Executor, interval time.Duration) {
 	m.leases = map[*lease]struct{}{}
 }
 
-// add starts watching l.
-func (m *monitor) add(l *lease) {
+// add starts watching l. It reports false, and does not watch l, once the
+// executor closed: l must not be handed out.
+func (m *monitor) add(l *lease) bool {
 	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return false
+	}
 	m.leases[l] = struct{}{}
 	m.mu.Unlock()
 	select {
 	case m.wake <- struct{}{}:
 	default:
 	}
+	return true
+}
+
+// close stops watching: it returns the leases still watched and forgets
+// them, and add refuses leases from then on.
+func (m *monitor) close() []*lease {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.closed = true
+	ls := slices.Collect(maps.Keys(m.leases))
+	clear(m.leases)
+	return ls
 }
 
 // remove stops watching l.

@@ -1,6 +1,7 @@
 package zookeeper
 
 import (
+	"cmp"
 	"crypto/rand"
 	"fmt"
 	"slices"
@@ -16,7 +17,8 @@ const (
 	// lockName precedes the sequence number in a lock node's name, as in
 	// Curator's InterProcessMutex and zk.Lock.
 	lockName = "lock-"
-	// seqDigits is the width of the sequence number ZooKeeper appends.
+	// seqDigits is the width of the sequence number ZooKeeper appends,
+	// sign included.
 	seqDigits = 10
 )
 
@@ -41,43 +43,70 @@ func hasGUID(name, guid string) bool {
 	return strings.HasPrefix(name, protectedPrefix+guid+"-")
 }
 
-// seqOf returns the sequence number ZooKeeper appended to a child name. Every
+// seqOf returns the sequence number ZooKeeper appended to a child name: the
+// text after the last [lockName] (Curator, zk.Lock and lock4go) or, failing
+// that, after the last "__" (kazoo's "__lock__"), as zk.Lock reads it. Every
 // sequential child of one parent shares one counter, so the queue is ordered
 // by it, never by the whole name, whose GUID prefix is random. ok is false
-// for a child that is not a sequential node.
-func seqOf(name string) (seq int64, ok bool) {
-	if len(name) < seqDigits {
+// for a child that is not a lock node.
+//
+// ZooKeeper writes the parent's child version, a signed 32-bit counter, as
+// Java's "%010d": after 2^31 changes to the parent's children it turns
+// negative ("-2147483648", then up to "-000000001"), so the sign is part of
+// the number. See [seqPos] for the order.
+func seqOf(name string) (seq int32, ok bool) {
+	i := strings.LastIndex(name, lockName)
+	if i >= 0 {
+		i += len(lockName)
+	} else if i = strings.LastIndex(name, "__"); i >= 0 {
+		i += len("__")
+	} else {
 		return 0, false
 	}
-	s := name[len(name)-seqDigits:]
-	for _, c := range []byte(s) {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
+	s := name[i:]
+	n, err := strconv.ParseInt(s, 10, 32)
+	// Only ZooKeeper's own format: no '+', no extra zeros, ten characters
+	// (eleven below -999999999).
+	if err != nil || fmt.Sprintf("%0*d", seqDigits, n) != s {
+		return 0, false
 	}
-	n, err := strconv.ParseInt(s, 10, 64)
-	return n, err == nil
+	return int32(n), true
 }
 
-// queue returns the lock nodes among children, ordered by sequence number:
-// the first holds the lock, the others wait in that order.
+// seqPos is the position of sequence number seq in its queue: seq read as
+// unsigned, so the numbers ZooKeeper writes after the counter turns negative
+// follow 2147483647 rather than precede 0. The order holds for the first
+// 2^32 changes to a parent's children (2^31 acquisitions, each a create and
+// a delete); then the counter is back at 0 and newer nodes would sort first.
+// A lock parent is a container ZooKeeper deletes once its queue empties,
+// which starts a new counter, so only a queue that never empties for that
+// long could get there. Curator (which compares the numbers as text) and
+// zk.Lock (as signed numbers) do not order across the turn to negative, so
+// a queue shared with them is only safe below 2^31 changes.
+func seqPos(seq int32) uint32 { return uint32(seq) }
+
+// queue returns the lock nodes among children, ordered by [seqPos]: the
+// first holds the lock, the others wait in that order.
 func queue(children []string) []string {
-	q := make([]string, 0, len(children))
+	type node struct {
+		name string
+		pos  uint32
+	}
+	nodes := make([]node, 0, len(children))
 	for _, c := range children {
-		if _, ok := seqOf(c); ok {
-			q = append(q, c)
+		if seq, ok := seqOf(c); ok {
+			nodes = append(nodes, node{c, seqPos(seq)})
 		}
 	}
-	slices.SortFunc(q, func(a, b string) int {
-		sa, _ := seqOf(a)
-		sb, _ := seqOf(b)
-		switch {
-		case sa < sb:
-			return -1
-		case sa > sb:
-			return 1
+	slices.SortFunc(nodes, func(a, b node) int {
+		if c := cmp.Compare(a.pos, b.pos); c != 0 {
+			return c
 		}
-		return strings.Compare(a, b)
+		return strings.Compare(a.name, b.name)
 	})
+	q := make([]string, len(nodes))
+	for i, n := range nodes {
+		q[i] = n.name
+	}
 	return q
 }

@@ -21,17 +21,50 @@ func TestQueue_ordersBySequence(t *testing.T) {
 	}
 }
 
+// TestQueue_ordersAcrossWrap orders nodes created after ZooKeeper's signed
+// 32-bit counter turned negative after those created before.
+func TestQueue_ordersAcrossWrap(t *testing.T) {
+	const g = "_c_00000000-0000-4000-8000-000000000000-lock-"
+	want := []string{
+		g + "2147483646",
+		g + "2147483647",
+		g + "-2147483648",
+		g + "-2147483647",
+		g + "-1000000000",
+		g + "-999999999",
+		g + "-000000001",
+	}
+	children := slices.Clone(want)
+	slices.Reverse(children)
+	children[1], children[5] = children[5], children[1]
+	if got := queue(children); !slices.Equal(got, want) {
+		t.Fatalf("queue = %q, want %q", got, want)
+	}
+}
+
 func TestSeqOf(t *testing.T) {
 	tests := []struct {
 		name string
-		seq  int64
+		seq  int32
 		ok   bool
 	}{
 		{"_c_x-lock-0000000042", 42, true},
 		{"lock-0000000007", 7, true},
 		{"__lock__0000000005", 5, true}, // kazoo
+		{"_c_x-lock-2147483647", 2147483647, true},
+		{"_c_x-lock-1000000000", 1000000000, true},
+		{"_c_x-lock--2147483648", -2147483648, true},
+		{"_c_x-lock--1000000000", -1000000000, true},
+		{"_c_x-lock--000000001", -1, true},
+		{"__lock__-000000001", -1, true},
 		{"lock-", 0, false},
 		{"lock-00000000x1", 0, false},
+		{"not-a-lock-node", 0, false},
+		{"_c_x-lock-2147483648", 0, false},  // beyond 32 bits
+		{"_c_x-lock-00000000042", 0, false}, // not ZooKeeper's width
+		{"_c_x-lock-42", 0, false},
+		{"_c_x-lock--0000000001", 0, false},
+		{"_c_x-lock-+000000001", 0, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-zookeeper/zk"
+
 	"github.com/lock4go/lock4go/executor"
 )
 
@@ -118,17 +120,18 @@ func TestExecutor_Acquire_noHerd(t *testing.T) {
 	}
 }
 
-func mustSeq(t *testing.T, path string) int64 {
+// mustSeq returns the queue position of the lock node at path.
+func mustSeq(t *testing.T, path string) uint32 {
 	t.Helper()
 	seq, ok := seqOf(path)
 	if !ok {
 		t.Fatalf("no sequence in %q", path)
 	}
-	return seq
+	return seqPos(seq)
 }
 
-// TestExecutor_Acquire_tryLockLeavesNothing checks that a failed TryLock and a
-// cancelled wait delete their nodes before returning.
+// TestExecutor_Acquire_tryLockLeavesNothing checks that a failed TryLock
+// deletes its node before returning.
 func TestExecutor_Acquire_tryLockLeavesNothing(t *testing.T) {
 	addr := server(t)
 	e := newExecutor(t, dial(t, testSession, addr), Options{})
@@ -155,6 +158,59 @@ func TestExecutor_Acquire_tryLockLeavesNothing(t *testing.T) {
 	}
 }
 
+// TestExecutor_Acquire_cancelledWaitLeavesNothing cancels waiting Acquire
+// calls. Acquire returns at once; the attempt, woken by the same context,
+// deletes its node, so only the holder stays queued.
+func TestExecutor_Acquire_cancelledWaitLeavesNothing(t *testing.T) {
+	addr := server(t)
+	conn := dial(t, testSession, addr)
+	e := newExecutor(t, conn, Options{})
+	key := "cancelled-wait:" + t.Name()
+	parent := e.keyPath(key)
+	holder, err := e.Acquire(t.Context(), req(key, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		ctx, cancel := context.WithCancel(t.Context())
+		acq := acquireAsync(ctx, e, key)
+		awaitWaiting(t, e, 1)
+		children, _, err := conn.Children(parent)
+		if err != nil || len(children) != 2 {
+			cancel()
+			t.Fatalf("wait %d: children %v, %v; want the holder and the waiter", i, children, err)
+		}
+		waiter := children[0]
+		if parent+"/"+waiter == holder.(*lease).path {
+			waiter = children[1]
+		}
+		_, _, gone, err := conn.ExistsW(parent + "/" + waiter)
+		if err != nil {
+			cancel()
+			t.Fatal(err)
+		}
+		cancel()
+		if a := <-acq; !errors.Is(a.err, executor.ErrNotAcquired) || !errors.Is(a.err, context.Canceled) {
+			t.Fatalf("cancelled wait %d = %v, %v; want ErrNotAcquired and context.Canceled", i, a.l, a.err)
+		}
+		select {
+		case ev := <-gone:
+			if ev.Type != zk.EventNodeDeleted {
+				t.Fatalf("wait %d: waiter's node: %v, want deleted", i, ev)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("wait %d: waiter's node %s still there 5s after the cancel", i, waiter)
+		}
+		children, _, err = conn.Children(parent)
+		if err != nil || len(children) != 1 || parent+"/"+children[0] != holder.(*lease).path {
+			t.Fatalf("after wait %d: children %v, %v; want only the holder", i, children, err)
+		}
+	}
+	if err := holder.Release(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestExecutor_Inspect reports the holder's owner value and token.
 func TestExecutor_Inspect(t *testing.T) {
 	addr := server(t)
@@ -172,5 +228,13 @@ func TestExecutor_Inspect(t *testing.T) {
 	}
 	if h.Owner != r.Owner || h.Token != l.Token() || h.Waiters != 0 || h.TTL != 0 {
 		t.Fatalf("Inspect = %+v, want owner %q token %d", h, r.Owner, l.Token())
+	}
+}
+
+// TestExecutor_Inspect_emptyKey rejects an empty key as Acquire does.
+func TestExecutor_Inspect_emptyKey(t *testing.T) {
+	e := newExecutor(t, dial(t, testSession, server(t)), Options{})
+	if h, err := e.Inspect(t.Context(), ""); !errors.Is(err, executor.ErrInvalidKey) {
+		t.Fatalf("Inspect(\"\") = %+v, %v; want ErrInvalidKey", h, err)
 	}
 }

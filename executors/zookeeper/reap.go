@@ -26,9 +26,9 @@ const reapStepTimeout = time.Second
 // remove deletes the node at path, created in session (0 if unknown), and
 // returns the result of the first attempt: nil, zk.ErrNoNode when it was
 // already gone, or another error, in which case the deletion goes on in the
-// background until it succeeds, the session ends or the executor closes. An
-// abandoned node must never stay in a queue, where it would one day be
-// granted the lock with nobody to release it.
+// background until it succeeds, the session ends, the executor closes or the
+// conn is closed. An abandoned node must never stay in a queue, where it
+// would one day be granted the lock with nobody to release it.
 func (e *Executor) remove(path string, session int64) error {
 	err := e.conn.Delete(path, -1)
 	if err == nil || errors.Is(err, zk.ErrNoNode) || sessionGone(e.conn, session) {
@@ -49,9 +49,15 @@ func (e *Executor) reapPath(path string, session int64) {
 }
 
 // reapGUID deletes, in the background, every child of parent created with
-// guid: the node of a create whose outcome is unknown.
-func (e *Executor) reapGUID(parent, guid string, session int64) {
-	e.reap(session, func() (bool, error) {
+// guid: the node of a create whose outcome is unknown. It ignores session
+// changes, like [Executor.reapPending]: a create queued while disconnected
+// is sent once the conn reconnects, in a new session if the old one
+// expired, so the node may belong to a session that began after the create
+// was issued. It stops once a search finds no such child (the create has
+// returned, so none can appear later), when the executor closes, or when
+// the conn is closed ([Executor.connClosed]).
+func (e *Executor) reapGUID(parent, guid string) {
+	e.reap(0, func() (bool, error) {
 		name, found, err := e.findGUID(parent, guid)
 		if err != nil || !found {
 			return err == nil, err
@@ -89,30 +95,82 @@ func (e *Executor) reapPending(p *pending) {
 }
 
 // reap retries step in a goroutine, with backoff, until it reports done,
-// session ends or the executor closes. A step still waiting for replies
-// after reapStepTimeout on a connection with its session is abandoned (its
-// reply was lost) and tried again.
+// session (if not 0) ends, the executor closes or the conn is closed. A
+// step still waiting for replies after reapStepTimeout on a connection with
+// its session is abandoned (its reply was lost) and tried again.
 func (e *Executor) reap(session int64, step func() (done bool, err error)) {
 	e.stats.reaps.Add(1)
-	e.spawn(func() {
-		backoff := reapMinBackoff
-		for {
+	e.stats.reapers.Add(1)
+	if !e.spawn(func() { defer e.stats.reapers.Add(-1); e.reapLoop(session, step) }) {
+		e.stats.reapers.Add(-1)
+	}
+}
+
+// reapLoop is the body of [Executor.reap].
+func (e *Executor) reapLoop(session int64, step func() (done bool, err error)) {
+	backoff := reapMinBackoff
+	for {
+		select {
+		case <-e.done:
+			return
+		case <-time.After(backoff):
+		}
+		if sessionGone(e.conn, session) {
+			return
+		}
+		var (
+			done bool // written by this round's step only
+			serr error
+		)
+		err := e.doPatiently(func() { done, serr = step() })
+		switch {
+		case errors.Is(err, errClosed), err == nil && done:
+			return
+		case err == nil && e.connClosed(serr):
+			// The session ends with the conn (or expires), and its
+			// ephemeral nodes with it.
+			e.log.LogAttrs(context.Background(), slog.LevelDebug,
+				"zookeeper: conn closed, background node deletion stopped", slog.Any("error", serr))
+			return
+		}
+		backoff = min(2*backoff, reapMaxBackoff)
+	}
+}
+
+// How a closed conn is told from a dropped one: its state is looked at
+// closedChecks times, closedInterval apart.
+const (
+	closedChecks   = 5
+	closedInterval = 10 * time.Millisecond
+)
+
+// connClosed reports whether a background call failed with err because
+// the conn was closed. A closed conn's SessionID does not change, so
+// sessionGone cannot tell, and clean-ups would retry until the executor
+// closes. go-zookeeper then fails every call with ErrConnectionClosed (or
+// ErrClosing, for calls in flight) and stays in StateDisconnected for good.
+// A dropped connection fails the calls in flight with ErrConnectionClosed
+// too, but leaves StateDisconnected within microseconds to reconnect
+// (StateConnecting), so the state must be seen StateDisconnected at every
+// one of several looks over closedChecks*closedInterval. The executor
+// closing counts as closed too.
+func (e *Executor) connClosed(err error) bool {
+	if !errors.Is(err, zk.ErrConnectionClosed) && !errors.Is(err, zk.ErrClosing) {
+		return false
+	}
+	for i := range closedChecks {
+		if i > 0 {
 			select {
 			case <-e.done:
-				return
-			case <-time.After(backoff):
+				return true
+			case <-time.After(closedInterval):
 			}
-			if sessionGone(e.conn, session) {
-				return
-			}
-			var done bool // written by this round's step only
-			err := e.doPatiently(func() { done, _ = step() })
-			if errors.Is(err, errClosed) || (err == nil && done) {
-				return
-			}
-			backoff = min(2*backoff, reapMaxBackoff)
 		}
-	})
+		if e.conn.State() != zk.StateDisconnected {
+			return false
+		}
+	}
+	return true
 }
 
 // errStuck reports a background call that got no reply in time on a

@@ -54,7 +54,9 @@ func (q *queuer) run(ctx context.Context) (*lease, error) {
 			}
 			// From here on the monitor watches the lease's session.
 			l := newLease(q.e, key, q.path, q.stat, q.own)
-			q.e.mon.add(l)
+			if !q.e.mon.add(l) {
+				return nil, backendErr("acquire", key, errClosed)
+			}
 			return l, nil
 		}
 		if !q.req.Wait {

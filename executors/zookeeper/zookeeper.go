@@ -43,6 +43,7 @@ type Executor struct {
 		childrenReads atomic.Int64 // children listings while acquiring
 		wakeups       atomic.Int64 // predecessor watches that fired
 		reaps         atomic.Int64 // deletions moved to the background
+		reapers       atomic.Int64 // background deletions running now
 		stuckSteps    atomic.Int64 // background deletion steps that got no reply on a live connection
 		waiting       atomic.Int64 // queuers blocked on a predecessor watch now
 	}
@@ -94,15 +95,21 @@ func (e *Executor) Priority() int { return e.priority }
 // Close stops the executor's background work: the session monitor and the
 // deletions still being retried, which are abandoned to the session's end.
 // It neither releases held locks nor closes the connection: nodes of held
-// leases stay until released or until their session ends. Close returns
-// without waiting for ZooKeeper calls in flight; their goroutines end when
-// the calls return, at once after conn.Close. Acquire after Close fails with
-// an error wrapping [executor.ErrBackend]; Release still works.
+// leases stay until released or until their session ends. Since nothing
+// watches their session any more, every lease still held counts as lost:
+// its Lost channel is closed before Close returns, and Renew and Release
+// report [executor.ErrLockNotHeld] (Release still deletes the node). Close
+// returns without waiting for ZooKeeper calls in flight; their goroutines
+// end when the calls return, at once after conn.Close. Acquire after Close
+// fails with an error wrapping [executor.ErrBackend]. Close is idempotent.
 func (e *Executor) Close() error {
 	e.mu.Lock()
 	if !e.closed {
 		e.closed = true
 		close(e.done)
+		for _, l := range e.mon.close() {
+			l.unwatch()
+		}
 	}
 	e.mu.Unlock()
 	e.wg.Wait()
