@@ -29,7 +29,10 @@ const sessionRetries = 3
 //
 // When ctx ends while waiting, or a round trip fails, the own entry is
 // deleted with a detached context, retried in the background until it is
-// gone, so it never blocks others until its lease ends.
+// gone, so it never blocks others until its lease ends. A write whose reply
+// was lost is also re-checked later by its session, in case it lands after
+// that delete (see uncertain.go). Acquire never returns a Lease on a shared
+// session already marked lost: it starts over on a fresh one.
 func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.Lease, error) {
 	if req.TTL <= 0 {
 		return nil, fmt.Errorf("etcd: acquire %q: ttl %v: %w", req.Key, req.TTL, executor.ErrInvalidConfig)
@@ -47,7 +50,7 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 	if e.isClosed() {
 		return nil, e.closedErr("acquire", req.Key)
 	}
-	ttl := int64((req.TTL + time.Second - 1) / time.Second)
+	ttl := seconds(req.TTL)
 	q := newQueue(pfx)
 	if !req.Renewed {
 		own, err := e.grantOwn(ctx, ttl)
@@ -83,28 +86,39 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 	}
 }
 
+// seconds rounds d up to whole seconds, the unit of etcd's lease TTLs.
+func seconds(d time.Duration) int64 {
+	return int64((d + time.Second - 1) / time.Second)
+}
+
 // attempt writes the own entry under ref and, with req.Wait, waits for its
 // turn. On any failure it removes what it may have written (discard) and
 // runs unlock once that is done; on success the lease runs it on release.
+// It never returns a Lease on a shared session already marked lost.
 func (e *Executor) attempt(ctx context.Context, req executor.Request, q queue, ref leaseRef, unlock func()) (executor.Lease, error) {
 	own := q.entry(ref.id)
+	var (
+		rev int64
+		at  = unknown
+		err error
+	)
 	if !req.Wait {
-		rev, at, err := e.tryPut(ctx, q, own, req.Owner, ref.id)
+		rev, at, err = e.tryPut(ctx, q, own, req.Owner, ref.id)
 		switch {
 		case err != nil:
-			e.discard(ctx, own, 0, ref, unlock)
+			e.abandonWrite(ctx, q, own, req.Owner, ref, unlock)
 			return nil, e.writeErr(ctx, req.Key, ref, err)
-		case at == first:
-			return e.newLease(req.Key, own, rev, ref, unlock), nil
 		case at == behind:
 			e.discard(ctx, "", 0, ref, unlock) // nothing written
 			return nil, notAcquired(ctx, req.Key)
 		}
 	}
-	rev, at, err := e.enqueue(ctx, q, own, req.Owner, ref.id)
-	if err != nil {
-		e.discard(ctx, own, 0, ref, unlock)
-		return nil, e.writeErr(ctx, req.Key, ref, err)
+	if at != first {
+		rev, at, err = e.enqueue(ctx, q, own, req.Owner, ref.id)
+		if err != nil {
+			e.abandonWrite(ctx, q, own, req.Owner, ref, unlock)
+			return nil, e.writeErr(ctx, req.Key, ref, err)
+		}
 	}
 	if at != first {
 		if err := e.waitTurn(ctx, q, own, rev, ref, req.Wait); err != nil {
@@ -113,10 +127,23 @@ func (e *Executor) attempt(ctx context.Context, req executor.Request, q queue, r
 		}
 	}
 	if ref.sess != nil && ref.sess.lost.Err() != nil {
+		// Lost between the write and now: etcd may already have ended the
+		// lease, or may end it before the holder could hear of it.
 		e.discard(ctx, own, rev, ref, unlock)
 		return nil, fmt.Errorf("etcd: acquire %q: %w: %w", req.Key, executor.ErrBackend, context.Cause(ref.sess.lost))
 	}
 	return e.newLease(req.Key, own, rev, ref, unlock), nil
+}
+
+// abandonWrite cleans up after a write of the own entry whose outcome is
+// unknown: under a shared session it records the write for the session's
+// sweeps first (uncertain.go), since the write may still land after the
+// clean-up; then it discards the entry.
+func (e *Executor) abandonWrite(ctx context.Context, q queue, own, owner string, ref leaseRef, unlock func()) {
+	if ref.sess != nil {
+		ref.sess.noteUncertain(uncertainWrite{slot: slotKey{lease: ref.id, pfx: q.dir}, entry: own, owner: owner})
+	}
+	e.discard(ctx, own, 0, ref, unlock)
 }
 
 // writeErr reports a failed write of the own entry. A shared lease that

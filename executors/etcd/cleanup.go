@@ -19,11 +19,14 @@ const (
 
 // discard removes what an unsuccessful acquisition (or a failed release)
 // may have left: for a shared lease the entry own, guarded by its create
-// revision rev (or, when rev is unknown, by the lease); for an own lease
-// the whole lease, which takes its entry with it. own is "" when nothing
-// was written. It tries once with ctx if ctx is still alive, then keeps
-// trying in the background with detached contexts until the entry is gone
-// or its lease has surely ended; unlock runs once it is.
+// revision rev (or, when rev is unknown, by the lease: the caller holds the
+// entry's slot, so no other acquisition of this process uses it); for an
+// own lease the whole lease, which takes its entry with it, and any write
+// still in flight fails. own is "" when nothing was written. It tries once
+// with ctx if ctx is still alive, then keeps trying in the background with
+// detached contexts until the entry is gone or its lease has surely ended;
+// unlock runs once it is. A write under a shared lease that lands after
+// this delete is left to the session's sweeps (uncertain.go).
 func (e *Executor) discard(ctx context.Context, own string, rev int64, ref leaseRef, unlock func()) {
 	if ctx.Err() == nil {
 		if err := e.remove(ctx, own, rev, ref); err == nil {

@@ -49,7 +49,24 @@
 // after etcd freed the key; this executor's Lost closes before, by 0.4-0.5 s
 // in every run of TestLease_Lost_beforeEtcdFreesKey.) Two
 // acquisitions of one key under one shared lease would share its entry, so
-// this process lets only one of them use it at a time.
+// this process lets only one of them use it at a time; once a session is
+// lost none of them can use its entries again, and they are forgotten
+// whether or not their locks are released. A session is granted in the
+// background, bounded by 5 s and ended by Close, never under one caller's
+// context; every acquisition waiting for it stops at its own context's end.
+//
+// # Lost replies
+//
+// When the reply to an entry write is lost, Acquire deletes the entry it
+// may have written and reports an error, never a Lease. Under a lock's own
+// lease the delete is a revoke, so a write still in flight fails too. Under
+// a shared session the write could still land after the delete and leave
+// an entry the session keeps alive, so the session also records the write
+// and re-checks it (at 1 s, then at intervals doubling up to 10 s) until it
+// is seen applied or the session ends, deleting the entry if it still holds
+// that acquisition's owner and no acquisition of this process uses it. A
+// late entry thus blocks its key for at most about 10 s; each such record
+// costs one transaction per interval while it lasts.
 //
 // Fixed-expire locks get a lease of their own, with no keep-alive while
 // held: it ends with its TTL. While the entry waits in the queue the lease

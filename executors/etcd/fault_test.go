@@ -26,10 +26,10 @@ func ownServer(t *testing.T) *testserver.Server {
 	return s
 }
 
-// entryLease returns the lease of the single entry of key.
+// entryLease returns the lease of the oldest entry of key: the holder's.
 func entryLease(t *testing.T, cli *clientv3.Client, key string) clientv3.LeaseID {
 	t.Helper()
-	resp, err := cli.Get(t.Context(), key+"/", clientv3.WithPrefix())
+	resp, err := cli.Get(t.Context(), key+"/", clientv3.WithFirstCreate()...)
 	if err != nil || len(resp.Kvs) == 0 {
 		t.Fatalf("no entry of %q: %v", key, err)
 	}
@@ -96,7 +96,8 @@ func TestLease_Lost_revokedFromOutside(t *testing.T) {
 // With etcd paused or killed, Acquire fails with ErrBackend within its
 // deadline, and a watchdog lock's Lost closes before its lease could end
 // by the local clock (the last keep-alive was sent before the fault, so
-// the lease ends at the latest a TTL after it). etcd's own
+// the lease ends at the latest a TTL after it); a Release after that
+// reports the lock not held, and etcd unreachable. etcd's own
 // concurrency.Session, on the same fault, is logged for comparison.
 func TestExecutor_backendDown(t *testing.T) {
 	tests := []struct {
@@ -158,8 +159,10 @@ func TestExecutor_backendDown(t *testing.T) {
 			t.Logf("etcd %s: Lost() closed after %v; concurrency.Session.Done() after %v (TTL %v)", tc.name, lostAfter, sessionAfter, ttl)
 			ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
 			defer cancel()
-			if err := l.Release(ctx); !errors.Is(err, executor.ErrBackend) {
-				t.Fatalf("Release with etcd %s = %v, want ErrBackend", tc.name, err)
+			// Lost has closed: the lock is not held, and etcd cannot be
+			// reached to delete its entry.
+			if err := l.Release(ctx); !errors.Is(err, executor.ErrLockNotHeld) || !errors.Is(err, executor.ErrBackend) {
+				t.Fatalf("Release with etcd %s after Lost = %v, want ErrLockNotHeld and ErrBackend", tc.name, err)
 			}
 		})
 	}

@@ -102,10 +102,25 @@ func (l *lease) Renew(ctx context.Context, _ time.Duration) error {
 // never deletes a newer lock. A fixed-expire lock's own lease is revoked
 // after. When etcd cannot be reached the delete is retried in the
 // background until it succeeds or the lease ends, and Release reports
-// [executor.ErrBackend].
+// [executor.ErrBackend]. A watchdog lock whose session was already lost
+// (Lost closed) is not held, whatever etcd still shows: Release deletes
+// its entry all the same, best effort, and reports
+// [executor.ErrLockNotHeld] (and [executor.ErrBackend] beside it when that
+// delete failed).
 func (l *lease) Release(ctx context.Context) error {
 	if l.isReleased() {
 		return fmt.Errorf("etcd: release %q: %w", l.key, executor.ErrLockNotHeld)
+	}
+	if l.ref.sess != nil && l.ref.sess.lost.Err() != nil {
+		// The lease is no longer kept alive, and is being revoked: a failed
+		// delete needs no retry, the entry ends with the lease.
+		_, err := l.e.c.Txn(ctx).If(l.isOwner()).Then(clientv3.OpDelete(l.entry)).Commit()
+		l.finish()
+		lost := fmt.Errorf("etcd: release %q: %w: %w", l.key, executor.ErrLockNotHeld, context.Cause(l.ref.sess.lost))
+		if err != nil {
+			return fmt.Errorf("%w; deleting its entry: %w", lost, opErr("release", l.key, err))
+		}
+		return lost
 	}
 	resp, err := l.e.c.Txn(ctx).If(l.isOwner()).Then(clientv3.OpDelete(l.entry)).Commit()
 	if err != nil {

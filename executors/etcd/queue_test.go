@@ -97,7 +97,7 @@ func TestExecutor_Acquire_sameKeyOneExecutor(t *testing.T) {
 	mustRelease(t, second)
 
 	// Many goroutines of one executor, both lease kinds, one key.
-	var inside, maxInside, n atomic.Int64
+	var inside, n atomic.Int64
 	var wg sync.WaitGroup
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
@@ -113,8 +113,8 @@ func TestExecutor_Acquire_sameKeyOneExecutor(t *testing.T) {
 					t.Error(err)
 					return
 				}
-				if c := inside.Add(1); c > maxInside.Load() {
-					maxInside.Store(c)
+				if c := inside.Add(1); c > 1 {
+					t.Errorf("%d holders of one key at once", c)
 				}
 				n.Add(1)
 				time.Sleep(time.Millisecond)
@@ -127,8 +127,8 @@ func TestExecutor_Acquire_sameKeyOneExecutor(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if maxInside.Load() != 1 || n.Load() != 80 {
-		t.Fatalf("max holders %d (want 1), acquisitions %d (want 80)", maxInside.Load(), n.Load())
+	if n.Load() != 80 {
+		t.Fatalf("%d acquisitions, want 80", n.Load())
 	}
 }
 
@@ -384,9 +384,10 @@ func TestExecutor_Acquire_lostReply(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			k := uniqueKey(t)
 			mustRelease(t, mustAcquire(t, e, watchdog(k+"-warm", false))) // the session exists
+			r := tc.req(k)
 			p.SetDropReplies(true)
 			ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
-			_, err := e.Acquire(ctx, tc.req(k))
+			_, err := e.Acquire(ctx, r)
 			cancel()
 			if !errors.Is(err, executor.ErrBackend) {
 				p.SetDropReplies(false)
@@ -397,6 +398,18 @@ func TestExecutor_Acquire_lostReply(t *testing.T) {
 			mustRelease(t, mustAcquire(t, other, watchdog(k, false)))
 			p.SetDropReplies(false)
 			mustRelease(t, mustAcquire(t, e, watchdog(k, true)))
+
+			// The write could also have landed after that clean-up: the
+			// session keeps it on record, and its sweep removes it.
+			if n := etcd.UncertainCount(e); n == 0 {
+				t.Fatal("the write with a lost reply is not on record")
+			}
+			id := etcd.SessionLease(e, r.TTL)
+			if _, err := observer.Put(t.Context(), entryOf(k, id), r.Owner, clientv3.WithLease(id)); err != nil {
+				t.Fatal(err)
+			}
+			etcd.SweepNow(e)
+			waitEntries(t, observer, k, 0)
 		})
 	}
 }

@@ -36,6 +36,10 @@ type session struct {
 	stopCtx context.Context
 	stop    context.CancelFunc
 	stopped chan struct{}
+
+	// writes are the entry writes under this lease whose outcome is
+	// unknown, swept until seen applied or the session ends (uncertain.go).
+	writes uncertainWrites
 }
 
 // pendingSession is a grant in flight that concurrent acquisitions wait for
@@ -49,8 +53,19 @@ type pendingSession struct {
 // differences between client and server (the Template uses the same).
 func margin(ttl time.Duration) time.Duration { return ttl / 50 }
 
+// grantTimeout bounds one grant of a shared session. The grant runs under
+// the executor's lifetime, not under the context of the acquisition that
+// asked for it, so that a caller with no deadline behind a dead connection
+// cannot hold up every other acquisition of that TTL after etcd is back.
+const grantTimeout = 5 * time.Second
+
+// errGrantTimeout: a shared session's grant did not finish within
+// grantTimeout; the acquisitions still waiting for it grant again.
+var errGrantTimeout = errors.New("lease grant timed out")
+
 // session returns the live shared session for ttl seconds, granting one
-// when there is none (one grant at a time per TTL).
+// when there is none: one grant at a time per TTL, in the background
+// (grantShared), which every caller waits for until its own ctx ends.
 func (e *Executor) session(ctx context.Context, ttl int64) (*session, error) {
 	for {
 		e.mu.Lock()
@@ -62,43 +77,62 @@ func (e *Executor) session(ctx context.Context, ttl int64) (*session, error) {
 			e.mu.Unlock()
 			return s, nil
 		}
-		if p := e.pending[ttl]; p != nil {
-			e.mu.Unlock()
-			select {
-			case <-p.done:
-			case <-ctx.Done():
-				return nil, ctxErr(ctx)
-			}
-			if p.err != nil && !isCtxErr(p.err) {
-				return nil, p.err
-			}
-			continue // granted, or the granting caller gave up: look again
+		p := e.pending[ttl]
+		start := p == nil
+		if start {
+			p = &pendingSession{done: make(chan struct{})}
+			e.pending[ttl] = p
 		}
-		p := &pendingSession{done: make(chan struct{})}
-		e.pending[ttl] = p
 		e.mu.Unlock()
-
-		s, err := e.grantSession(ctx, ttl)
-		e.mu.Lock()
-		delete(e.pending, ttl)
-		closed := e.closed
-		if err == nil && !closed {
-			e.sessions[ttl] = s
+		if start && !e.background(func() { e.grantShared(ttl, p) }) {
+			e.settleGrant(ttl, p, nil, ErrClosed)
 		}
-		p.err = err
-		close(p.done)
-		e.mu.Unlock()
-		if err == nil && closed {
-			_ = s.close()
-			return nil, ErrClosed
+		select {
+		case <-p.done:
+		case <-ctx.Done():
+			return nil, ctxErr(ctx)
 		}
-		return s, err
+		if p.err != nil && !errors.Is(p.err, errGrantTimeout) {
+			return nil, p.err
+		}
+		// Granted (look again), or timed out (grant again).
 	}
 }
 
-// isCtxErr reports whether err is a context's end.
-func isCtxErr(err error) bool {
-	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+// grantShared grants the shared session of ttl seconds for the callers
+// waiting on p, bounded by grantTimeout and ended by Close.
+func (e *Executor) grantShared(ttl int64, p *pendingSession) {
+	ctx, cancel := context.WithTimeout(e.life, grantTimeout)
+	defer cancel()
+	s, err := e.grantSession(ctx, ttl)
+	switch {
+	case err == nil:
+	case e.life.Err() != nil:
+		err = ErrClosed
+	case ctx.Err() != nil:
+		err = fmt.Errorf("%w after %v: %w", errGrantTimeout, grantTimeout, err)
+	}
+	e.settleGrant(ttl, p, s, err)
+}
+
+// settleGrant ends the pending grant p with its outcome: s becomes the
+// shared session of ttl seconds unless the executor was closed meanwhile.
+func (e *Executor) settleGrant(ttl int64, p *pendingSession, s *session, err error) {
+	e.mu.Lock()
+	delete(e.pending, ttl)
+	closed := e.closed
+	switch {
+	case err == nil && closed:
+		err = ErrClosed
+	case err == nil:
+		e.sessions[ttl] = s
+	}
+	p.err = err
+	close(p.done)
+	e.mu.Unlock()
+	if s != nil && closed {
+		_ = s.close()
+	}
 }
 
 // grantSession grants a lease of ttl seconds and starts its keep-alive loop.
@@ -161,6 +195,7 @@ func (s *session) lose(cause error) {
 		cause = errLeaseGone
 	}
 	s.markLost(fmt.Errorf("%w: lease %x: %w", errSessionLost, int64(s.id), cause))
+	s.e.slots.dropLease(s.id) // after markLost: see slots.dropLease
 	s.stop()
 	s.e.dropSession(s)
 	s.e.log.LogAttrs(context.Background(), slog.LevelWarn, "etcd: keep-alive session lost; its locks are lost",
@@ -196,6 +231,7 @@ func (s *session) close() error {
 	s.stop()
 	<-s.stopped
 	s.markLost(fmt.Errorf("%w: %w", errSessionLost, ErrClosed))
+	s.e.slots.dropLease(s.id)
 	ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
 	defer cancel()
 	if _, err := s.e.c.Revoke(ctx, s.id); err != nil && !errors.Is(err, rpctypes.ErrLeaseNotFound) {

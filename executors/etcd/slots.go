@@ -31,11 +31,19 @@ type slots struct {
 
 // lock takes the entry k. When wait is false and the entry is in use it
 // returns errBusy at once; otherwise it waits until the entry is free, ctx
-// ends, or gone is closed (the lease ended: the entry can no longer be used).
-// The returned unlock may be called any number of times; the first frees
-// the entry.
+// ends, or gone is closed. gone is closed when k's lease has ended (a lost
+// or closed session): such an entry is never handed out again, even when
+// its token is free, so lock returns errSessionLost whenever gone is
+// closed, before or after the wait. The returned unlock may be called any
+// number of times; the first frees the entry.
 func (t *slots) lock(ctx context.Context, k slotKey, wait bool, gone <-chan struct{}) (unlock func(), err error) {
 	t.mu.Lock()
+	if isClosed(gone) {
+		// Checked under mu: dropLease runs after gone closes, so no slot of
+		// an ended lease is made again once dropLease has run.
+		t.mu.Unlock()
+		return nil, errSessionLost
+	}
 	s := t.m[k]
 	if s == nil {
 		s = &slot{token: make(chan struct{}, 1)}
@@ -46,7 +54,7 @@ func (t *slots) lock(ctx context.Context, k slotKey, wait bool, gone <-chan stru
 
 	select {
 	case s.token <- struct{}{}:
-		return sync.OnceFunc(func() { <-s.token; t.drop(k, s) }), nil
+		return t.taken(k, s, gone)
 	default:
 	}
 	if !wait {
@@ -55,7 +63,7 @@ func (t *slots) lock(ctx context.Context, k slotKey, wait bool, gone <-chan stru
 	}
 	select {
 	case s.token <- struct{}{}:
-		return sync.OnceFunc(func() { <-s.token; t.drop(k, s) }), nil
+		return t.taken(k, s, gone)
 	case <-ctx.Done():
 		t.drop(k, s)
 		return nil, ctxErr(ctx)
@@ -65,12 +73,50 @@ func (t *slots) lock(ctx context.Context, k slotKey, wait bool, gone <-chan stru
 	}
 }
 
-// drop releases one reference to s and forgets it with the last.
+// taken returns the unlock of a token just taken of s, or gives the token
+// back and returns errSessionLost when gone closed meanwhile (a select with
+// both ready picks either).
+func (t *slots) taken(k slotKey, s *slot, gone <-chan struct{}) (func(), error) {
+	unlock := sync.OnceFunc(func() { <-s.token; t.drop(k, s) })
+	if isClosed(gone) {
+		unlock()
+		return nil, errSessionLost
+	}
+	return unlock, nil
+}
+
+// drop releases one reference to s and forgets it with the last, unless
+// dropLease already has.
 func (t *slots) drop(k slotKey, s *slot) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	s.refs--
-	if s.refs == 0 {
+	if s.refs == 0 && t.m[k] == s {
 		delete(t.m, k)
+	}
+}
+
+// dropLease forgets every slot of lease id. It is called once the lease's
+// session is lost or closed, after its gone channel has closed: the locks
+// that still hold a slot are lost and may never call Release (the Template
+// ends them by their Lost channel), and lock hands out no slot of id any
+// more, so nothing can take one of these entries again.
+func (t *slots) dropLease(id clientv3.LeaseID) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for k := range t.m {
+		if k.lease == id {
+			delete(t.m, k)
+		}
+	}
+}
+
+// isClosed reports whether ch is closed; a nil ch never is.
+func isClosed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
 	}
 }

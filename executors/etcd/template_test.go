@@ -48,7 +48,7 @@ func TestTemplate_Do_leaseRevoked(t *testing.T) {
 		}
 		waiter <- err
 	}()
-	time.Sleep(100 * time.Millisecond) // let the waiter queue
+	waitEntries(t, cli, k, 2) // the waiter queued
 	if _, err := cli.Revoke(t.Context(), entryLease(t, cli, k)); err != nil {
 		t.Fatal(err)
 	}
