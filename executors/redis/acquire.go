@@ -2,30 +2,43 @@ package redis
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
 	"github.com/lock4go/lock4go/executor"
 )
 
-// errNoCounter reports an acquisition retried by go-redis whose fencing
-// counter vanished meanwhile: no token can be trusted.
-var errNoCounter = errors.New("redis: fencing counter missing")
-
-// Acquire makes one attempt to take req.Key for req.Owner with one script:
-// SET key owner NX PX ttl plus the fencing counter. It never waits, whatever
-// req.Wait says; waiting is the Template's, helped by [Executor.WatchRelease].
+// Acquire makes one attempt to take req.Key for req.Owner with one script
+// and one round trip: SET key owner NX PX ttl plus the fencing counter. It
+// never waits, whatever req.Wait says; waiting is the Template's, helped by
+// [Executor.WatchRelease].
 //
 // It returns an error wrapping [executor.ErrNotAcquired] when another owner
-// holds the key; [executor.ErrBackend] and the cause when Redis did not
-// answer; [executor.ErrNotAcquired], the context's error and
-// [executor.ErrBackend] when ctx ended during the round trip. Whenever the
-// script may have run without its token reaching us, a compare-and-delete of
-// req.Owner is issued in the background (bounded by
-// [Options.CleanupTimeout]), so no orphan lock is left behind. An attempt
-// with the owner of the current holder returns the holder's lease again;
-// an owner must not be reused after an error.
+// holds the key (or a key of another type, such as a Redisson lock, sits
+// there); [executor.ErrBackend] and the cause when Redis did not answer, with
+// the context's error and cause too when ctx's deadline passed during the
+// round trip; [executor.ErrNotAcquired] and the context's error and cause
+// when ctx was cancelled.
+//
+// Whenever the script may have run without its token reaching us (a lost
+// reply, a call abandoned at ctx's end), Acquire reports an error, never a
+// lease, and compensates in the background, as the contract requires of a
+// lost reply. Deleting the key if it holds req.Owner is not enough: the
+// acquisition's command may still land after that delete (a go-redis retry,
+// a delayed packet, a command left in the buffer of a dead connection). So
+// the compensation script also sets a void marker for req.Owner under the
+// key's hash tag, living as long as the lease would and at least 30s, and
+// the acquire script refuses an owner whose marker exists: whichever of the
+// two reaches Redis first, no lock is left. The compensation is retried
+// with backoff (each attempt bounded by [Options.CleanupTimeout]) until it
+// succeeds, the executor is closed, or the lease it guards against has
+// surely expired. An orphan lock thus outlives the call only while Redis
+// cannot be reached, after Close, or for a command delayed past its marker,
+// and then until its TTL at worst. The marker costs one EXISTS inside the
+// acquire script, not a round trip.
+//
+// An attempt with the owner of the current holder returns the holder's
+// lease again; an owner must not be reused after an error.
 func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.Lease, error) {
 	if req.Key == "" {
 		return nil, fmt.Errorf("redis: acquire: empty key: %w", executor.ErrInvalidKey)
@@ -37,19 +50,14 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 		return nil, fmt.Errorf("redis: acquire %q: empty owner: %w", req.Key, executor.ErrInvalidConfig)
 	}
 	if ctx.Err() != nil {
-		return nil, fmt.Errorf("redis: acquire %q: %w: %w", req.Key, executor.ErrNotAcquired, ctx.Err())
+		return nil, fmt.Errorf("redis: acquire %q: %w: %w", req.Key, executor.ErrNotAcquired, ctxErr(ctx))
 	}
-	l := &lease{e: e, keys: []string{req.Key, counterKey(req.Key)}, ownerArg: req.Owner}
+	l := newLease(e, req.Key, req.Owner)
 	var r result
 	if e.direct(ctx) {
 		r = l.acquire(ctx, req.TTL)
 	} else {
-		r = e.run(ctx, func(ctx context.Context) result { return l.acquire(ctx, req.TTL) }, func(r result) {
-			// The caller gave up; undo whatever this call did.
-			if !isNil(r.err) {
-				e.compensate(ctx, l)
-			}
-		})
+		r = e.run(ctx, func(ctx context.Context) result { return l.acquire(ctx, req.TTL) })
 	}
 	switch {
 	case r.err == nil && r.val > 0:
@@ -57,43 +65,23 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 		return l, nil
 	case isNil(r.err):
 		return nil, fmt.Errorf("redis: %q: %w", req.Key, executor.ErrNotAcquired)
-	case r.abandoned:
-		// The late callback compensates once the call returns.
-		return nil, fmt.Errorf("redis: acquire %q: %w: %w: %w", req.Key, executor.ErrNotAcquired, ctx.Err(), executor.ErrBackend)
+	case r.err == nil && r.val == ownerVoided:
+		return nil, fmt.Errorf("redis: acquire %q: %w: %w", req.Key, executor.ErrNotAcquired, errVoided)
 	}
-	cause := r.err
-	if cause == nil {
-		cause = errNoCounter
+	// A failed or abandoned call, or a retry without a counter: the key may
+	// hold req.Owner.
+	e.compensate(l, req.TTL)
+	err := r.err
+	if err == nil {
+		err = errNoCounter
 	}
-	if !e.spawn(func() { e.compensate(ctx, l) }) {
-		e.compensate(ctx, l)
-	}
-	if ctx.Err() != nil {
-		return nil, fmt.Errorf("redis: acquire %q: %w: %w: %w: %w", req.Key, executor.ErrNotAcquired, ctx.Err(), executor.ErrBackend, cause)
-	}
-	return nil, fmt.Errorf("redis: acquire %q: %w: %w", req.Key, executor.ErrBackend, cause)
+	return nil, acquireErr(ctx, req.Key, err)
 }
 
-// acquire runs the acquire script for l (whose keys are the lock key and its
-// counter) with a lease of ttl.
+// acquire runs the acquire script for l with a lease of ttl.
 func (l *lease) acquire(ctx context.Context, ttl time.Duration) result {
-	v, err := acquireScript.Run(ctx, l.e.client, l.keys, l.ownerArg, l.e.msArg(ttl), l.e.counterTTLArg).Int64()
+	v, err := acquireScript.Run(ctx, l.e.client, l.keys[:], l.ownerArg, l.e.msArg(ttl), l.e.counterTTLArg).Int64()
 	return result{val: v, err: err}
-}
-
-// compensate deletes l's key if it holds l's owner, for an acquisition whose
-// outcome is unknown. It runs detached from ctx's end, bounded by
-// CleanupTimeout.
-func (e *Executor) compensate(ctx context.Context, l *lease) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), e.opts.CleanupTimeout)
-	defer cancel()
-	r := e.run(ctx, l.release, nil)
-	if r.err != nil {
-		e.log.Warn("redis: an acquisition's reply was lost and removing its possible lock failed; the key stays locked until its TTL",
-			"key", l.key(), "err", r.err)
-		return
-	}
-	e.log.Debug("redis: compensated an acquisition whose reply was lost", "key", l.key(), "deleted", r.val == 1)
 }
 
 // msArg returns d in whole milliseconds (at least 1) as a script argument,

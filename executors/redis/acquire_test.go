@@ -15,6 +15,8 @@ import (
 func TestNew_invalid(t *testing.T) {
 	c := goredis.NewClient(&goredis.Options{Addr: "127.0.0.1:1"})
 	defer c.Close()
+	ring := goredis.NewRing(&goredis.RingOptions{Addrs: map[string]string{"a": "127.0.0.1:1"}})
+	defer ring.Close()
 	tests := []struct {
 		name   string
 		client goredis.UniversalClient
@@ -24,6 +26,7 @@ func TestNew_invalid(t *testing.T) {
 		{"negative CounterTTL", c, redis.Options{CounterTTL: -time.Second}},
 		{"negative SubscribeTimeout", c, redis.Options{SubscribeTimeout: -time.Second}},
 		{"negative CleanupTimeout", c, redis.Options{CleanupTimeout: -time.Second}},
+		{"ring", ring, redis.Options{}}, // pub/sub per shard: releases would not reach every waiter
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -189,4 +192,39 @@ func TestLease_Release_cancelledContext(t *testing.T) {
 	if l.Lost() != nil {
 		t.Fatal("Lost() != nil")
 	}
+}
+
+// TestExecutor_Acquire_otherType covers a key of another type at the lock's
+// name, such as Redisson's hash lock: it is held by someone else, not a
+// backend failure, and a lease whose key was replaced by one is not held.
+func TestExecutor_Acquire_otherType(t *testing.T) {
+	s := server(t)
+	c := newClient(t, s.Addr())
+	e := newExecutor(t, newClient(t, s.Addr()), redis.Options{})
+	key := uniq(t, "hash:")
+	if err := c.HSet(t.Context(), key, "redisson-owner:1", 1).Err(); err != nil {
+		t.Fatal(err)
+	}
+	c.PExpire(t.Context(), key, time.Minute)
+	if _, err := e.Acquire(t.Context(), req(key, time.Minute)); !errors.Is(err, executor.ErrNotAcquired) || errors.Is(err, executor.ErrBackend) {
+		t.Fatalf("Acquire of a hash key = %v, want only ErrNotAcquired", err)
+	}
+
+	key = uniq(t, "replaced:")
+	l, err := e.Acquire(t.Context(), req(key, time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Del(t.Context(), key)
+	c.HSet(t.Context(), key, "redisson-owner:1", 1)
+	if err := l.Renew(t.Context(), time.Minute); !errors.Is(err, executor.ErrLockNotHeld) {
+		t.Fatalf("Renew of a key replaced by a hash = %v, want ErrLockNotHeld", err)
+	}
+	if err := l.Release(t.Context()); !errors.Is(err, executor.ErrLockNotHeld) {
+		t.Fatalf("Release of a key replaced by a hash = %v, want ErrLockNotHeld", err)
+	}
+	if c.Type(t.Context(), key).Val() != "hash" {
+		t.Fatal("the foreign hash was touched")
+	}
+	c.Del(t.Context(), key)
 }

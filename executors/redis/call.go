@@ -2,7 +2,6 @@ package redis
 
 import (
 	"context"
-	"sync/atomic"
 
 	goredis "github.com/redis/go-redis/v9"
 )
@@ -16,8 +15,6 @@ func honoursContext(client goredis.UniversalClient) bool {
 		return c.Options().ContextTimeoutEnabled
 	case *goredis.ClusterClient:
 		return c.Options().ContextTimeoutEnabled
-	case *goredis.Ring:
-		return c.Options().ContextTimeoutEnabled
 	}
 	return false
 }
@@ -30,42 +27,45 @@ type result struct {
 }
 
 // direct reports whether a call with ctx may run in the caller's goroutine:
-// the client bounds it by ctx's deadline, or ctx never ends.
+// ctx never ends, or it has a deadline and the client bounds its I/O by it.
+// go-redis honours deadlines only, never a cancellation, so a context that
+// can be cancelled but has no deadline always takes the goroutine of
+// [Executor.run].
 func (e *Executor) direct(ctx context.Context) bool {
-	return e.ctxBound || ctx.Done() == nil
+	if ctx.Done() == nil {
+		return true
+	}
+	if !e.ctxBound {
+		return false
+	}
+	_, ok := ctx.Deadline()
+	return ok
 }
 
 // run calls fn and returns its result, bounded by ctx. When [Executor.direct]
 // holds, or the executor is closed, fn runs in the caller's goroutine.
-// Otherwise fn runs in a tracked goroutine; if ctx ends first, run returns
-// ctx's error at once and late (when not nil) receives fn's result once it
-// arrives, so the caller can undo what the abandoned call did. Callers on hot
-// paths test direct themselves, to spare the closures.
-func (e *Executor) run(ctx context.Context, fn func(context.Context) result, late func(result)) result {
+// Otherwise fn runs in a tracked goroutine, and if ctx ends first run
+// returns at once, with ctx's error and abandoned set; fn's result is then
+// dropped, so a caller that may have to undo fn's effects must do so itself.
+// Callers on hot paths test direct themselves, to spare the closures.
+func (e *Executor) run(ctx context.Context, fn func(context.Context) result) result {
 	if e.direct(ctx) {
 		return fn(ctx)
 	}
-	// 0: pending; 1: delivered to the caller; 2: abandoned by the caller.
-	var state atomic.Int32
 	ch := make(chan result, 1)
-	started := e.spawn(func() {
-		r := fn(ctx)
-		ch <- r
-		if !state.CompareAndSwap(0, 1) && late != nil {
-			late(r)
-		}
-	})
-	if !started {
+	if !e.spawn(func() { ch <- fn(ctx) }) {
 		return fn(ctx)
 	}
 	select {
 	case r := <-ch:
 		return r
 	case <-ctx.Done():
-		if state.CompareAndSwap(0, 2) {
+		select {
+		case r := <-ch: // both were ready: prefer the real outcome
+			return r
+		default:
 			return result{err: ctx.Err(), abandoned: true}
 		}
-		return <-ch
 	}
 }
 

@@ -2,6 +2,7 @@ package redis_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -81,5 +82,15 @@ func TestCluster_keys(t *testing.T) {
 			t.Fatalf("token of %q went from %d to %d", k, items[i].Lease.Token(), l.Token())
 		}
 		_ = l.Release(t.Context())
+
+		// The compensation of a lost reply touches the key's slot only,
+		// and voids its owner there.
+		r := req(k, time.Minute)
+		if !redis.Compensate(other, k, r.Owner, time.Minute) {
+			t.Fatalf("compensation of %q failed", k)
+		}
+		if _, err := other.Acquire(t.Context(), r); !errors.Is(err, executor.ErrNotAcquired) || errors.Is(err, executor.ErrBackend) {
+			t.Fatalf("Acquire(%q) by a voided owner = %v, want only ErrNotAcquired", k, err)
+		}
 	}
 }

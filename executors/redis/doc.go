@@ -1,6 +1,10 @@
 // Package redis is the lock4go executor for Redis, over go-redis v9. It takes
 // a [github.com/redis/go-redis/v9.UniversalClient] built by the caller: a single node, a Sentinel
-// failover client or a Redis Cluster client.
+// failover client or a Redis Cluster client, but not a Ring (its pub/sub is
+// per shard). It needs Redis 5.0 or later: the acquire script reads the
+// server clock (TIME) before it writes, which Redis allows from 5.0 on,
+// where scripts replicate their effects rather than themselves. It is tested
+// against Redis 7.0.
 //
 // # Protocol
 //
@@ -8,29 +12,40 @@
 // names it, with the lease as its TTL. Every operation is one Lua script
 // (EVALSHA, falling back to EVAL) over keys of one Cluster slot:
 //
-//   - acquire: SET key owner NX PX ttl and, on success, INCR of the key's
-//     fencing counter, whose result is the token; one round trip.
+//   - acquire: unless the owner's void marker exists, SET key owner NX PX
+//     ttl and, on success, INCR of the key's fencing counter, whose result is
+//     the token; one round trip. A key holding anything else, even a value
+//     of another type, is held by someone else.
 //   - release: compare-and-delete (only if the key still holds the owner),
 //     then PUBLISH on the key's release channel; one round trip.
 //   - renew: compare-and-PEXPIRE. [Executor.RenewBatch] renews many leases
 //     in one pipeline per Cluster node.
 //
 // An acquisition whose reply is lost (timeout, cut connection, context ended
-// mid-flight) may have taken the key: the executor then compare-and-deletes
-// its own owner value in the background and reports an error, never a
-// lease. go-redis may retry a script whose reply was lost; the acquire script
-// recognises its own owner on the retry and returns the token. A retried
-// release whose first attempt deleted the key reports ErrLockNotHeld: the
-// lock is released either way.
+// mid-flight) may have taken the key, or may still take it: go-redis retries
+// a script whose reply was lost, and a command can reach the server after
+// the client gave up on it. The executor then compensates in the background
+// and reports an error, never a lease: a script sets the owner's void
+// marker, which makes the acquire script refuse that owner whenever its
+// command lands, and deletes the key if it holds the owner (announcing the
+// release). The marker lives as long as the lease would, and at least 30s;
+// the compensation is retried with backoff until it succeeds, the executor
+// is closed, or that lease has surely expired; pending compensations share
+// one goroutine and one pipeline per round. A go-redis retry of an
+// acquisition whose first attempt took the key, but whose reply was lost,
+// finds its own owner there and returns the token. A retried release whose
+// first attempt deleted the key reports ErrLockNotHeld: the lock is released
+// either way.
 //
 // # Names derived from a key
 //
-// The fencing counter is "{<key>}:token" and the release channel
-// "{<key>}:released": the key as a hash tag, so both hash to the key's own
-// slot. A key that already has a hash tag keeps it ("<key>:token"), and a key
-// whose slot cannot be written as a tag (it contains "}" but has no tag)
-// gets a short tag of its slot ("{<tag>}:token:<key>"). Lock keys must not
-// themselves look like these names.
+// The fencing counter is "{<key>}:token", the release channel
+// "{<key>}:released" and an owner's void marker "{<key>}:void:<owner>": the
+// key as a hash tag, so all hash to the key's own slot. A key that already
+// has a hash tag keeps it ("<key>:token"), and a key whose slot cannot be
+// written as a tag (it contains "}" but has no tag) gets a short tag of its
+// slot ("{<tag>}:token:<key>", "{<tag>}:void:<key>:<owner>"). Lock keys must
+// not themselves look like these names.
 //
 // The counter expires [Options.CounterTTL] (7 days) after the key's last
 // acquisition; a new counter is seeded from the server clock in
@@ -73,5 +88,7 @@
 // drop held locks. [New] checks the policy when CONFIG GET is allowed and
 // logs a warning. Create the client with ContextTimeoutEnabled so go-redis
 // bounds each call by the caller's deadline; otherwise the executor does it
-// with a goroutine per call that has a deadline.
+// with a goroutine per call whose context can end. go-redis never notices a
+// cancellation, only deadlines, so a call whose context can be cancelled but
+// has no deadline takes such a goroutine either way.
 package redis

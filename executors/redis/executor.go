@@ -25,8 +25,13 @@ type Executor struct {
 	lastTTL       atomic.Pointer[ttlArg]
 	hub           *hub
 
+	voidMu  sync.Mutex
+	voids   []voidItem // compensations waiting for a round
+	voiding bool       // the compensation goroutine runs
+
 	mu     sync.Mutex
 	closed bool
+	done   chan struct{}  // closed by Close
 	wg     sync.WaitGroup // background work: abandoned calls, compensations, the start-up check
 }
 
@@ -40,7 +45,10 @@ var (
 // New returns an executor that locks through client: a *redis.Client, a
 // Sentinel failover client or a *redis.ClusterClient. New never constructs or
 // closes the client; the caller owns it. It returns an error wrapping
-// [executor.ErrInvalidConfig] for a nil client or negative durations.
+// [executor.ErrInvalidConfig] for a nil client, a *redis.Ring or negative
+// durations. A Ring is refused because its pub/sub is per shard: a release
+// published on the key's shard would not reach waiters subscribed on
+// another, and a Ring cannot even open a subscription without a channel.
 //
 // New checks in the background (best effort, bounded by a short timeout)
 // whether the server's maxmemory-policy may evict keys, and logs a warning
@@ -48,14 +56,18 @@ var (
 //
 // For the shortest acquisition path create the client with
 // ContextTimeoutEnabled, so that go-redis itself bounds calls by the
-// caller's deadline (a cancellation without a deadline is then noticed at
-// the client's ReadTimeout at the latest). Without it, each call made with a
-// context that can end runs in a short-lived goroutine, so that a stalled
-// server cannot hold Acquire, Renew or Release past their context; that
-// hand-off costs a few microseconds per call.
+// caller's deadline (a cancellation of a context with a deadline is then
+// noticed at that deadline at the latest). Each other call made with a
+// context that can end (without ContextTimeoutEnabled, or with a context
+// that can be cancelled but has no deadline) runs in a short-lived
+// goroutine, so that a stalled server cannot hold Acquire, Renew or Release
+// past their context; that hand-off costs a few microseconds per call.
 func New(client goredis.UniversalClient, opts Options) (*Executor, error) {
 	if client == nil {
 		return nil, fmt.Errorf("redis: nil client: %w", executor.ErrInvalidConfig)
+	}
+	if _, ok := client.(*goredis.Ring); ok {
+		return nil, fmt.Errorf("redis: a *redis.Ring is not supported (its pub/sub is per shard, so releases would not reach waiters on other shards); use a *redis.Client or a *redis.ClusterClient: %w", executor.ErrInvalidConfig)
 	}
 	opts, err := opts.withDefaults()
 	if err != nil {
@@ -67,6 +79,7 @@ func New(client goredis.UniversalClient, opts Options) (*Executor, error) {
 		log:           opts.Logger.With("executor", opts.Name),
 		ctxBound:      honoursContext(client),
 		counterTTLArg: ms(opts.CounterTTL),
+		done:          make(chan struct{}),
 	}
 	e.hub = newHub(client, e.log, opts.SubscribeTimeout)
 	if !e.ctxBound {
@@ -83,10 +96,13 @@ func (e *Executor) Name() string { return e.opts.Name }
 // configured).
 func (e *Executor) Priority() int { return e.opts.Priority }
 
-// Close stops the executor's shared pub/sub connection and waits for its
-// background work (the start-up check, compensations of lost replies) to
-// end. It does not close the client. Leases stay usable after Close;
-// WatchRelease then returns channels that never fire. Close is idempotent.
+// Close stops the executor's shared pub/sub connection and its background
+// work, and waits for it to end: the start-up check, calls abandoned by
+// their context, compensations of lost replies (a round in progress
+// finishes; compensations waiting for a retry are dropped with a warning,
+// and their keys stay locked until their TTL at worst). It does not close
+// the client. Leases stay usable after Close; WatchRelease then returns
+// channels that never fire. Close is idempotent.
 func (e *Executor) Close() error {
 	e.mu.Lock()
 	if e.closed {
@@ -94,6 +110,7 @@ func (e *Executor) Close() error {
 		return nil
 	}
 	e.closed = true
+	close(e.done)
 	e.mu.Unlock()
 	err := e.hub.close()
 	e.wg.Wait()

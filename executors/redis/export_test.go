@@ -1,10 +1,25 @@
 package redis
 
+import "time"
+
 // Internals exposed to the external tests.
 var (
-	CounterKey  = counterKey
-	ChannelName = channelName
-	KeySlot     = keySlot
-	SlotTag     = slotTag
-	Evicting    = evicting
+	CounterKey   = counterKey
+	ChannelName  = channelName
+	VoidKey      = voidKey
+	AcquireNames = acquireNames
+	KeySlot      = keySlot
+	SlotTag      = slotTag
+	Evicting     = evicting
+	AcquireErr   = acquireErr
+	VoidTTL      = voidTTL
 )
+
+// Compensate runs, once and in the caller's goroutine, the compensation of
+// an acquisition of key by owner with a lease of ttl, as after a lost reply.
+// It reports whether the compensation reached Redis.
+func Compensate(e *Executor, key, owner string, ttl time.Duration) bool {
+	d := voidTTL(ttl)
+	it := voidItem{l: newLease(e, key, owner), ttlArg: ms(d), giveUp: time.Now().Add(d)}
+	return len(e.voidRound([]voidItem{it})) == 0
+}

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	goredis "github.com/redis/go-redis/v9"
+
 	"github.com/lock4go/lock4go/executor"
 	"github.com/lock4go/lock4go/executors/redis"
 	"github.com/lock4go/lock4go/internal/testserver"
@@ -75,13 +77,16 @@ func TestFault_paused(t *testing.T) {
 
 			const deadline = 200 * time.Millisecond
 			key := uniq(t, "paused:")
-			ctx, cancel := context.WithTimeout(t.Context(), deadline)
+			cause := errors.New("acquire timeout")
+			ctx, cancel := context.WithTimeoutCause(t.Context(), deadline, cause)
 			start := time.Now()
 			_, err = e.Acquire(ctx, req(key, time.Minute))
 			took := time.Since(start)
 			cancel()
-			if !errors.Is(err, executor.ErrBackend) {
-				t.Fatalf("Acquire on a paused server = %v, want ErrBackend", err)
+			// Redis did not answer in time: a backend failure, with the
+			// context's error and cause, not a busy key.
+			if !errors.Is(err, executor.ErrBackend) || !errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, cause) || errors.Is(err, executor.ErrNotAcquired) {
+				t.Fatalf("Acquire on a paused server = %v, want ErrBackend, DeadlineExceeded and the cause", err)
 			}
 			if took > deadline+300*time.Millisecond {
 				t.Fatalf("Acquire on a paused server took %v, deadline %v", took, deadline)
@@ -138,11 +143,11 @@ func TestFault_proxy(t *testing.T) {
 				t.Fatal(err)
 			}
 
-			// A cut: go-redis may retry on a new connection; any failure is
-			// a backend error.
+			// A cut: go-redis finds the pooled connection closed when it
+			// takes it (or reads EOF and retries), and uses a new one.
 			p.Cut()
-			if err := l.Renew(t.Context(), time.Minute); err != nil && !errors.Is(err, executor.ErrBackend) {
-				t.Fatalf("Renew after a cut = %v, want nil or ErrBackend", err)
+			if err := l.Renew(t.Context(), time.Minute); err != nil {
+				t.Fatalf("Renew after a cut = %v, want success on a new connection", err)
 			}
 
 			// A partition: nothing gets through until the deadline.
@@ -190,6 +195,11 @@ func TestFault_proxy(t *testing.T) {
 	}
 }
 
+// TestFault_lostReply loses the replies of an acquisition and of the first
+// attempts of its compensation: the compensation is retried until it
+// reaches Redis, removes the lock long before its TTL and voids the owner,
+// so the same write landing later (a go-redis retry, a delayed packet)
+// takes nothing.
 func TestFault_lostReply(t *testing.T) {
 	for _, m := range clientModes {
 		t.Run(m.name, func(t *testing.T) {
@@ -200,36 +210,110 @@ func TestFault_lostReply(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { _ = p.Close() }) // after the clients' cleanups
-			e := newExecutor(t, newClient(t, p.Addr(), m.opts...), redis.Options{})
+			log, retrying := newLogSignal(t, "retrying in the background")
+			e := newExecutor(t, newClient(t, p.Addr(), m.opts...), redis.Options{Logger: log, CleanupTimeout: 500 * time.Millisecond})
 			// Warm the connection and the script cache up.
 			if l, err := e.Acquire(t.Context(), req(uniq(t, "warm:"), time.Minute)); err == nil {
 				_ = l.Release(t.Context())
 			}
 
 			key := uniq(t, "lost:")
+			r := req(key, time.Minute)
 			p.SetDropReplies(true)
 			ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
-			l, err := e.Acquire(ctx, req(key, time.Minute))
+			l, err := e.Acquire(ctx, r)
 			cancel()
 			if err == nil {
 				t.Fatalf("Acquire without a reply returned a lease (token %d)", l.Token())
 			}
-			if !errors.Is(err, executor.ErrBackend) {
-				t.Fatalf("Acquire without a reply = %v, want ErrBackend", err)
+			if !errors.Is(err, executor.ErrBackend) || !errors.Is(err, context.DeadlineExceeded) {
+				t.Fatalf("Acquire without a reply = %v, want ErrBackend and DeadlineExceeded", err)
 			}
 			// The script ran (the counter exists) ...
 			if c.Exists(t.Context(), redis.CounterKey(key)).Val() != 1 {
 				t.Fatal("the acquire script never reached the server")
 			}
-			// ... and the compensation removed its lock, long before the TTL,
-			// even though its own reply is lost too. Without context
-			// timeouts, it waits until go-redis gives the call up: its read
-			// timeout (1s) times 1+MaxRetries (3).
-			if !eventually(10*time.Second, func() bool { return c.Exists(t.Context(), key).Val() == 0 }) {
-				t.Fatalf("orphan lock left behind: GET = %q", c.Get(t.Context(), key).Val())
+			// ... and no attempt of its compensation can be sure of its
+			// effect while replies are lost.
+			select {
+			case <-retrying:
+			case <-time.After(10 * time.Second):
+				t.Fatal("no failed compensation attempt reported while replies are lost")
 			}
 			p.SetDropReplies(false)
+			// A retry reaches Redis, long before the TTL.
+			if !eventually(10*time.Second, func() bool {
+				return c.Exists(t.Context(), key).Val() == 0 && c.Exists(t.Context(), redis.VoidKey(key, r.Owner)).Val() == 1
+			}) {
+				t.Fatalf("orphan lock left behind: GET = %q", c.Get(t.Context(), key).Val())
+			}
+			// The acquisition's write landing now is refused.
+			if _, err := e.Acquire(t.Context(), r); !errors.Is(err, executor.ErrNotAcquired) {
+				t.Fatalf("the lost acquisition landing after its compensation = %v, want ErrNotAcquired", err)
+			}
+			if n := c.Exists(t.Context(), key).Val(); n != 0 {
+				t.Fatal("the lost acquisition took the key after its compensation")
+			}
 			p.Cut()
+		})
+	}
+}
+
+// TestFault_cancelledPaused cancels an acquisition whose context has no
+// deadline while the server is paused and the client waits without a read
+// timeout: Acquire returns at the cancellation (go-redis notices only
+// deadlines), reports a give-up rather than a backend failure, and leaves
+// no lock once the server resumes.
+func TestFault_cancelledPaused(t *testing.T) {
+	for _, m := range clientModes {
+		t.Run(m.name, func(t *testing.T) {
+			s := server(t)
+			c := newClient(t, s.Addr())
+			noTimeout := func(o *goredis.Options) { o.ReadTimeout = -1 }
+			e, err := redis.New(newClient(t, s.Addr(), append(m.opts, noTimeout)...), redis.Options{Logger: testLogger(t)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = e.Close() })
+			// Warm the connection and the script cache up.
+			if l, err := e.Acquire(t.Context(), req(uniq(t, "warm:"), time.Minute)); err == nil {
+				_ = l.Release(t.Context())
+			}
+			if err := s.Pause(); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = s.Resume() })
+
+			r := req(uniq(t, "cancelled:"), time.Minute)
+			cause := errors.New("caller went away")
+			ctx, cancel := context.WithCancelCause(t.Context())
+			timer := time.AfterFunc(100*time.Millisecond, func() { cancel(cause) })
+			defer timer.Stop()
+			start := time.Now()
+			_, err = e.Acquire(ctx, r)
+			took := time.Since(start)
+			if !errors.Is(err, executor.ErrNotAcquired) || !errors.Is(err, context.Canceled) || !errors.Is(err, cause) || errors.Is(err, executor.ErrBackend) {
+				t.Fatalf("cancelled Acquire on a paused server = %v, want ErrNotAcquired, Canceled and the cause, not ErrBackend", err)
+			}
+			if took > 2*time.Second {
+				t.Fatalf("cancelled Acquire on a paused server took %v", took)
+			}
+
+			if err := s.Resume(); err != nil {
+				t.Fatal(err)
+			}
+			// The compensation reaches Redis once it resumes; Close then
+			// waits for the abandoned call, so the acquisition's script has
+			// run too, before or after the compensation: no lock either way.
+			if !eventually(10*time.Second, func() bool { return c.Exists(t.Context(), redis.VoidKey(r.Key, r.Owner)).Val() == 1 }) {
+				t.Fatal("the cancelled acquisition was not compensated")
+			}
+			if err := e.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if c.Exists(t.Context(), r.Key).Val() != 0 {
+				t.Fatal("lock left by the cancelled acquisition")
+			}
 		})
 	}
 }

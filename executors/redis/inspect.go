@@ -39,7 +39,7 @@ func (e *Executor) Inspect(ctx context.Context, key string) (executor.Holder, er
 			return nil
 		})
 		return result{err: err}
-	}, nil)
+	})
 	if r.err != nil && !isNil(r.err) {
 		return executor.Holder{}, fmt.Errorf("redis: inspect %q: %w: %w", key, executor.ErrBackend, r.err)
 	}

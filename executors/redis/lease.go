@@ -8,15 +8,23 @@ import (
 	"github.com/lock4go/lock4go/executor"
 )
 
-// lease is a lock held through an [Executor]. It is safe for concurrent use.
+// lease is a lock held through an [Executor], or an attempt to take one. It
+// is safe for concurrent use.
 type lease struct {
 	e        *Executor
-	keys     []string // the lock key and its counter
-	ownerArg any      // the owner value, boxed once for every script call
+	keys     [3]string // the lock key, its owner's void marker, its counter
+	channel  string    // the key's release channel
+	ownerArg any       // the owner value, boxed once for every script call
 	token    int64
 }
 
 var _ executor.Lease = (*lease)(nil)
+
+// newLease returns the attempt of owner to take key through e.
+func newLease(e *Executor, key, owner string) *lease {
+	void, counter, channel := acquireNames(key, owner)
+	return &lease{e: e, keys: [3]string{key, void, counter}, channel: channel, ownerArg: owner}
+}
 
 // key returns the lock key.
 func (l *lease) key() string { return l.keys[0] }
@@ -34,7 +42,7 @@ func (l *lease) Renew(ctx context.Context, ttl time.Duration) error {
 	if l.e.direct(ctx) {
 		r = l.renew(ctx, ttl)
 	} else {
-		r = l.e.run(ctx, func(ctx context.Context) result { return l.renew(ctx, ttl) }, nil)
+		r = l.e.run(ctx, func(ctx context.Context) result { return l.renew(ctx, ttl) })
 	}
 	return l.check("renew", r)
 }
@@ -53,7 +61,7 @@ func (l *lease) Release(ctx context.Context) error {
 	if l.e.direct(ctx) {
 		r = l.release(ctx)
 	} else {
-		r = l.e.run(ctx, l.release, nil)
+		r = l.e.run(ctx, l.release)
 	}
 	return l.check("release", r)
 }
@@ -67,7 +75,7 @@ func (l *lease) renew(ctx context.Context, ttl time.Duration) result {
 // release runs the compare-and-delete script, which also announces the
 // release.
 func (l *lease) release(ctx context.Context) result {
-	v, err := releaseScript.Run(ctx, l.e.client, l.keys[:1], l.ownerArg, channelName(l.key())).Int64()
+	v, err := releaseScript.Run(ctx, l.e.client, l.keys[:1], l.ownerArg, l.channel).Int64()
 	return result{val: v, err: err}
 }
 

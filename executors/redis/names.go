@@ -6,6 +6,7 @@ import "strings"
 const (
 	counterSuffix = ":token"
 	channelSuffix = ":released"
+	voidSuffix    = ":void"
 )
 
 // counterKey returns the name of key's fencing counter.
@@ -13,6 +14,31 @@ func counterKey(key string) string { return derive(key, counterSuffix) }
 
 // channelName returns the name of the channel that announces key's releases.
 func channelName(key string) string { return derive(key, channelSuffix) }
+
+// voidKey returns the name of the marker that voids owner's acquisitions of
+// key: key's derived name with the void suffix, then ":" and the owner
+// ("{order:42}:void:<owner>").
+func voidKey(key, owner string) string { return derive(key, voidSuffix) + ":" + owner }
+
+// acquireNames returns voidKey(key, owner), counterKey(key) and
+// channelName(key): the names an acquisition and its release touch besides
+// key. Except for keys that need a slot tag, the three share one allocation,
+// since they are made on every acquisition's path.
+func acquireNames(key, owner string) (void, counter, channel string) {
+	var s string
+	pre := len(key) // the length of what precedes each suffix
+	if _, ok := hashTag(key); ok {
+		s = key + voidSuffix + ":" + owner + key + counterSuffix + key + channelSuffix
+	} else if key != "" && !strings.Contains(key, "}") {
+		pre += 2
+		s = "{" + key + "}" + voidSuffix + ":" + owner + "{" + key + "}" + counterSuffix + "{" + key + "}" + channelSuffix
+	} else {
+		return voidKey(key, owner), counterKey(key), channelName(key)
+	}
+	v := pre + len(voidSuffix) + 1 + len(owner)
+	c := v + pre + len(counterSuffix)
+	return s[:v], s[v:c], s[c:]
+}
 
 // derive returns a name unique to key (per suffix) that Redis Cluster hashes
 // to the same slot as key itself, so that one script can touch both:

@@ -66,12 +66,19 @@ func TestSlotTag_coversEverySlot(t *testing.T) {
 }
 
 func TestDerivedNames_sameSlot(t *testing.T) {
+	const o = "0123abcd"
 	for _, k := range slotKeys {
-		c, ch := redis.CounterKey(k), redis.ChannelName(k)
-		if c == k || ch == k || c == ch {
-			t.Errorf("key %q: counter %q, channel %q are not distinct", k, c, ch)
+		c, ch, v := redis.CounterKey(k), redis.ChannelName(k), redis.VoidKey(k, o)
+		if c == k || ch == k || v == k || c == ch || v == c || v == ch {
+			t.Errorf("key %q: counter %q, channel %q, void marker %q are not distinct", k, c, ch, v)
 		}
-		for _, n := range []string{c, ch} {
+		if v2 := redis.VoidKey(k, o+"x"); v2 == v {
+			t.Errorf("key %q: two owners share the void marker %q", k, v)
+		}
+		if gv, gc, gch := redis.AcquireNames(k, o); gv != v || gc != c || gch != ch {
+			t.Errorf("AcquireNames(%q) = %q, %q, %q; want %q, %q, %q", k, gv, gc, gch, v, c, ch)
+		}
+		for _, n := range []string{c, ch, v} {
 			if got, want := redis.KeySlot(n), redis.KeySlot(k); got != want {
 				t.Errorf("key %q (slot %d): derived %q has slot %d", k, want, n, got)
 			}
@@ -83,6 +90,19 @@ func TestDerivedNames_sameSlot(t *testing.T) {
 	if got := redis.ChannelName("a:{42}"); got != "a:{42}:released" {
 		t.Errorf("ChannelName(a:{42}) = %q", got)
 	}
+	if got := redis.VoidKey("order:42", "o1"); got != "{order:42}:void:o1" {
+		t.Errorf("VoidKey(order:42, o1) = %q", got)
+	}
+}
+
+// TestAcquireNames_allocs checks that the names made on every acquisition
+// share one allocation, except for keys that need a slot tag.
+func TestAcquireNames_allocs(t *testing.T) {
+	for _, k := range []string{"lock4j:order#42", "order:{42}:x"} {
+		if n := testing.AllocsPerRun(100, func() { redis.AcquireNames(k, "0123456789abcdef0123456789abcdef") }); n != 1 {
+			t.Errorf("AcquireNames(%q): %v allocations, want 1", k, n)
+		}
+	}
 }
 
 // TestDerivedNames_clusterKeySlot checks the slot computation against the
@@ -92,7 +112,7 @@ func TestDerivedNames_clusterKeySlot(t *testing.T) {
 	client := goredis.NewClient(&goredis.Options{Addr: c.Addrs()[0]})
 	defer client.Close()
 	for _, k := range slotKeys {
-		for _, n := range []string{k, redis.CounterKey(k), redis.ChannelName(k)} {
+		for _, n := range []string{k, redis.CounterKey(k), redis.ChannelName(k), redis.VoidKey(k, "o1")} {
 			want, err := client.ClusterKeySlot(t.Context(), n).Result()
 			if err != nil {
 				t.Fatalf("CLUSTER KEYSLOT %q: %v", n, err)

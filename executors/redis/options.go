@@ -37,8 +37,10 @@ type Options struct {
 	// Zero means 250ms.
 	SubscribeTimeout time.Duration
 
-	// CleanupTimeout bounds the compensating compare-and-delete issued when
-	// an acquisition's reply was lost. Zero means 2s.
+	// CleanupTimeout bounds each attempt of the compensation of an
+	// acquisition whose reply was lost (see [Executor.Acquire]; failed
+	// attempts are retried), and a Release whose context has already ended.
+	// Zero means 2s.
 	CleanupTimeout time.Duration
 
 	// Logger receives warnings (an evicting maxmemory-policy, a failed

@@ -33,7 +33,7 @@ func (e *Executor) RenewBatch(ctx context.Context, items []executor.RenewItem) [
 	r := e.run(ctx, func(ctx context.Context) result {
 		e.renewPipeline(ctx, own, idx, items, cmds)
 		return result{}
-	}, nil)
+	})
 	for j, l := range own {
 		i := idx[j]
 		if r.abandoned {

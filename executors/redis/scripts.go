@@ -3,30 +3,53 @@ package redis
 import goredis "github.com/redis/go-redis/v9"
 
 // The Lua scripts. Each touches only KEYS of one Cluster slot (the lock key
-// and, for acquire, its counter: see derive). go-redis runs them with
-// EVALSHA and falls back to EVAL when the server does not know the digest.
+// and, for acquire and void, names derived from it: see derive). go-redis
+// runs them with EVALSHA and falls back to EVAL when the server does not
+// know the digest; the compensations are pipelined with EVAL. A lock key of
+// another type (Redisson's hash lock) makes GET fail with WRONGTYPE; the
+// scripts read it with redis.pcall, so it counts as held by another owner
+// instead of failing the call.
+
+// Codes the acquire script returns instead of a token.
+const (
+	// tokenMissing: a retried acquisition found its own owner in the key,
+	// but no fencing counter.
+	tokenMissing = -1
+	// ownerVoided: the owner's acquisitions were voided by a compensation;
+	// nothing was written.
+	ownerVoided = -2
+)
 
 // acquireScript sets KEYS[1] to the owner ARGV[1] for ARGV[2] ms if nobody
-// holds it, increments the fencing counter KEYS[2] (seeding a missing counter
+// holds it, increments the fencing counter KEYS[3] (seeding a missing counter
 // from the server clock in microseconds), refreshes the counter's TTL to
-// ARGV[3] ms and returns the token. When the key already holds this very
-// owner, the command is a retry of this acquisition whose first reply was
-// lost (go-redis retries on network errors): it returns the current token, or
-// -1 if the counter is gone. Otherwise it returns nil: held by someone else.
+// ARGV[3] ms and returns the token.
+//
+// It first checks the void marker KEYS[2] of this owner: once a
+// compensation has run for the owner (see voidScript), the acquisition is
+// refused with ownerVoided and writes nothing, whenever its command lands (a
+// go-redis retry, a delayed packet, a command left in the buffer of a dead
+// connection). When the key already holds this very owner, the command is a
+// retry of this acquisition whose first reply was lost (go-redis retries on
+// network errors): it returns the current token, or tokenMissing if the
+// counter is gone. Otherwise it returns nil: held by someone else.
 var acquireScript = goredis.NewScript(`
+if redis.call('exists', KEYS[2]) == 1 then
+  return -2
+end
 if redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
-  local token = redis.call('incr', KEYS[2])
+  local token = redis.call('incr', KEYS[3])
   if token == 1 then
     local t = redis.call('time')
     local seed = t[1] .. string.format('%06d', tonumber(t[2]))
-    redis.call('set', KEYS[2], seed)
+    redis.call('set', KEYS[3], seed)
     token = tonumber(seed)
   end
-  redis.call('pexpire', KEYS[2], ARGV[3])
+  redis.call('pexpire', KEYS[3], ARGV[3])
   return token
 end
-if redis.call('get', KEYS[1]) == ARGV[1] then
-  local token = redis.call('get', KEYS[2])
+if redis.pcall('get', KEYS[1]) == ARGV[1] then
+  local token = redis.call('get', KEYS[3])
   if token then
     return tonumber(token)
   end
@@ -35,11 +58,26 @@ end
 return false
 `)
 
+// voidScript is the compensation of an acquisition whose outcome is
+// unknown. It sets the void marker KEYS[2] of the owner ARGV[1] for ARGV[3]
+// ms, so that the acquisition can no longer take KEYS[1] should its command
+// land later, then deletes KEYS[1] if it holds the owner, announcing the
+// release on channel ARGV[2]. It returns 1 when it deleted the key, 0
+// otherwise. Running it again changes nothing but the marker's TTL.
+var voidScript = goredis.NewScript(`
+redis.call('set', KEYS[2], '1', 'PX', ARGV[3])
+if redis.pcall('get', KEYS[1]) == ARGV[1] then
+  redis.call('del', KEYS[1])
+  redis.call('publish', ARGV[2], 'released')
+  return 1
+end
+return 0
+`)
+
 // releaseScript deletes KEYS[1] if it holds the owner ARGV[1], announces the
-// release on channel ARGV[2] and returns 1; it returns 0 otherwise. It is
-// also the compensation of an acquisition whose reply was lost.
+// release on channel ARGV[2] and returns 1; it returns 0 otherwise.
 var releaseScript = goredis.NewScript(`
-if redis.call('get', KEYS[1]) == ARGV[1] then
+if redis.pcall('get', KEYS[1]) == ARGV[1] then
   redis.call('del', KEYS[1])
   redis.call('publish', ARGV[2], 'released')
   return 1
@@ -50,7 +88,7 @@ return 0
 // renewScript sets the TTL of KEYS[1] to ARGV[2] ms if it holds the owner
 // ARGV[1] and returns 1; it returns 0 otherwise.
 var renewScript = goredis.NewScript(`
-if redis.call('get', KEYS[1]) == ARGV[1] then
+if redis.pcall('get', KEYS[1]) == ARGV[1] then
   return redis.call('pexpire', KEYS[1], ARGV[2])
 end
 return 0

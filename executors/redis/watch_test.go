@@ -108,11 +108,39 @@ func TestExecutor_WatchRelease_afterClose(t *testing.T) {
 	}
 }
 
+// TestExecutor_WatchRelease_cancelledContext checks that a watch whose
+// context has ended returns at once instead of waiting for the server's
+// confirmation, and still subscribes: a later release wakes it, and stop
+// unsubscribes.
 func TestExecutor_WatchRelease_cancelledContext(t *testing.T) {
 	s := server(t)
-	e := newExecutor(t, newClient(t, s.Addr()), redis.Options{})
+	c := newClient(t, s.Addr())
+	holder := newExecutor(t, newClient(t, s.Addr()), redis.Options{})
+	const subscribeTimeout = 5 * time.Second
+	e := newExecutor(t, newClient(t, s.Addr()), redis.Options{SubscribeTimeout: subscribeTimeout})
+	key := uniq(t, "w:")
+	l, err := holder.Acquire(t.Context(), req(key, time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	_, stop := e.WatchRelease(ctx, uniq(t, "w:"))
+	start := time.Now()
+	w, stop := e.WatchRelease(ctx, key)
+	if took := time.Since(start); took >= subscribeTimeout/2 {
+		t.Fatalf("WatchRelease with a cancelled context took %v: it waited for the confirmation", took)
+	}
+	if !eventually(2*time.Second, func() bool { return numsub(t, c, key) == 1 }) {
+		t.Fatal("WatchRelease with a cancelled context did not subscribe")
+	}
+	if err := l.Release(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if !fired(w, 2*time.Second) {
+		t.Fatal("watch with a cancelled context not woken by the release")
+	}
 	stop()
+	if !eventually(2*time.Second, func() bool { return numsub(t, c, key) == 0 }) {
+		t.Fatal("channel still subscribed after stop")
+	}
 }

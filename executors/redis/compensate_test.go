@@ -1,0 +1,128 @@
+package redis_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/lock4go/lock4go/executor"
+	"github.com/lock4go/lock4go/executors/redis"
+	"github.com/lock4go/lock4go/internal/testserver"
+)
+
+// TestExecutor_compensate_voidsLateWrites covers the two orders in which an
+// acquisition whose reply was lost and its compensation can reach Redis: the
+// write first (the compensation deletes it), or the compensation first (a
+// go-redis retry, a delayed packet): the void marker refuses the late write,
+// which takes nothing.
+func TestExecutor_compensate_voidsLateWrites(t *testing.T) {
+	s := server(t)
+	c := newClient(t, s.Addr())
+	e := newExecutor(t, newClient(t, s.Addr()), redis.Options{})
+	for _, prefix := range []string{"void:", "void:{tag}:", "void}:"} {
+		t.Run(prefix, func(t *testing.T) {
+			key := uniq(t, prefix)
+			ttl := time.Minute
+			r := req(key, ttl)
+
+			// The write landed first: the compensation deletes it.
+			l, err := e.Acquire(t.Context(), r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w, stop := e.WatchRelease(t.Context(), key)
+			defer stop()
+			if !redis.Compensate(e, key, r.Owner, ttl) {
+				t.Fatal("compensation failed")
+			}
+			if n := c.Exists(t.Context(), key).Val(); n != 0 {
+				t.Fatal("key still held after its compensation")
+			}
+			if !fired(w, 2*time.Second) {
+				t.Fatal("the compensation's delete did not wake waiters")
+			}
+			void := redis.VoidKey(key, r.Owner)
+			if d := c.PTTL(t.Context(), void).Val(); d < ttl-5*time.Second || d > redis.VoidTTL(ttl) {
+				t.Fatalf("PTTL of the void marker = %v, want about %v", d, redis.VoidTTL(ttl))
+			}
+
+			// The same write landing again (a go-redis retry after the
+			// compensation) is refused and writes nothing.
+			if _, err := e.Acquire(t.Context(), r); !errors.Is(err, executor.ErrNotAcquired) || errors.Is(err, executor.ErrBackend) {
+				t.Fatalf("Acquire of a voided owner = %v, want only ErrNotAcquired", err)
+			}
+			if n := c.Exists(t.Context(), key).Val(); n != 0 {
+				t.Fatal("a voided owner took the key")
+			}
+			if err := l.Release(t.Context()); !errors.Is(err, executor.ErrLockNotHeld) {
+				t.Fatalf("Release of a compensated lease = %v, want ErrLockNotHeld", err)
+			}
+
+			// The compensation reached Redis first, while another owner
+			// holds the key: it leaves that lock alone, and the late write
+			// of its owner is refused after the key is free again.
+			other, err := e.Acquire(t.Context(), req(key, ttl))
+			if err != nil {
+				t.Fatalf("Acquire by another owner after a compensation = %v", err)
+			}
+			late := req(key, ttl)
+			if !redis.Compensate(e, key, late.Owner, ttl) {
+				t.Fatal("compensation failed")
+			}
+			if err := other.Renew(t.Context(), ttl); err != nil {
+				t.Fatalf("another owner's lease after a foreign compensation: Renew = %v", err)
+			}
+			if err := other.Release(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := e.Acquire(t.Context(), late); !errors.Is(err, executor.ErrNotAcquired) {
+				t.Fatalf("late Acquire after its compensation = %v, want ErrNotAcquired", err)
+			}
+			if n := c.Exists(t.Context(), key).Val(); n != 0 {
+				t.Fatal("a late write took the key after its compensation")
+			}
+		})
+	}
+}
+
+// TestExecutor_Close_pendingCompensation closes an executor whose
+// compensation cannot reach Redis (a partition): Close does not wait for the
+// retries, and says what it gave up.
+func TestExecutor_Close_pendingCompensation(t *testing.T) {
+	s := server(t)
+	p, err := testserver.NewProxy(s.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = p.Close() }) // after the clients' cleanups
+	log, retrying := newLogSignal(t, "retrying in the background")
+	const cleanup = 100 * time.Millisecond
+	e, err := redis.New(newClient(t, p.Addr(), ctxTimeouts), redis.Options{Logger: log, CleanupTimeout: cleanup})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.SetBlackhole(true)
+	ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
+	_, err = e.Acquire(ctx, req(uniq(t, "closed:"), time.Minute))
+	cancel()
+	if !errors.Is(err, executor.ErrBackend) {
+		t.Fatalf("Acquire through a partition = %v, want ErrBackend", err)
+	}
+	select {
+	case <-retrying:
+	case <-time.After(5 * time.Second):
+		t.Fatal("no failed compensation attempt reported through a partition")
+	}
+	start := time.Now()
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// The retries would go on for a minute (the lease); Close waits at
+	// most for a round in progress and for New's eviction check, which the
+	// partition may have caught (bounded by 2s).
+	if took := time.Since(start); took > 5*time.Second {
+		t.Fatalf("Close with a pending compensation took %v", took)
+	}
+	p.SetBlackhole(false)
+}
