@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"net/netip"
 	"strings"
 
 	"google.golang.org/grpc/metadata"
@@ -110,6 +111,9 @@ func (b *GRPC) Key(ctx context.Context, fullMethod string, req any) (string, err
 				v = p.Addr.String()
 				if h, _, err := net.SplitHostPort(v); err == nil {
 					v = h
+				}
+				if a, err := netip.ParseAddr(v); err == nil {
+					v = a.Unmap().String() // one key per client on dual-stack listeners
 				}
 			}
 		case kindFunc:

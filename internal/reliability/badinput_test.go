@@ -379,12 +379,12 @@ func added(before, after []string) []string {
 }
 
 // allowedResidue reports whether n may stay on the backend after every lock
-// was released: Redis fencing counters (their TTL is checked apart), the
+// was released: Redis bookkeeping (their TTL is checked apart), the
 // ZooKeeper base path and lock parents (containers, checked apart).
 func allowedResidue(kind, namespace, n string) bool {
 	switch kind {
 	case Redis:
-		return strings.Contains(n, ":token")
+		return redisBookkeeping(n)
 	case ZooKeeper:
 		rest, ok := strings.CutPrefix(n, namespace)
 		return n == namespace || ok && strings.Count(rest, "/") == 1

@@ -136,7 +136,8 @@ type inventory struct {
 	// NoTTL are Redis keys without a TTL.
 	NoTTL []string
 	// LockNodes are the ZooKeeper lock nodes (children of lock parents),
-	// the etcd queue entries, or the Redis lock keys (not counters).
+	// the etcd queue entries, or the Redis lock keys (not the bookkeeping
+	// of redisBookkeeping).
 	LockNodes []string
 	// Parents are the ZooKeeper lock parents (container nodes, which the
 	// server deletes some time after their last child; ZooKeeper reports
@@ -158,6 +159,15 @@ func (s space) inventory(t *testing.T) inventory {
 	return inv
 }
 
+// redisBookkeeping reports whether a Redis key is one of the executor's
+// own, which outlive the locks by design and always carry a TTL: a fencing
+// counter ("{key}:token", kept for the token window) or the void marker of a
+// compensated acquisition ("{key}:void:<owner>", kept for max(lease, 30s)
+// so that a late copy of the acquisition cannot take the key).
+func redisBookkeeping(k string) bool {
+	return strings.Contains(k, ":token") || strings.Contains(k, ":void:")
+}
+
 // readInventory lists a space's entries on a backend at addr.
 func readInventory(ctx context.Context, kind, addr, name, namespace string) (inventory, error) {
 	var inv inventory
@@ -176,7 +186,7 @@ func readInventory(ctx context.Context, kind, addr, name, namespace string) (inv
 			if ttl == -1 { // go-redis keeps PTTL's -1 (no TTL) as is
 				inv.NoTTL = append(inv.NoTTL, k)
 			}
-			if !strings.HasSuffix(k, ":token") {
+			if !redisBookkeeping(k) {
 				inv.LockNodes = append(inv.LockNodes, k)
 			}
 		}
