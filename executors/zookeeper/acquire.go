@@ -22,7 +22,8 @@ var errVanished = errors.New("zookeeper: own lock node vanished")
 // waiter) until it is first or ctx ends. Whenever it gives up it deletes its
 // node, retrying in the background while the connection is down, so no node
 // is left to be granted to nobody. The node holds req.Owner as data;
-// req.TTL is ignored, since the lease lasts as long as the session.
+// req.TTL must be positive, as for every executor, but is otherwise
+// ignored, since the lease lasts as long as the session.
 //
 // go-zookeeper's calls take no context and wait for their reply until the
 // connection drops, so the attempt runs in its own goroutine and Acquire
@@ -38,6 +39,9 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 	}
 	if req.Owner == "" {
 		return nil, fmt.Errorf("zookeeper: acquire %q: empty owner: %w", req.Key, executor.ErrInvalidConfig)
+	}
+	if req.TTL <= 0 {
+		return nil, fmt.Errorf("zookeeper: acquire %q: ttl %v: %w", req.Key, req.TTL, executor.ErrInvalidConfig)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("zookeeper: acquire %q: %w: %w", req.Key, executor.ErrNotAcquired, context.Cause(ctx))

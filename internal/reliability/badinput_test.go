@@ -157,8 +157,8 @@ func TestBadInput(t *testing.T) {
 				exempt   string // backend that documents ignoring the field
 			}{
 				{"empty-key", executor.Request{Key: "", Owner: "o", TTL: e.lease}, executor.ErrInvalidKey, false, ""},
-				{"ttl-zero", executor.Request{Key: s.key("ttl0"), Owner: "o", TTL: 0}, executor.ErrInvalidConfig, false, ZooKeeper},
-				{"ttl-negative", executor.Request{Key: s.key("ttl-"), Owner: "o", TTL: -time.Second}, executor.ErrInvalidConfig, false, ZooKeeper},
+				{"ttl-zero", executor.Request{Key: s.key("ttl0"), Owner: "o", TTL: 0}, executor.ErrInvalidConfig, false, ""},
+				{"ttl-negative", executor.Request{Key: s.key("ttl-"), Owner: "o", TTL: -time.Second}, executor.ErrInvalidConfig, false, ""},
 				{"owner-empty", executor.Request{Key: s.key("owner"), Owner: "", TTL: e.lease}, executor.ErrInvalidConfig, true, ""},
 			}
 			for _, rq := range reqs {
