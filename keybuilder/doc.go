@@ -21,7 +21,7 @@
 //	form.<name>    first value of a body form field (urlencoded or multipart,
 //	               not file parts, not the URL query: use query.<name>)
 //	json.<a.b.c>   a scalar in a JSON body; numeric segments index arrays
-//	ip             the client address (see [WithTrustedProxies])
+//	ip             the client address (see [WithTrustedProxies] and [WithClientIPHeader])
 //	method         the HTTP method
 //	func.<name>    a function registered with [WithHTTPFunc]
 //
