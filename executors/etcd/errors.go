@@ -30,20 +30,10 @@ var (
 	errWatch = errors.New("watch ended")
 )
 
-// ctxErr returns ctx's error, with its cause beside it when the cause says
-// more (a Template's own acquire timeout).
-func ctxErr(ctx context.Context) error {
-	err := ctx.Err()
-	if c := context.Cause(ctx); c != nil && c != err {
-		return fmt.Errorf("%w: %w", err, c)
-	}
-	return err
-}
-
 // notAcquired reports a busy key, or a wait that ctx ended.
 func notAcquired(ctx context.Context, key string) error {
 	if ctx.Err() != nil {
-		return fmt.Errorf("etcd: acquire %q: %w: %w", key, executor.ErrNotAcquired, ctxErr(ctx))
+		return fmt.Errorf("etcd: acquire %q: %w: %w", key, executor.ErrNotAcquired, executor.ContextError(ctx))
 	}
 	return fmt.Errorf("etcd: acquire %q: %w", key, executor.ErrNotAcquired)
 }
@@ -59,9 +49,9 @@ func acquireErr(ctx context.Context, key string, err error) error {
 	cerr := ctx.Err()
 	switch {
 	case errors.Is(cerr, context.Canceled):
-		return fmt.Errorf("etcd: acquire %q: %w: %w", key, executor.ErrNotAcquired, ctxErr(ctx))
+		return fmt.Errorf("etcd: acquire %q: %w: %w", key, executor.ErrNotAcquired, executor.ContextError(ctx))
 	case cerr != nil && !errors.Is(err, cerr):
-		return fmt.Errorf("etcd: acquire %q: %w: %w (%w)", key, executor.ErrBackend, err, ctxErr(ctx))
+		return fmt.Errorf("etcd: acquire %q: %w: %w (%w)", key, executor.ErrBackend, err, executor.ContextError(ctx))
 	}
 	return opErr("acquire", key, err)
 }

@@ -9,6 +9,8 @@ import (
 
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/lock4go/lock4go/executor"
 )
 
 // session is one lease shared by every watchdog lock of one TTL, kept alive
@@ -90,7 +92,7 @@ func (e *Executor) session(ctx context.Context, ttl int64) (*session, error) {
 		select {
 		case <-p.done:
 		case <-ctx.Done():
-			return nil, ctxErr(ctx)
+			return nil, executor.ContextError(ctx)
 		}
 		if p.err != nil && !errors.Is(p.err, errGrantTimeout) {
 			return nil, p.err

@@ -5,6 +5,8 @@ import (
 	"sync"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/lock4go/lock4go/executor"
 )
 
 // slotKey names one queue entry: a lock key under one lease. Two
@@ -66,7 +68,7 @@ func (t *slots) lock(ctx context.Context, k slotKey, wait bool, gone <-chan stru
 		return t.taken(k, s, gone)
 	case <-ctx.Done():
 		t.drop(k, s)
-		return nil, ctxErr(ctx)
+		return nil, executor.ContextError(ctx)
 	case <-gone:
 		t.drop(k, s)
 		return nil, errSessionLost

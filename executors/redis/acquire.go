@@ -50,7 +50,7 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 		return nil, fmt.Errorf("redis: acquire %q: empty owner: %w", req.Key, executor.ErrInvalidConfig)
 	}
 	if ctx.Err() != nil {
-		return nil, fmt.Errorf("redis: acquire %q: %w: %w", req.Key, executor.ErrNotAcquired, ctxErr(ctx))
+		return nil, fmt.Errorf("redis: acquire %q: %w: %w", req.Key, executor.ErrNotAcquired, executor.ContextError(ctx))
 	}
 	l := newLease(e, req.Key, req.Owner)
 	var r result

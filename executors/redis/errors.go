@@ -20,16 +20,6 @@ var (
 	errVoided = errors.New("redis: owner voided by the compensation of a lost reply")
 )
 
-// ctxErr returns ctx's error, with its cause beside it when the cause says
-// more (a Template's own acquire timeout).
-func ctxErr(ctx context.Context) error {
-	err := ctx.Err()
-	if c := context.Cause(ctx); c != nil && c != err {
-		return fmt.Errorf("%w: %w", err, c)
-	}
-	return err
-}
-
 // acquireErr reports an acquire round trip of key that failed with err, or
 // that the caller abandoned (err is then ctx's error). A round trip the
 // caller cancelled is a give-up: [executor.ErrNotAcquired] and the context's
@@ -46,11 +36,11 @@ func acquireErr(ctx context.Context, key string, err error) error {
 	}
 	switch {
 	case errors.Is(cerr, context.Canceled):
-		return fmt.Errorf("redis: acquire %q: %w: %w", key, executor.ErrNotAcquired, ctxErr(ctx))
+		return fmt.Errorf("redis: acquire %q: %w: %w", key, executor.ErrNotAcquired, executor.ContextError(ctx))
 	case cerr == nil:
 		return fmt.Errorf("redis: acquire %q: %w: %w", key, executor.ErrBackend, err)
 	case errors.Is(err, cerr):
-		return fmt.Errorf("redis: acquire %q: %w: %w", key, executor.ErrBackend, ctxErr(ctx))
+		return fmt.Errorf("redis: acquire %q: %w: %w", key, executor.ErrBackend, executor.ContextError(ctx))
 	}
-	return fmt.Errorf("redis: acquire %q: %w: %w (%w)", key, executor.ErrBackend, err, ctxErr(ctx))
+	return fmt.Errorf("redis: acquire %q: %w: %w (%w)", key, executor.ErrBackend, err, executor.ContextError(ctx))
 }
