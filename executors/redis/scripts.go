@@ -58,32 +58,31 @@ end
 return false
 `)
 
+// compareAndDelete is the body of releaseScript and voidScript: it deletes
+// KEYS[1] if it holds the owner ARGV[1], announces the release on channel
+// ARGV[2] and returns 1; it returns 0 otherwise.
+const compareAndDelete = `
+if redis.pcall('get', KEYS[1]) == ARGV[1] then
+  redis.call('del', KEYS[1])
+  redis.call('publish', ARGV[2], 'released')
+  return 1
+end
+return 0
+`
+
+// releaseScript deletes KEYS[1] if it holds the owner ARGV[1], announces the
+// release on channel ARGV[2] and returns 1; it returns 0 otherwise.
+var releaseScript = goredis.NewScript(compareAndDelete)
+
 // voidScript is the compensation of an acquisition whose outcome is
 // unknown. It sets the void marker KEYS[2] of the owner ARGV[1] for ARGV[3]
 // ms, so that the acquisition can no longer take KEYS[1] should its command
 // land later, then deletes KEYS[1] if it holds the owner, announcing the
-// release on channel ARGV[2]. It returns 1 when it deleted the key, 0
-// otherwise. Running it again changes nothing but the marker's TTL.
+// release on channel ARGV[2] (compareAndDelete). It returns 1 when it
+// deleted the key, 0 otherwise. Running it again changes nothing but the
+// marker's TTL.
 var voidScript = goredis.NewScript(`
-redis.call('set', KEYS[2], '1', 'PX', ARGV[3])
-if redis.pcall('get', KEYS[1]) == ARGV[1] then
-  redis.call('del', KEYS[1])
-  redis.call('publish', ARGV[2], 'released')
-  return 1
-end
-return 0
-`)
-
-// releaseScript deletes KEYS[1] if it holds the owner ARGV[1], announces the
-// release on channel ARGV[2] and returns 1; it returns 0 otherwise.
-var releaseScript = goredis.NewScript(`
-if redis.pcall('get', KEYS[1]) == ARGV[1] then
-  redis.call('del', KEYS[1])
-  redis.call('publish', ARGV[2], 'released')
-  return 1
-end
-return 0
-`)
+redis.call('set', KEYS[2], '1', 'PX', ARGV[3])` + compareAndDelete)
 
 // renewScript sets the TTL of KEYS[1] to ARGV[2] ms if it holds the owner
 // ARGV[1] and returns 1; it returns 0 otherwise.
