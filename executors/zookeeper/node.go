@@ -65,12 +65,26 @@ func seqOf(name string) (seq int32, ok bool) {
 	}
 	s := name[i:]
 	n, err := strconv.ParseInt(s, 10, 32)
-	// Only ZooKeeper's own format: no '+', no extra zeros, ten characters
-	// (eleven below -999999999).
-	if err != nil || fmt.Sprintf("%0*d", seqDigits, n) != s {
+	if err != nil || !zkSeqFormat(s, n) {
 		return 0, false
 	}
 	return int32(n), true
+}
+
+// zkSeqFormat reports whether s, which parses as n, is how ZooKeeper writes
+// n (Java's "%010d"): ten characters, zero-padded after any '-' sign, no
+// '+'; eleven only for numbers below -999999999, which need no padding. It
+// allocates nothing: it runs for every child of every queue read.
+func zkSeqFormat(s string, n int64) bool {
+	switch {
+	case s[0] == '+':
+		return false
+	case len(s) == seqDigits:
+		return s[0] != '-' || n < 0 // "-000000000" is not how 0 is written
+	case len(s) == seqDigits+1:
+		return s[0] == '-' && s[1] != '0'
+	}
+	return false
 }
 
 // seqPos is the position of sequence number seq in its queue: seq read as

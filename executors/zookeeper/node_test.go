@@ -65,6 +65,9 @@ func TestSeqOf(t *testing.T) {
 		{"_c_x-lock-42", 0, false},
 		{"_c_x-lock--0000000001", 0, false},
 		{"_c_x-lock-+000000001", 0, false},
+		{"_c_x-lock--000000000", 0, false}, // 0 is written without a sign
+		{"_c_x-lock--0999999999", 0, false},
+		{"_c_x-lock--999999999", -999999999, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
