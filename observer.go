@@ -63,7 +63,9 @@ type Event struct {
 // synchronously on the lock's path and must be fast and safe for concurrent
 // use. ctx is the caller's context for acquisitions and releases (so spans
 // can join the caller's trace) and a background context for events the
-// watchdog raises.
+// watchdog raises. A lost or expired lock's Done channel closes (and its
+// contexts are cancelled) before its event is observed, so that no
+// observer delays the signal.
 type Observer interface {
 	Observe(ctx context.Context, e Event)
 }

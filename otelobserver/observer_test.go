@@ -24,7 +24,15 @@ func TestObserver_metricsAndSpans(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tpl, err := lock4go.New(lock4go.Config{Observer: obs}, memory.New(memory.Options{}))
+	// Done closes before the loss is observed: wait for the event itself.
+	expiredSeen := make(chan struct{}, 1)
+	notify := lock4go.ObserverFunc(func(ctx context.Context, e lock4go.Event) {
+		obs.Observe(ctx, e)
+		if e.Kind == lock4go.EventExpired {
+			expiredSeen <- struct{}{}
+		}
+	})
+	tpl, err := lock4go.New(lock4go.Config{Observer: notify}, memory.New(memory.Options{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,8 +46,10 @@ func TestObserver_metricsAndSpans(t *testing.T) {
 	if _, err := tpl.Lock(ctx, "lock4go:pay#1", lock4go.WithAcquireTimeout(20*time.Millisecond)); err == nil {
 		t.Fatal("second Lock succeeded")
 	}
-	expired, _ := tpl.Lock(ctx, "lock4go:refund#9", lock4go.WithExpire(10*time.Millisecond))
-	<-expired.Done()
+	if _, err := tpl.Lock(ctx, "lock4go:refund#9", lock4go.WithExpire(10*time.Millisecond)); err != nil {
+		t.Fatal(err)
+	}
+	<-expiredSeen
 
 	var rm metricdata.ResourceMetrics
 	if err := reader.Collect(ctx, &rm); err != nil {
