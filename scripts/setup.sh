@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Installs the servers the tests start for real (redis-server, redis-cli,
+# redis-sentinel,
 # ZooKeeper, etcd, etcdctl and a Java runtime) from Debian packages when any
 # is missing. Idempotent: exits at once when everything is there.
 # Runs apt-get as root, or through sudo otherwise.
@@ -10,6 +11,7 @@ zk_jar=/usr/share/java/zookeeper.jar
 have_all() {
 	command -v redis-server >/dev/null 2>&1 &&
 		command -v redis-cli >/dev/null 2>&1 &&
+		command -v redis-sentinel >/dev/null 2>&1 &&
 		command -v etcd >/dev/null 2>&1 &&
 		command -v etcdctl >/dev/null 2>&1 &&
 		command -v java >/dev/null 2>&1 &&
@@ -47,7 +49,7 @@ if [ ! -e "$policy" ]; then
 	trap '"${sudo[@]}" rm -f "$policy"' EXIT
 fi
 
-packages=(redis-server redis-tools zookeeper etcd-server etcd-client)
+packages=(redis-server redis-tools redis-sentinel zookeeper etcd-server etcd-client)
 if ! command -v java >/dev/null 2>&1; then
 	packages+=(default-jre-headless)
 fi
@@ -57,7 +59,7 @@ echo "setup.sh: installing ${packages[*]}" >&2
 "${sudo[@]}" apt-get install -y -q --no-install-recommends "${packages[@]}"
 
 if ! have_all; then
-	echo "setup.sh: still missing a server after install (need redis-server, redis-cli, etcd, etcdctl, java, $zk_jar)" >&2
+	echo "setup.sh: still missing a server after install (need redis-server, redis-cli, redis-sentinel, etcd, etcdctl, java, $zk_jar)" >&2
 	exit 1
 fi
 echo "setup.sh: servers installed" >&2
