@@ -11,9 +11,15 @@ import (
 	"github.com/lock4go/lock4go/executor"
 )
 
-// errAcquireTimeout is the cause of the acquire loop's own deadline, telling
-// it apart from the caller's context ending.
-var errAcquireTimeout = errors.New("lock4go: acquire timeout")
+// Causes of the acquire loop's own deadlines, telling them apart from the
+// caller's context ending.
+var (
+	// errAcquireTimeout ends the waiting: no attempt starts after it.
+	errAcquireTimeout = errors.New("lock4go: acquire timeout")
+	// errNoAnswer ends an attempt still in flight at the acquire timeout
+	// plus the attempt grace.
+	errNoAnswer = errors.New("lock4go: no answer within the acquire timeout and attempt grace")
+)
 
 // lock validates the call, re-enters a lock carried by ctx, and otherwise
 // runs the acquire loop behind the local queue.
@@ -32,28 +38,31 @@ func (t *Template) lock(ctx context.Context, key string, opts []LockOption, try 
 	if h := heldFrom(ctx, t, e.Name(), key); h != nil {
 		return h.reenter()
 	}
-	if o.acquireTimeout == 0 {
-		try = true
+	if try {
+		o.acquireTimeout = 0 // no waiting: the attempt has the grace
 	}
+	try = o.acquireTimeout == 0
 	start := time.Now()
-	w := waitContext{parent: ctx, deadline: start.Add(o.acquireTimeout)}
+	w := waitContext{parent: ctx, deadline: start.Add(o.acquireTimeout), grace: o.attemptGrace, inProcess: inProcess(e)}
 	defer w.stop()
-	if !try && !inProcess(e) {
-		w.bound() // every call to a networked backend is bounded by the deadline
-	}
 
 	slot, err := t.queue.acquire(&w, e.Name(), key, try)
 	if err != nil {
-		return nil, t.notAcquired(ctx, w.ctx(), e, key, start, 0, err)
+		return nil, t.notAcquired(ctx, &w, e, key, start, 0, err)
 	}
 	h, attempts, err := t.acquire(&w, e, key, o, try)
 	if err != nil {
 		t.queue.release(slot)
-		return nil, t.notAcquired(ctx, w.ctx(), e, key, start, attempts, err)
+		return nil, t.notAcquired(ctx, &w, e, key, start, attempts, err)
 	}
 	h.slot = slot
 	h.attempts = attempts
 	t.track(h)
+	if err := h.errValue(); err != nil {
+		// Lost before Lock could return it (its session ended at once):
+		// never hand out a lock that is already gone.
+		return nil, t.notAcquired(ctx, &w, e, key, start, attempts, fmt.Errorf("%w: %w", ErrBackend, err))
+	}
 	t.cfg.Observer.Observe(ctx, Event{
 		Kind: EventAcquired, Executor: e.Name(), Key: key, Token: h.token,
 		Attempts: attempts, Wait: h.acquiredAt.Sub(start),
@@ -61,35 +70,54 @@ func (t *Template) lock(ctx context.Context, key string, opts []LockOption, try 
 	return &h.first, nil
 }
 
-// waitContext is the acquire loop's context: the caller's, bounded by the
-// acquire deadline once bound is called. In-process executors are not
-// bounded until a wait begins, which spares the uncontended path a timer.
+// waitContext holds the two bounds of an acquisition: the waiting ends at
+// the acquire deadline (no attempt starts after it), and an attempt in
+// flight then may take the attempt grace more. Both derive from the
+// caller's context. In-process executors never block, so their attempts
+// are not bounded, and their waits only once a wait begins, which spares
+// the uncontended path a timer.
 type waitContext struct {
-	parent   context.Context
-	deadline time.Time
-	bounded  context.Context
-	cancel   context.CancelFunc
+	parent    context.Context
+	deadline  time.Time
+	grace     time.Duration
+	inProcess bool
+
+	waiting, attempt context.Context
+	cancels          [2]context.CancelFunc
 }
 
-// bound returns the context bounded by the acquire deadline.
+// bound returns the context that ends at the acquire deadline: waits in the
+// local queue, between attempts and inside a queue-based executor.
 func (w *waitContext) bound() context.Context {
-	if w.bounded == nil {
-		w.bounded, w.cancel = context.WithDeadlineCause(w.parent, w.deadline, errAcquireTimeout)
+	if w.waiting == nil {
+		w.waiting, w.cancels[0] = context.WithDeadlineCause(w.parent, w.deadline, errAcquireTimeout)
 	}
-	return w.bounded
+	return w.waiting
 }
 
-// ctx returns the bounded context if there is one, else the caller's.
-func (w *waitContext) ctx() context.Context {
-	if w.bounded != nil {
-		return w.bounded
+// attemptCtx returns the context an attempt runs on: the caller's, bounded
+// by the acquire deadline plus the grace unless the executor is in-process.
+func (w *waitContext) attemptCtx() context.Context {
+	if w.inProcess {
+		return w.parent
 	}
-	return w.parent
+	if w.attempt == nil {
+		w.attempt, w.cancels[1] = context.WithDeadlineCause(w.parent, w.deadline.Add(w.grace), errNoAnswer)
+	}
+	return w.attempt
+}
+
+// graceEnded reports whether an attempt was cut by the end of the grace
+// while the caller's context was still alive.
+func (w *waitContext) graceEnded() bool {
+	return w.attempt != nil && w.parent.Err() == nil && context.Cause(w.attempt) == errNoAnswer
 }
 
 func (w *waitContext) stop() {
-	if w.cancel != nil {
-		w.cancel()
+	for _, c := range w.cancels {
+		if c != nil {
+			c()
+		}
 	}
 }
 
@@ -100,98 +128,132 @@ func inProcess(e executor.Executor) bool {
 
 // acquire is the acquire loop: attempt, and while the key is busy or the
 // backend fails, wait the retry interval (or less, when the executor reports
-// a release) until the deadline or the caller's context ends. It returns the
-// attempt count and the last error.
+// a release) until the acquire deadline or the caller's context ends. An
+// attempt in flight at the deadline finishes within the grace and its
+// answer counts. It returns the attempt count and the last error.
 func (t *Template) acquire(w *waitContext, e executor.Executor, key string, o lockOptions, try bool) (*held, int, error) {
 	req := executor.Request{Key: key, TTL: o.expire, Renewed: !o.expireSet, Wait: !try}
-	waiter, _ := e.(executor.Waiter)
-	var (
-		released <-chan struct{}
-		stop     func()
-		timer    *time.Timer
-		attempts int
-	)
-	defer func() {
-		if stop != nil {
-			stop()
+	if !try {
+		req.WaitUntil = w.deadline
+	}
+	rw := retryWait{waiter: asWaiter(e), interval: o.retryInterval}
+	defer rw.stop()
+	for attempts := 1; ; attempts++ {
+		h, err := t.attempt(w, e, &req)
+		if err == nil || try || w.parent.Err() != nil ||
+			errors.Is(err, ErrInvalidConfig) || errors.Is(err, ErrInvalidKey) {
+			return h, attempts, err
 		}
-		if timer != nil {
-			timer.Stop()
-		}
-	}()
-	for {
-		attempts++
-		// A fresh owner value per attempt: an earlier attempt whose reply was
-		// lost may still land, or be compensated by a delete of its owner,
-		// and must never be mistaken for this one.
-		req.Owner = newOwner()
-		actx := w.ctx()
-		began := time.Now()
-		lease, err := e.Acquire(actx, req)
-		if err == nil {
-			if actx.Err() != nil {
-				// The reply came after the deadline: the caller has given up,
-				// so this lease must not be reported as held.
-				t.releaseDetached(e, key, lease)
-				return nil, attempts, fmt.Errorf("%w: %w", ErrNotAcquired, context.Cause(actx))
-			}
-			return t.newHeld(e, key, req, lease, began), attempts, nil
-		}
-		if try || actx.Err() != nil || errors.Is(err, ErrInvalidConfig) || errors.Is(err, ErrInvalidKey) {
-			return nil, attempts, err
-		}
-		actx = w.bound() // from here on the loop waits
-		if actx.Err() != nil {
-			return nil, attempts, err
-		}
-		busy := errors.Is(err, ErrNotAcquired)
-		if busy && waiter != nil && stop == nil {
-			// Subscribe, then try again at once: a release between the
-			// failed attempt and the subscription would otherwise be missed.
-			released, stop = waiter.WatchRelease(actx, key)
-			continue
-		}
-		if timer == nil {
-			timer = time.NewTimer(o.retryInterval)
-		} else {
-			timer.Reset(o.retryInterval)
-		}
-		wake := released
-		if !busy {
-			wake = nil // a backend error waits the full interval
-		}
-		select {
-		case <-wake:
-		case <-timer.C:
-		case <-actx.Done():
+		if !rw.wait(w.bound(), key, err) {
 			return nil, attempts, err
 		}
 	}
 }
 
-// notAcquired builds the error for a failed acquisition and reports it.
-func (t *Template) notAcquired(ctx, actx context.Context, e executor.Executor, key string, start time.Time, attempts int, last error) error {
-	ctxEnded := actx.Err() != nil && (errors.Is(last, context.Canceled) ||
-		errors.Is(last, context.DeadlineExceeded) || errors.Is(last, errAcquireTimeout))
-	var err error
-	switch {
-	case last == nil || errors.Is(last, ErrNotAcquired) || ctxEnded && !errors.Is(last, ErrBackend):
-		err = ErrNotAcquired
-		if ctx.Err() != nil {
-			err = fmt.Errorf("%w: %w", ErrNotAcquired, context.Cause(ctx))
-		}
-	case errors.Is(last, ErrBackend):
-		err = last
-	case actx.Err() != nil:
-		err = fmt.Errorf("%w: %w", ErrBackend, last)
-	default:
-		err = last // a request the executor rejects, such as an invalid TTL
+// attempt makes one attempt with a fresh owner value: an earlier attempt
+// whose reply was lost may still land, or be compensated by a delete of its
+// owner, and must never be mistaken for this one.
+func (t *Template) attempt(w *waitContext, e executor.Executor, req *executor.Request) (*held, error) {
+	req.Owner = newOwner()
+	actx := w.attemptCtx()
+	lease, err := e.Acquire(actx, *req)
+	if err != nil {
+		return nil, err
 	}
-	aerr := &AcquireError{Key: key, Executor: e.Name(), Attempts: attempts, Waited: time.Since(start), err: err}
+	if actx.Err() != nil {
+		// The reply came after the caller gave up or the grace ended: the
+		// lease must not be reported as held.
+		t.releaseDetached(e, req.Key, lease)
+		return nil, fmt.Errorf("%w: %w", ErrNotAcquired, context.Cause(actx))
+	}
+	h := t.newHeld(e, req.Key, *req, lease)
+	if h.renewed && h.self || time.Now().Before(h.leaseEnd) {
+		return h, nil
+	}
+	t.releaseDetached(e, req.Key, lease)
+	return nil, fmt.Errorf("%w: the lease of %v ran out before it was granted", ErrBackend, req.TTL)
+}
+
+// retryWait is the pause between attempts: the retry interval, cut short
+// when the executor reports a release of the key.
+type retryWait struct {
+	waiter   executor.Waiter
+	interval time.Duration
+	released <-chan struct{}
+	unwatch  func()
+	timer    *time.Timer
+}
+
+func asWaiter(e executor.Executor) executor.Waiter {
+	w, _ := e.(executor.Waiter)
+	return w
+}
+
+// wait pauses after a failed attempt until the next one may start. It
+// returns false when ctx (bounded by the acquire deadline) has ended.
+func (r *retryWait) wait(ctx context.Context, key string, err error) bool {
+	if ctx.Err() != nil {
+		return false
+	}
+	busy := errors.Is(err, ErrNotAcquired)
+	if busy && r.waiter != nil && r.unwatch == nil {
+		// Subscribe, then try again at once: a release between the failed
+		// attempt and the subscription would otherwise be missed.
+		r.released, r.unwatch = r.waiter.WatchRelease(ctx, key)
+		return true
+	}
+	if r.timer == nil {
+		r.timer = time.NewTimer(r.interval)
+	} else {
+		r.timer.Reset(r.interval)
+	}
+	wake := r.released
+	if !busy {
+		wake = nil // a backend error waits the full interval
+	}
+	select {
+	case <-wake:
+	case <-r.timer.C:
+	case <-ctx.Done():
+		return false
+	}
+	return true
+}
+
+func (r *retryWait) stop() {
+	if r.unwatch != nil {
+		r.unwatch()
+	}
+	if r.timer != nil {
+		r.timer.Stop()
+	}
+}
+
+// notAcquired builds the error for a failed acquisition and reports it:
+// ErrNotAcquired when the key stayed busy or the caller gave up, ErrBackend
+// when the backend failed or left an attempt unanswered past the grace,
+// and a rejected request's own error otherwise.
+func (t *Template) notAcquired(ctx context.Context, w *waitContext, e executor.Executor, key string, start time.Time, attempts int, last error) error {
+	aerr := &AcquireError{Key: key, Executor: e.Name(), Attempts: attempts, Waited: time.Since(start), err: classify(ctx, w, last)}
 	t.cfg.Observer.Observe(ctx, Event{
 		Kind: EventNotAcquired, Executor: e.Name(), Key: key, Attempts: attempts, Wait: aerr.Waited, Err: aerr,
 	})
 	return aerr
+}
+
+// classify maps the last error of an acquisition to the sentinel it wraps.
+func classify(ctx context.Context, w *waitContext, last error) error {
+	switch {
+	case errors.Is(last, ErrInvalidConfig), errors.Is(last, ErrInvalidKey), errors.Is(last, ErrBackend):
+		return last
+	case ctx.Err() != nil:
+		return fmt.Errorf("%w: %w", ErrNotAcquired, context.Cause(ctx))
+	case w.graceEnded():
+		return fmt.Errorf("%w: %w: %w", ErrBackend, errNoAnswer, last)
+	case last == nil, errors.Is(last, ErrNotAcquired):
+		return ErrNotAcquired
+	}
+	return fmt.Errorf("%w: %w", ErrBackend, last)
 }
 
 // releaseContext returns the context a release runs on: detached from the

@@ -51,6 +51,7 @@ func (f *fakeExec) attempts() []time.Time {
 // fakeLease is a lease whose renewals and release a test scripts.
 type fakeLease struct {
 	token    int64
+	start    time.Time // zero: granted when Start is first called
 	renewF   func(ctx context.Context, ttl time.Duration) error
 	lost     chan struct{}
 	renews   atomic.Int64
@@ -58,6 +59,12 @@ type fakeLease struct {
 }
 
 func (l *fakeLease) Token() int64 { return l.token }
+func (l *fakeLease) Start() time.Time {
+	if l.start.IsZero() {
+		return time.Now()
+	}
+	return l.start
+}
 func (l *fakeLease) Renew(ctx context.Context, ttl time.Duration) error {
 	l.renews.Add(1)
 	if l.renewF != nil {

@@ -121,12 +121,14 @@ type lostWaiter struct {
 	f  func(error)
 }
 
-func (t *Template) newHeld(e executor.Executor, key string, req executor.Request, l executor.Lease, began time.Time) *held {
+// newHeld returns the state of a lock just granted. Its lease ends by the
+// local clock at the lease's Start plus the TTL, less the safety margin.
+func (t *Template) newHeld(e executor.Executor, key string, req executor.Request, l executor.Lease) *held {
 	h := &held{
 		t: t, exec: e, lease: l, key: key, owner: req.Owner, token: l.Token(),
 		ttl: req.TTL, renewed: req.Renewed, acquiredAt: time.Now(),
 		refs: 1, wdIndex: -1,
-		leaseEnd: began.Add(req.TTL - safetyMargin(req.TTL)),
+		leaseEnd: l.Start().Add(req.TTL - safetyMargin(req.TTL)),
 	}
 	h.first.h = h
 	if sr, ok := l.(executor.SelfRenewing); ok && sr.SelfRenewing() {

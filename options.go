@@ -13,6 +13,7 @@ const (
 	DefaultRetryInterval  = 100 * time.Millisecond
 	DefaultKeyPrefix      = "lock4go"
 	DefaultReleaseTimeout = 3 * time.Second
+	DefaultAttemptGrace   = 500 * time.Millisecond
 )
 
 // MaxKeyLen is the longest key, in bytes, that a Template accepts. Key
@@ -28,6 +29,16 @@ type Config struct {
 
 	// AcquireTimeout bounds how long Lock waits for a busy key. Zero means 3s.
 	AcquireTimeout time.Duration
+
+	// AttemptGrace is how long an attempt already sent when the acquire
+	// timeout passes may still take: its answer counts (a grant is a held
+	// lock, a busy key is ErrNotAcquired), as in Lock4j and Redisson, whose
+	// acquire timeout bounds the waiting, not a request in flight. Only an
+	// attempt still unanswered at the acquire timeout plus AttemptGrace is
+	// ErrBackend. It also bounds the single attempt of TryLock (an acquire
+	// timeout of zero). The caller's own context still ends everything at
+	// once. Zero means 500ms.
+	AttemptGrace time.Duration
 
 	// RetryInterval is the pause between attempts on a busy key. Executors
 	// that report releases wake waiters sooner. Zero means 100ms.
@@ -66,6 +77,7 @@ func (c Config) withDefaults() (Config, error) {
 		{"AcquireTimeout", &c.AcquireTimeout, DefaultAcquireTimeout},
 		{"RetryInterval", &c.RetryInterval, DefaultRetryInterval},
 		{"ReleaseTimeout", &c.ReleaseTimeout, DefaultReleaseTimeout},
+		{"AttemptGrace", &c.AttemptGrace, DefaultAttemptGrace},
 	} {
 		if *d.v < 0 {
 			return c, fmt.Errorf("%w: Config.%s is negative (%v)", ErrInvalidConfig, d.name, *d.v)
@@ -102,6 +114,7 @@ const (
 	optAcquireTimeout
 	optRetryInterval
 	optExecutor
+	optAttemptGrace
 )
 
 type lockOptions struct {
@@ -109,6 +122,7 @@ type lockOptions struct {
 	expireSet      bool
 	acquireTimeout time.Duration
 	retryInterval  time.Duration
+	attemptGrace   time.Duration
 	executor       string
 }
 
@@ -128,6 +142,13 @@ func WithRetryInterval(d time.Duration) LockOption {
 	return LockOption{kind: optRetryInterval, d: d}
 }
 
+// WithAttemptGrace sets, for this call, how long an attempt in flight when
+// the acquire timeout passes may still take before it counts as a backend
+// failure (see [Config.AttemptGrace]). It must be positive.
+func WithAttemptGrace(d time.Duration) LockOption {
+	return LockOption{kind: optAttemptGrace, d: d}
+}
+
 // WithExecutor picks the executor by name for this call.
 func WithExecutor(name string) LockOption { return LockOption{kind: optExecutor, s: name} }
 
@@ -137,6 +158,7 @@ func (c *Config) resolve(opts []LockOption) (lockOptions, error) {
 		expire:         c.Expire,
 		acquireTimeout: c.AcquireTimeout,
 		retryInterval:  c.RetryInterval,
+		attemptGrace:   c.AttemptGrace,
 		executor:       c.Primary,
 	}
 	for _, opt := range opts {
@@ -149,6 +171,8 @@ func (c *Config) resolve(opts []LockOption) (lockOptions, error) {
 			o.retryInterval = opt.d
 		case optExecutor:
 			o.executor = opt.s
+		case optAttemptGrace:
+			o.attemptGrace = opt.d
 		}
 	}
 	switch {
@@ -158,6 +182,8 @@ func (c *Config) resolve(opts []LockOption) (lockOptions, error) {
 		return o, fmt.Errorf("%w: acquire timeout must not be negative, got %v", ErrInvalidConfig, o.acquireTimeout)
 	case o.retryInterval <= 0:
 		return o, fmt.Errorf("%w: retry interval must be positive, got %v", ErrInvalidConfig, o.retryInterval)
+	case o.attemptGrace <= 0:
+		return o, fmt.Errorf("%w: attempt grace must be positive, got %v", ErrInvalidConfig, o.attemptGrace)
 	}
 	return o, nil
 }

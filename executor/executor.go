@@ -34,9 +34,17 @@ type Request struct {
 	Renewed bool
 
 	// Wait allows a queue-based executor to wait inside Acquire, in FIFO
-	// order, until ctx is done. When false (TryLock) Acquire must make one
-	// attempt and return at once.
+	// order, until WaitUntil (or until ctx is done). When false (TryLock)
+	// Acquire must make one attempt and return at once.
 	Wait bool
+
+	// WaitUntil ends a wait in the queue: at WaitUntil a queue-based
+	// executor gives up, cleans up and returns [ErrNotAcquired]. Zero means
+	// until ctx is done. The Template's ctx ends later than WaitUntil, by its
+	// attempt grace, so that a round trip in flight when the wait ends still
+	// completes and its answer counts: ctx bounds round trips, WaitUntil
+	// bounds waiting.
+	WaitUntil time.Time
 }
 
 // Executor is a lock backend. Implementations must be safe for concurrent use.
@@ -65,6 +73,14 @@ type Executor interface {
 type Lease interface {
 	// Token is the fencing token: strictly increasing per key across owners.
 	Token() int64
+
+	// Start returns a local time no later than the moment the backend began
+	// the lease's current TTL: unless released, lost or renewed, the backend
+	// keeps the lock at least until Start plus the requested TTL. A lease
+	// granted after a wait in a queue counts from the grant, never from the
+	// time it joined the queue, so the wait does not eat a fixed lease. The
+	// Template ends the lock by its local clock from Start.
+	Start() time.Time
 
 	// Renew extends the lease to ttl from now if this owner still holds it.
 	// It returns an error wrapping [ErrLockNotHeld] when the lock is gone,

@@ -61,6 +61,8 @@ func Run(t *testing.T, f Factory, o Options) {
 		{"TokensIncrease", s.testTokens},
 		{"WakeUp", s.testWakeUp},
 		{"CancelWhileWaiting", s.testCancelWhileWaiting},
+		{"WaitUntil", s.testWaitUntil},
+		{"FixedLeaseAfterWait", s.testFixedLeaseAfterWait},
 		{"CancelledBeforeAcquire", s.testCancelledBefore},
 		{"ConcurrentKeys", s.testConcurrentKeys},
 		{"MutualExclusion", s.testMutualExclusion},

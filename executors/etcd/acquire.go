@@ -69,14 +69,16 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 		}
 		ref := leaseRef{id: s.id, sess: s}
 		retry := ctx.Err() == nil && i < sessionRetries
-		unlock, err := e.slots.lock(ctx, slotKey{lease: s.id, pfx: q.dir}, req.Wait, ref.gone())
+		wctx, cancel := waitContext(ctx, req.WaitUntil)
+		unlock, err := e.slots.lock(wctx, slotKey{lease: s.id, pfx: q.dir}, req.Wait, ref.gone())
+		cancel()
 		switch {
 		case errors.Is(err, errSessionLost) && retry:
 			continue
 		case errors.Is(err, errSessionLost):
 			return nil, fmt.Errorf("etcd: acquire %q: %w: %w", req.Key, executor.ErrBackend, context.Cause(s.lost))
-		case err != nil: // busy in this process, or ctx ended waiting for it
-			return nil, notAcquired(ctx, req.Key)
+		case err != nil: // busy in this process, or the wait for it ended
+			return nil, notAcquired(wctx, req.Key)
 		}
 		l, err := e.attempt(ctx, req, q, ref, unlock)
 		if errors.Is(err, errSessionLost) && ctx.Err() == nil && i < sessionRetries {
@@ -121,9 +123,9 @@ func (e *Executor) attempt(ctx context.Context, req executor.Request, q queue, r
 		}
 	}
 	if at != first {
-		if err := e.waitTurn(ctx, q, own, rev, ref, req.Wait); err != nil {
+		if err := e.awaitTurn(ctx, req, q, own, rev, ref); err != nil {
 			e.discard(ctx, own, rev, ref, unlock)
-			return nil, e.waitErr(ctx, req.Key, err)
+			return nil, err
 		}
 	}
 	if ref.sess != nil && ref.sess.lost.Err() != nil {
@@ -133,6 +135,35 @@ func (e *Executor) attempt(ctx context.Context, req executor.Request, q queue, r
 		return nil, fmt.Errorf("etcd: acquire %q: %w: %w", req.Key, executor.ErrBackend, context.Cause(ref.sess.lost))
 	}
 	return e.newLease(req.Key, own, rev, ref, unlock), nil
+}
+
+// awaitTurn waits, until req.WaitUntil at the latest, for the own entry to
+// be first; ctx bounds the round trips. A fixed-expire lease that waited
+// (longer than the safety margin) is then renewed once, so that it lasts
+// its full TTL from the grant: the wait must not eat it.
+func (e *Executor) awaitTurn(ctx context.Context, req executor.Request, q queue, own string, rev int64, ref leaseRef) error {
+	wctx, cancel := waitContext(ctx, req.WaitUntil)
+	err := e.waitTurn(wctx, q, own, rev, ref, req.Wait)
+	cancel()
+	switch {
+	case err != nil && ctx.Err() == nil && wctx.Err() != nil:
+		return notAcquired(wctx, req.Key) // the wait ended, not the round trips' time
+	case err != nil:
+		return e.waitErr(ctx, req.Key, err)
+	case ref.own != nil && time.Since(ref.own.start()) > margin(req.TTL):
+		if err := ref.own.renew(ctx, e.c); err != nil {
+			return e.waitErr(ctx, req.Key, err)
+		}
+	}
+	return nil
+}
+
+// waitContext returns ctx bounded by until, or ctx itself for a zero until.
+func waitContext(ctx context.Context, until time.Time) (context.Context, context.CancelFunc) {
+	if until.IsZero() {
+		return ctx, func() {}
+	}
+	return context.WithDeadline(ctx, until)
 }
 
 // abandonWrite cleans up after a write of the own entry whose outcome is

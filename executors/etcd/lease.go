@@ -37,6 +37,16 @@ func (e *Executor) newLease(key, entry string, rev int64, ref leaseRef, unlock f
 	return &lease{e: e, key: key, entry: entry, rev: rev, ref: ref, unlock: unlock}
 }
 
+// Start implements [executor.Lease]: when the send of the grant or the
+// last renewal of the entry's etcd lease started its current TTL. A fixed
+// lease that waited in the queue was renewed at the grant.
+func (l *lease) Start() time.Time {
+	if l.ref.own != nil {
+		return l.ref.own.start()
+	}
+	return l.ref.sess.renewedAt()
+}
+
 // Token implements [executor.Lease]: the entry's create revision, which
 // etcd increases with every write, so it grows strictly per key across
 // owners, clients and restarts.

@@ -58,6 +58,13 @@ func (o *ownLease) end() time.Time {
 	return o.sent.Add(o.ttl)
 }
 
+// start returns when the grant or the last renewal was sent.
+func (o *ownLease) start() time.Time {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.sent
+}
+
 // renewIn returns how long until the next renewal is due while waiting.
 func (o *ownLease) renewIn() time.Duration {
 	o.mu.Lock()

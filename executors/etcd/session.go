@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
@@ -38,6 +39,10 @@ type session struct {
 	stopCtx context.Context
 	stop    context.CancelFunc
 	stopped chan struct{}
+
+	// renewed is when the grant or the last answered keep-alive was sent,
+	// in Unix nanoseconds: the lease lasts at least until then plus ttl.
+	renewed atomic.Int64
 
 	// writes are the entry writes under this lease whose outcome is
 	// unknown, swept until seen applied or the session ends (uncertain.go).
@@ -146,6 +151,7 @@ func (e *Executor) grantSession(ctx context.Context, ttl int64) (*session, error
 		return nil, err
 	}
 	s := &session{e: e, id: resp.ID, ttl: time.Duration(resp.TTL) * time.Second, stopped: make(chan struct{})}
+	s.renewed.Store(sent.UnixNano())
 	s.lost, s.markLost = context.WithCancelCause(context.Background())
 	s.stopCtx, s.stop = context.WithCancel(e.life)
 	if !e.background(func() { s.keepAlive(sent) }) {
@@ -184,9 +190,13 @@ func (s *session) keepAlive(sent time.Time) {
 			return
 		}
 		sent, ttl = at, time.Duration(resp.TTL)*time.Second
+		s.renewed.Store(sent.UnixNano())
 		timer.Reset(time.Until(sent.Add(ttl / 3)))
 	}
 }
+
+// renewedAt returns when the grant or the last answered keep-alive was sent.
+func (s *session) renewedAt() time.Time { return time.Unix(0, s.renewed.Load()) }
 
 // lose marks the session lost with cause and takes it out of service.
 func (s *session) lose(cause error) {

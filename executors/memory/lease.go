@@ -15,6 +15,7 @@ type lease struct {
 	key      string
 	owner    string
 	token    int64
+	start    time.Time
 	deadline time.Time
 	timer    *time.Timer
 	lost     bool
@@ -34,6 +35,9 @@ var (
 )
 
 func (l *lease) Token() int64 { return l.token }
+
+// Start returns when the lease was granted.
+func (l *lease) Start() time.Time { return l.start }
 
 // Lost returns a channel closed when the lease expires.
 func (l *lease) Lost() <-chan struct{} {

@@ -64,7 +64,7 @@ func (e *Executor) Priority() int { return e.priority }
 // wakes waiters through [Executor.WatchRelease] instead.
 func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.Lease, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("memory: acquire %q: %w: %w", req.Key, executor.ErrNotAcquired, context.Cause(ctx))
+		return nil, fmt.Errorf("memory: acquire %q: %w: %w", req.Key, executor.ErrNotAcquired, executor.ContextError(ctx))
 	}
 	if req.Key == "" {
 		return nil, fmt.Errorf("memory: acquire: empty key: %w", executor.ErrInvalidKey)
@@ -80,12 +80,14 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 	if _, held := e.locks[req.Key]; held {
 		return nil, fmt.Errorf("memory: %q: %w", req.Key, executor.ErrNotAcquired)
 	}
+	now := time.Now()
 	l := &lease{
 		e:        e,
 		key:      req.Key,
 		owner:    req.Owner,
 		token:    e.tokens.Add(1),
-		deadline: time.Now().Add(req.TTL),
+		start:    now,
+		deadline: now.Add(req.TTL),
 	}
 	l.timer = time.AfterFunc(req.TTL, l.expire)
 	e.locks[req.Key] = l

@@ -16,6 +16,7 @@ type lease struct {
 	channel  string    // the key's release channel
 	ownerArg any       // the owner value, boxed once for every script call
 	token    int64
+	start    time.Time // before the acquire script was sent
 }
 
 var _ executor.Lease = (*lease)(nil)
@@ -23,7 +24,7 @@ var _ executor.Lease = (*lease)(nil)
 // newLease returns the attempt of owner to take key through e.
 func newLease(e *Executor, key, owner string) *lease {
 	void, counter, channel := acquireNames(key, owner)
-	return &lease{e: e, keys: [3]string{key, void, counter}, channel: channel, ownerArg: owner}
+	return &lease{e: e, keys: [3]string{key, void, counter}, channel: channel, ownerArg: owner, start: time.Now()}
 }
 
 // key returns the lock key.
@@ -31,6 +32,10 @@ func (l *lease) key() string { return l.keys[0] }
 
 // Token returns the fencing token the acquire script returned.
 func (l *lease) Token() int64 { return l.token }
+
+// Start returns a time before the acquire script was sent: the key's TTL
+// runs from when the script ran.
+func (l *lease) Start() time.Time { return l.start }
 
 // Lost returns nil: Redis never reports a lost key by itself; the Template's
 // renewals find out.

@@ -10,6 +10,10 @@ import (
 	"github.com/lock4go/lock4go/executor"
 )
 
+// errWaitEnded reports that the request's WaitUntil passed while the node
+// waited in the queue.
+var errWaitEnded = errors.New("zookeeper: wait for the turn ended")
+
 // errVanished reports that the own lock node disappeared while queueing:
 // its session expired or someone deleted it.
 var errVanished = errors.New("zookeeper: own lock node vanished")
@@ -44,7 +48,7 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 		return nil, fmt.Errorf("zookeeper: acquire %q: ttl %v: %w", req.Key, req.TTL, executor.ErrInvalidConfig)
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("zookeeper: acquire %q: %w: %w", req.Key, executor.ErrNotAcquired, context.Cause(ctx))
+		return nil, fmt.Errorf("zookeeper: acquire %q: %w: %w", req.Key, executor.ErrNotAcquired, executor.ContextError(ctx))
 	}
 	if e.isClosed() {
 		return nil, backendErr("acquire", req.Key, errClosed)
@@ -90,7 +94,7 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 		p.giveUp() // nothing runs in the background any more
 		return nil, backendErr("acquire", req.Key, errClosed)
 	}
-	return nil, fmt.Errorf("zookeeper: acquire %q: %w: %w", req.Key, executor.ErrNotAcquired, context.Cause(ctx))
+	return nil, fmt.Errorf("zookeeper: acquire %q: %w: %w", req.Key, executor.ErrNotAcquired, executor.ContextError(ctx))
 }
 
 // attempt creates the node and queues until it holds the lock, fails, or

@@ -36,6 +36,7 @@ type lease struct {
 	path    string // the lock node
 	token   int64  // the node's creation zxid
 	session int64  // the session that owns the node
+	start   time.Time
 
 	state atomic.Int32
 	// lostCtx is cancelled, with the reason as its cause, when the lease is
@@ -54,8 +55,8 @@ var (
 	_ executor.LostNotifier = (*lease)(nil)
 )
 
-func newLease(e *Executor, key, path string, st *zk.Stat, watch <-chan zk.Event) *lease {
-	l := &lease{e: e, key: key, path: path, token: st.Czxid, session: st.EphemeralOwner, watch: watch}
+func newLease(e *Executor, key, path string, st *zk.Stat, watch <-chan zk.Event, start time.Time) *lease {
+	l := &lease{e: e, key: key, path: path, token: st.Czxid, session: st.EphemeralOwner, watch: watch, start: start}
 	l.lostCtx, l.markLost = context.WithCancelCause(context.Background())
 	return l
 }
@@ -63,6 +64,11 @@ func newLease(e *Executor, key, path string, st *zk.Stat, watch <-chan zk.Event)
 // Token returns the lock node's creation zxid, which increases with every
 // write to the ensemble, so across owners of a key.
 func (l *lease) Token() int64 { return l.token }
+
+// Start returns when the read that found the node first was sent: the
+// grant. The node lives as long as its session, so a wait in the queue
+// eats nothing of the lease.
+func (l *lease) Start() time.Time { return l.start }
 
 // SelfRenewing reports true: the session's heartbeat keeps the lease.
 func (l *lease) SelfRenewing() bool { return true }

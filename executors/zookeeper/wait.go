@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/go-zookeeper/zk"
 
@@ -30,6 +31,7 @@ type queuer struct {
 func (q *queuer) run(ctx context.Context) (*lease, error) {
 	key := q.req.Key
 	for {
+		listed := time.Now()
 		children, err := q.list()
 		if err != nil {
 			return nil, backendErr("acquire", key, err)
@@ -53,7 +55,7 @@ func (q *queuer) run(ctx context.Context) (*lease, error) {
 				return nil, backendErr("acquire", key, errSessionEnded)
 			}
 			// From here on the monitor watches the lease's session.
-			l := newLease(q.e, key, q.path, q.stat, q.own)
+			l := newLease(q.e, key, q.path, q.stat, q.own, listed)
 			if !q.e.mon.add(l) {
 				return nil, backendErr("acquire", key, errClosed)
 			}
@@ -123,12 +125,20 @@ func (q *queuer) waitFor(ctx context.Context, pred string) error {
 }
 
 // wait blocks until the predecessor's watch w fires, the own node's watch
-// fires, ctx ends or the executor closes.
+// fires, the request's WaitUntil passes, ctx ends or the executor closes.
 func (q *queuer) wait(ctx context.Context, w <-chan zk.Event) error {
 	key := q.req.Key
 	q.e.stats.waiting.Add(1)
 	defer q.e.stats.waiting.Add(-1)
+	var until <-chan time.Time
+	if !q.req.WaitUntil.IsZero() {
+		t := time.NewTimer(time.Until(q.req.WaitUntil))
+		defer t.Stop()
+		until = t.C
+	}
 	select {
+	case <-until:
+		return fmt.Errorf("zookeeper: acquire %q: %w: %w", key, executor.ErrNotAcquired, errWaitEnded)
 	case ev := <-w:
 		q.e.stats.wakeups.Add(1)
 		if ev.Type == zk.EventNotWatching {
@@ -145,7 +155,7 @@ func (q *queuer) wait(ctx context.Context, w <-chan zk.Event) error {
 		}
 		return backendErr("acquire", key, errVanished)
 	case <-ctx.Done():
-		return fmt.Errorf("zookeeper: acquire %q: %w: %w", key, executor.ErrNotAcquired, context.Cause(ctx))
+		return fmt.Errorf("zookeeper: acquire %q: %w: %w", key, executor.ErrNotAcquired, executor.ContextError(ctx))
 	case <-q.e.done:
 		return backendErr("acquire", key, errClosed)
 	}
