@@ -80,8 +80,10 @@ func (t *Template) Executors() []string {
 
 func (t *Template) names() string { return strings.Join(t.Executors(), ", ") }
 
-// Lock acquires key, waiting up to the acquire timeout while it is busy. The
-// key is used as given (key builders add Config.KeyPrefix). When ctx carries
+// Lock acquires key, waiting up to the acquire timeout while it is busy; an
+// attempt in flight when the timeout passes finishes within the attempt
+// grace ([Config.AttemptGrace]) and its answer counts, so a healthy backend
+// never yields [ErrBackend]. The key is used as given (key builders add Config.KeyPrefix). When ctx carries
 // this key's lock (inside [Template.Do] or [Lock.Context]) Lock re-enters it
 // instead of waiting for itself. The caller must Release the returned Lock.
 //
@@ -91,8 +93,8 @@ func (t *Template) Lock(ctx context.Context, key string, opts ...LockOption) (*L
 	return t.lock(ctx, key, opts, false)
 }
 
-// TryLock makes a single attempt on key and returns at once; a busy key is
-// an [*AcquireError] wrapping [ErrNotAcquired].
+// TryLock makes a single attempt on key, bounded by the attempt grace, and
+// does not wait; a busy key is an [*AcquireError] wrapping [ErrNotAcquired].
 func (t *Template) TryLock(ctx context.Context, key string, opts ...LockOption) (*Lock, error) {
 	return t.lock(ctx, key, opts, true)
 }
