@@ -38,9 +38,9 @@ const burstTimeout = 10 * time.Millisecond
 type errorCount struct{ n atomic.Int64 }
 
 func (c *errorCount) Enabled(_ context.Context, l slog.Level) bool { return l >= slog.LevelError }
-func (c *errorCount) Handle(context.Context, slog.Record) error  { c.n.Add(1); return nil }
-func (c *errorCount) WithAttrs([]slog.Attr) slog.Handler        { return c }
-func (c *errorCount) WithGroup(string) slog.Handler             { return c }
+func (c *errorCount) Handle(context.Context, slog.Record) error    { c.n.Add(1); return nil }
+func (c *errorCount) WithAttrs([]slog.Attr) slog.Handler           { return c }
+func (c *errorCount) WithGroup(string) slog.Handler                { return c }
 
 // burstBackends are the backends of the burst tests, memory included.
 func burstBackends() []*env {
