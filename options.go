@@ -13,7 +13,7 @@ const (
 	DefaultRetryInterval  = 100 * time.Millisecond
 	DefaultKeyPrefix      = "lock4go"
 	DefaultReleaseTimeout = 3 * time.Second
-	DefaultAttemptGrace   = 500 * time.Millisecond
+	DefaultAttemptGrace   = 2 * time.Second
 )
 
 // MaxKeyLen is the longest key, in bytes, that a Template accepts. Key
@@ -37,7 +37,10 @@ type Config struct {
 	// attempt still unanswered at the acquire timeout plus AttemptGrace is
 	// ErrBackend. It also bounds the single attempt of TryLock (an acquire
 	// timeout of zero). The caller's own context still ends everything at
-	// once. Zero means 500ms.
+	// once. Zero means 2s: above the slowest healthy first attempt
+	// (connect plus acquire) measured on a heavily loaded machine, and about
+	// a Redis client's own command timeout, the bound Lock4j and Redisson
+	// rely on.
 	AttemptGrace time.Duration
 
 	// RetryInterval is the pause between attempts on a busy key. Executors
