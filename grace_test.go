@@ -48,7 +48,7 @@ func TestTemplate_Lock_attemptGrace(t *testing.T) {
 		{"busy in grace", 15 * time.Millisecond, false, nil, lock4go.ErrNotAcquired, 15 * time.Millisecond},
 		{"no answer", -1, false, nil, lock4go.ErrBackend, 10*time.Millisecond + lock4go.DefaultAttemptGrace},
 		{"per-call grace", -1, false, []lock4go.LockOption{lock4go.WithAttemptGrace(40 * time.Millisecond)}, lock4go.ErrBackend, 50 * time.Millisecond},
-		{"answer after grace", 600 * time.Millisecond, true, nil, lock4go.ErrBackend, 10*time.Millisecond + lock4go.DefaultAttemptGrace},
+		{"answer after grace", lock4go.DefaultAttemptGrace + 100*time.Millisecond, true, nil, lock4go.ErrBackend, 10*time.Millisecond + lock4go.DefaultAttemptGrace},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
