@@ -72,11 +72,21 @@
 //
 // # Escaping and length
 //
-// Inside the name and every part, '%', ':', '#', ASCII control characters
-// and bytes that are not valid UTF-8 are percent-encoded (%25, %3A, %23, …),
-// so the separators stay unambiguous and two different (name, parts) tuples
-// never build the same key (for a given prefix). Keys are valid UTF-8 and
-// never contain NUL.
+// Inside the name and every part, '%', ':', '#', '{', '}', ASCII control
+// characters and bytes that are not valid UTF-8 are percent-encoded (%25,
+// %3A, %23, %7B, %7D, …), so the separators stay unambiguous and two
+// different (name, parts) tuples never build the same key (for a given
+// prefix). Keys are valid UTF-8 and never contain NUL.
+//
+// Braces are escaped because Redis Cluster hashes only the "{...}" hash tag
+// of a key that has one: unescaped, the route pattern "POST /orders/{id}/pay"
+// (the default name) would put every key of the route in the slot of "id",
+// and a client could choose the slot of its keys. Only the prefix is used as
+// given: a prefix with a hash tag ("{app}") puts all keys in one slot, by
+// choice. This escaping changed the keys of names and parts that contain
+// braces (every route pattern with a wildcard): processes built before it
+// lock other keys for those routes, so do not run them side by side with
+// newer ones on the same locks.
 //
 // A key longer than the builder's maximum ([DefaultMaxKeyLen] bytes, see
 // [WithMaxKeyLen]) is replaced by

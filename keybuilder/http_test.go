@@ -190,7 +190,7 @@ func TestHTTP_Key_pattern(t *testing.T) {
 		got, gotErr = b.Key(r)
 	})
 	mux.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("POST", "/orders/a%23b", nil))
-	if gotErr != nil || got != "lock4go:POST /orders/{id}#a%23b" {
+	if gotErr != nil || got != "lock4go:POST /orders/%7Bid%7D#a%23b" {
 		t.Fatalf("Key = %q, %v", got, gotErr)
 	}
 	// Outside a ServeMux there is no pattern: a configuration error.
