@@ -156,6 +156,11 @@ func FuzzHTTPKeyInjective(f *testing.F) {
 				t.Fatalf("bad key %q", k)
 			}
 		}
+		for _, k := range []string{k1, k2} {
+			if !derivedFree(k) {
+				t.Fatalf("key %q has a shape the Redis executor keeps for its own names", k)
+			}
+		}
 		if equal(t1, t2) != (k1 == k2) {
 			t.Fatalf("tuples %q and %q build keys %q and %q", t1, t2, k1, k2)
 		}
@@ -166,6 +171,27 @@ func FuzzHTTPKeyInjective(f *testing.F) {
 			}
 		}
 	})
+}
+
+// derivedFree reports whether key has the shape the Redis executor relies on
+// to keep its own names apart (executors/redis/names.go): "##" only before
+// the 64 hex digits that end a hashed key, so no key ends with "##token" or
+// contains "##void:".
+func derivedFree(key string) bool {
+	i := strings.Index(key, "##")
+	if i < 0 {
+		return true
+	}
+	h := key[i+2:]
+	if len(h) != 64 {
+		return false
+	}
+	for j := 0; j < len(h); j++ {
+		if !('0' <= h[j] && h[j] <= '9' || 'a' <= h[j] && h[j] <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // tuple builds (name, parts...) dropping empty parts, as builders reject them.
@@ -189,4 +215,28 @@ func equal(a, b []string) bool {
 		}
 	}
 	return true
+}
+
+// TestJoin_taggedPrefix covers the keys of the two routes under the
+// prefix "{app}": one builds "{app}:order#1", the other "{app}:order#1:token"
+// for the item "token"; the Redis executor therefore names the first one's
+// counter "{app}:order#1##token", a key no builder builds.
+func TestJoin_taggedPrefix(t *testing.T) {
+	one, err := Join("{app}", "order", "1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	two, err := Join("{app}", "order", "1", "token")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if one != "{app}:order#1" || two != one+":token" {
+		t.Fatalf("keys %q and %q", one, two)
+	}
+	for _, parts := range [][]string{{"1##token"}, {"1", "#token"}, {"1#", "token"}, {"1##void:x"}, {"{"}, {strings.Repeat("#", 600)}} {
+		k, err := Join("{app}", "order#1", parts...)
+		if err != nil || !derivedFree(k) || strings.HasSuffix(k, "##token") || strings.Contains(k, "##void:") {
+			t.Errorf("Join(%q) = %q, %v", parts, k, err)
+		}
+	}
 }
