@@ -17,8 +17,8 @@ type lease struct {
 	// legacy name (see legacyCounterKey). They are backed by names.
 	keys     []string
 	names    [4]string
-	channel  string    // the key's release channel
-	ownerArg any       // the owner value, boxed once for every script call
+	channel  string // the key's release channel
+	ownerArg any    // the owner value, boxed once for every script call
 	token    int64
 	start    time.Time // before the acquire script was sent
 }
