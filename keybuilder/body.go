@@ -51,50 +51,66 @@ func (b *body) formValue(r *http.Request, name string) (string, error) {
 	if r.URL != nil && r.URL.Query().Has(name) {
 		return "", fmt.Errorf("form field %q is in the query string too: ambiguous: %w", name, executor.ErrInvalidKey)
 	}
+	v, _, err := b.formField(r, name)
+	return v, err
+}
+
+// formField returns the first value of the urlencoded or multipart body
+// field name (not a file part), and whether the body has that field; a body
+// of another type has none.
+func (b *body) formField(r *http.Request, name string) (string, bool, error) {
 	if r.PostForm != nil && len(b.data) == 0 {
-		return r.PostForm.Get(name), nil // parsed (and consumed) upstream
+		return r.PostForm.Get(name), r.PostForm.Has(name), nil // parsed (and consumed) upstream
 	}
 	if b.form != nil {
-		return b.form.Get(name), nil
+		return b.form.Get(name), b.form.Has(name), nil
 	}
 	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil {
-		return "", nil
+		return "", false, nil
 	}
 	switch mt {
 	case "application/x-www-form-urlencoded":
 		b.form, err = url.ParseQuery(string(b.data))
 		if err != nil {
-			return "", fmt.Errorf("malformed form body: %w", executor.ErrInvalidKey)
+			return "", false, fmt.Errorf("malformed form body: %w", executor.ErrInvalidKey)
 		}
-		return b.form.Get(name), nil
+		return b.form.Get(name), b.form.Has(name), nil
 	case "multipart/form-data":
 		return multipartValue(b.data, params["boundary"], name)
 	}
-	return "", nil
+	return "", false, nil
 }
 
-// multipartValue returns the first non-file part named name.
-func multipartValue(data []byte, boundary, name string) (string, error) {
+// isForm reports whether r's body is of a type r.FormValue reads:
+// urlencoded or multipart.
+func isForm(r *http.Request) bool {
+	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	return err == nil && (mt == "application/x-www-form-urlencoded" || mt == "multipart/form-data")
+}
+
+// multipartValue returns the first non-file part named name, and whether
+// there is one.
+func multipartValue(data []byte, boundary, name string) (string, bool, error) {
 	if boundary == "" {
-		return "", fmt.Errorf("multipart body without boundary: %w", executor.ErrInvalidKey)
+		return "", false, fmt.Errorf("multipart body without boundary: %w", executor.ErrInvalidKey)
 	}
 	mr := multipart.NewReader(bytes.NewReader(data), boundary)
 	for {
 		p, err := mr.NextPart()
 		if errors.Is(err, io.EOF) {
-			return "", nil
+			return "", false, nil
 		}
 		if err != nil {
-			return "", fmt.Errorf("malformed multipart body: %w", executor.ErrInvalidKey)
+			return "", false, fmt.Errorf("malformed multipart body: %w", executor.ErrInvalidKey)
 		}
 		if p.FormName() != name || p.FileName() != "" {
 			continue
 		}
 		v, err := io.ReadAll(p)
 		if err != nil {
-			return "", fmt.Errorf("malformed multipart body: %w", executor.ErrInvalidKey)
+			return "", false, fmt.Errorf("malformed multipart body: %w", executor.ErrInvalidKey)
 		}
-		return string(v), nil
+		return string(v), true, nil
 	}
 }

@@ -15,9 +15,12 @@ const upperHex = "0123456789ABCDEF"
 // hashedLen is the length of "##" plus a hex SHA-256.
 const hashedLen = 2 + 2*sha256.Size
 
-// special reports whether the ASCII byte c must be percent-encoded.
+// special reports whether the ASCII byte c must be percent-encoded: the
+// separators, the escape character, control characters, and the braces that
+// would make a Redis Cluster hash tag ("POST /orders/{id}" would otherwise
+// put every key of a route in the slot of "id").
 func special(c byte) bool {
-	return c < 0x20 || c == 0x7f || c == '%' || c == ':' || c == '#'
+	return c < 0x20 || c == 0x7f || c == '%' || c == ':' || c == '#' || c == '{' || c == '}'
 }
 
 // escapedLen returns the length of Escape(s) without building it.
@@ -67,9 +70,10 @@ func writeEscaped(b *strings.Builder, s string) {
 	b.WriteString(s[start:])
 }
 
-// Escape returns s with '%', ':', '#', ASCII control characters and bytes
-// that are not valid UTF-8 percent-encoded (upper-case hex). Escape is
-// injective, and its result never contains ':', '#' or control characters.
+// Escape returns s with '%', ':', '#', '{', '}', ASCII control characters and
+// bytes that are not valid UTF-8 percent-encoded (upper-case hex). Escape is
+// injective, and its result never contains ':', '#', braces or control
+// characters.
 func Escape(s string) string {
 	if escapedLen(s) == len(s) {
 		return s

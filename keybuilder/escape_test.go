@@ -21,7 +21,9 @@ func TestEscape(t *testing.T) {
 		{"tab\tdel\x7f", "tab%09del%7F"},
 		{"héllo 世界", "héllo 世界"},
 		{"bad\xffutf8", "bad%FFutf8"},
-		{"POST /orders/{id}", "POST /orders/{id}"},
+		{"POST /orders/{id}", "POST /orders/%7Bid%7D"},
+		{"{", "%7B"},
+		{"%7B", "%257B"},
 	}
 	for _, tt := range tests {
 		if got := Escape(tt.in); got != tt.want {
@@ -44,7 +46,9 @@ func TestJoin(t *testing.T) {
 		{"lock4go", "order", []string{"42", "eu"}, "lock4go:order#42:eu"},
 		{"lock4go", "order", []string{"4:2"}, "lock4go:order#4%3A2"},
 		{"lock4go", "a#b", nil, "lock4go:a%23b"},
-		{"app:prod", "POST /orders/{id}", []string{"7"}, "app:prod:POST /orders/{id}#7"},
+		{"app:prod", "POST /orders/{id}", []string{"7"}, "app:prod:POST /orders/%7Bid%7D#7"},
+		{"lock4go", "order", []string{"{42}"}, "lock4go:order#%7B42%7D"},
+		{"{app}", "order", []string{"1"}, "{app}:order#1"},
 		{"", "order", []string{"1"}, "order#1"},
 	}
 	for _, tt := range tests {
@@ -131,13 +135,14 @@ func unescape(t *testing.T, s string) string {
 
 // FuzzHTTPKeyInjective checks that distinct (name, parts) tuples never build
 // the same key, that keys round-trip, and that keys are valid UTF-8 without
-// NUL.
+// NUL or braces (a Redis Cluster hash tag).
 func FuzzHTTPKeyInjective(f *testing.F) {
 	f.Add("order", "a:b", "c", "order", "a", "b:c")
 	f.Add("n", "h", strings.Repeat("0", 64), "n", strings.Repeat("z", 600), "x")
 	f.Add("a#b", "c", "", "a", "b#c", "")
 	f.Add("n", "%3A", "x", "n", ":", "x")
 	f.Add("n", "\xff", "\x00", "n", "%FF", "%00")
+	f.Add("POST /o/{id}", "{a}", "}", "POST /o/%7Bid%7D", "%7Ba%7D", "%7D")
 	f.Fuzz(func(t *testing.T, n1, a1, b1, n2, a2, b2 string) {
 		t1 := tuple(n1, a1, b1)
 		t2 := tuple(n2, a2, b2)
@@ -147,8 +152,13 @@ func FuzzHTTPKeyInjective(f *testing.F) {
 			return // name too long for the cap: a configuration error, not a key
 		}
 		for _, k := range []string{k1, k2} {
-			if !utf8.ValidString(k) || strings.ContainsRune(k, 0) || len(k) > 256 {
+			if !utf8.ValidString(k) || strings.ContainsRune(k, 0) || strings.ContainsAny(k, "{}") || len(k) > 256 {
 				t.Fatalf("bad key %q", k)
+			}
+		}
+		for _, k := range []string{k1, k2} {
+			if !derivedFree(k) {
+				t.Fatalf("key %q has a shape the Redis executor keeps for its own names", k)
 			}
 		}
 		if equal(t1, t2) != (k1 == k2) {
@@ -161,6 +171,27 @@ func FuzzHTTPKeyInjective(f *testing.F) {
 			}
 		}
 	})
+}
+
+// derivedFree reports whether key has the shape the Redis executor relies on
+// to keep its own names apart (executors/redis/names.go): "##" only before
+// the 64 hex digits that end a hashed key, so no key ends with "##token" or
+// contains "##void:".
+func derivedFree(key string) bool {
+	i := strings.Index(key, "##")
+	if i < 0 {
+		return true
+	}
+	h := key[i+2:]
+	if len(h) != 64 {
+		return false
+	}
+	for j := 0; j < len(h); j++ {
+		if !('0' <= h[j] && h[j] <= '9' || 'a' <= h[j] && h[j] <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // tuple builds (name, parts...) dropping empty parts, as builders reject them.
@@ -184,4 +215,28 @@ func equal(a, b []string) bool {
 		}
 	}
 	return true
+}
+
+// TestJoin_taggedPrefix covers the keys of the two routes under the
+// prefix "{app}": one builds "{app}:order#1", the other "{app}:order#1:token"
+// for the item "token"; the Redis executor therefore names the first one's
+// counter "{app}:order#1##token", a key no builder builds.
+func TestJoin_taggedPrefix(t *testing.T) {
+	one, err := Join("{app}", "order", "1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	two, err := Join("{app}", "order", "1", "token")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if one != "{app}:order#1" || two != one+":token" {
+		t.Fatalf("keys %q and %q", one, two)
+	}
+	for _, parts := range [][]string{{"1##token"}, {"1", "#token"}, {"1#", "token"}, {"1##void:x"}, {"{"}, {strings.Repeat("#", 600)}} {
+		k, err := Join("{app}", "order#1", parts...)
+		if err != nil || !derivedFree(k) || strings.HasSuffix(k, "##token") || strings.Contains(k, "##void:") {
+			t.Errorf("Join(%q) = %q, %v", parts, k, err)
+		}
+	}
 }

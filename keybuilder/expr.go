@@ -30,11 +30,14 @@ type expr struct {
 	kind kind     // where the value comes from
 	arg  string   // parameter, header, cookie, field or metadata name
 	path []string // json. and req. segments
+	conv conv     // "|int" or "|float"
 }
 
-// parseExpr parses "kind.arg" or a bare kind against the kinds allowed.
+// parseExpr parses "kind.arg" or a bare kind, optionally followed by "|int"
+// or "|float", against the kinds allowed.
 func parseExpr(src string, kinds map[string]kind) (expr, error) {
-	name, arg, hasArg := strings.Cut(src, ".")
+	body, cname, hasConv := strings.Cut(src, "|")
+	name, arg, hasArg := strings.Cut(body, ".")
 	k, ok := kinds[name]
 	if !ok {
 		return expr{}, fmt.Errorf("keybuilder: expression %q: unknown source %q: %w", src, name, executor.ErrInvalidConfig)
@@ -46,6 +49,16 @@ func parseExpr(src string, kinds map[string]kind) (expr, error) {
 		return expr{}, fmt.Errorf("keybuilder: expression %q: %s takes no argument: %w", src, name, executor.ErrInvalidConfig)
 	case !bare && arg == "":
 		return expr{}, fmt.Errorf("keybuilder: expression %q: %s needs a name (%s.<name>): %w", src, name, name, executor.ErrInvalidConfig)
+	}
+	if hasConv {
+		c, ok := convs[cname]
+		switch {
+		case !ok:
+			return expr{}, fmt.Errorf("keybuilder: expression %q: unknown conversion %q (|int or |float): %w", src, cname, executor.ErrInvalidConfig)
+		case bare:
+			return expr{}, fmt.Errorf("keybuilder: expression %q: %s is never a number: %w", src, name, executor.ErrInvalidConfig)
+		}
+		e.conv = c
 	}
 	if k == kindJSON || k == kindReq {
 		e.path = strings.Split(arg, ".")

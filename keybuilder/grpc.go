@@ -125,6 +125,9 @@ func (b *GRPC) Key(ctx context.Context, fullMethod string, req any) (string, err
 		if v == "" {
 			return "", missing(e, "is missing or empty")
 		}
+		if v, err = convert(e.conv, v); err != nil {
+			return "", partErr(e, err)
+		}
 		parts = append(parts, v)
 	}
 	return join(b.prefix, name, parts, b.opts.maxKeyLen)

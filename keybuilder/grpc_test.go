@@ -19,7 +19,7 @@ const unary = "/grpc.testing.TestService/UnaryCall"
 func TestNewGRPC_malformed(t *testing.T) {
 	for _, exprs := range [][]string{
 		{"request.id"}, {"req"}, {"req.a..b"}, {"req.1a"}, {"req.a-b"}, {"md."}, {"method.x"},
-		{"func.nope"}, {"path.id"}, {"json.id"},
+		{"func.nope"}, {"path.id"}, {"json.id"}, {"req.id|num"}, {"method|int"}, {"ip|float"},
 	} {
 		if _, err := NewGRPC("lock4go", "", exprs); !errors.Is(err, executor.ErrInvalidConfig) {
 			t.Errorf("NewGRPC(%q): err = %v, want ErrInvalidConfig", exprs, err)
@@ -35,7 +35,7 @@ func TestGRPC_Key(t *testing.T) {
 		Payload:        &testpb.Payload{Body: []byte("b:1")},
 		ResponseStatus: &testpb.EchoStatus{Code: 3, Message: "m#1"},
 	}
-	md := metadata.Pairs("x-tenant", "t1", "x-tenant", "t2", "x-empty", "")
+	md := metadata.Pairs("x-tenant", "t1", "x-tenant", "t2", "x-empty", "", "x-n", "005")
 	ctx := metadata.NewIncomingContext(context.Background(), md)
 	ctx = peer.NewContext(ctx, &peer.Peer{Addr: &net.TCPAddr{IP: net.ParseIP("192.0.2.5"), Port: 99}})
 	tenant := WithGRPCFunc("tenant", func(ctx context.Context, method string, req any) (string, error) {
@@ -53,6 +53,10 @@ func TestGRPC_Key(t *testing.T) {
 		{"string nested", []string{"req.response_status.message"}, full, "lock4go:/grpc.testing.TestService/UnaryCall#m%231", nil},
 		{"json name", []string{"req.responseStatus.code"}, full, "lock4go:/grpc.testing.TestService/UnaryCall#3", nil},
 		{"int", []string{"req.response_size"}, full, "lock4go:/grpc.testing.TestService/UnaryCall#-7", nil},
+		{"int as int", []string{"req.response_size|int"}, full, "lock4go:/grpc.testing.TestService/UnaryCall#-7", nil},
+		{"md as int", []string{"md.x-n|int"}, nil, "lock4go:/grpc.testing.TestService/UnaryCall#5", nil},
+		{"md not a number", []string{"md.x-tenant|float"}, nil, "", executor.ErrInvalidKey},
+		{"bool as int", []string{"req.fill_username|int"}, full, "", executor.ErrInvalidKey},
 		{"zero enum is missing", []string{"req.response_type"}, full, "", executor.ErrInvalidKey}, // COMPRESSABLE = 0
 		{"bool", []string{"req.fill_username"}, full, "lock4go:/grpc.testing.TestService/UnaryCall#true", nil},
 		{"bytes", []string{"req.payload.body"}, full, "lock4go:/grpc.testing.TestService/UnaryCall#b%3A1", nil},

@@ -70,8 +70,9 @@ func NewHTTP(prefix, name string, exprs []string, opts ...Option) (*HTTP, error)
 // Key builds the key of r. It returns an error wrapping
 // executor.ErrInvalidKey when a part is missing or empty (naming the
 // expression) and executor.ErrInvalidConfig when the builder cannot name the
-// request. json. and form. expressions replace r.Body by a reader of the
-// same bytes.
+// request. json. and form. expressions, and query. expressions on
+// urlencoded or multipart bodies, replace r.Body by a reader of the same
+// bytes.
 func (b *HTTP) Key(r *http.Request) (string, error) {
 	name := b.name
 	if name == "" {
@@ -104,57 +105,91 @@ type httpState struct {
 
 func (b *HTTP) part(r *http.Request, i int, st *httpState) (string, error) {
 	e := &b.exprs[i]
-	var v string
+	v, err := b.value(r, i, st)
+	switch {
+	case err != nil:
+		return "", partErr(e, err)
+	case v == "":
+		return "", missing(e, "is missing or empty")
+	case e.conv != convNone && e.kind != kindJSON: // json. converts as it reads
+		if v, err = convert(e.conv, v); err != nil {
+			return "", partErr(e, err)
+		}
+	}
+	return v, nil
+}
+
+// value returns the value of expression i in r, as read from its source.
+func (b *HTTP) value(r *http.Request, i int, st *httpState) (string, error) {
+	e := &b.exprs[i]
 	switch e.kind {
 	case kindPath:
-		v = r.PathValue(e.arg)
+		return r.PathValue(e.arg), nil
 	case kindQuery:
 		if st.query == nil {
 			st.query = r.URL.Query()
 		}
-		v = st.query.Get(e.arg)
+		v := st.query.Get(e.arg)
+		if v != "" && isForm(r) {
+			if err := b.notInForm(r, e.arg, st); err != nil {
+				return "", err
+			}
+		}
+		return v, nil
 	case kindHeader:
 		if vs := r.Header[e.arg]; len(vs) > 0 {
-			v = vs[0]
+			return vs[0], nil
 		}
 	case kindCookie:
 		if c, err := r.Cookie(e.arg); err == nil {
-			v = c.Value
+			return c.Value, nil
 		}
 	case kindMethod:
-		v = r.Method
+		return r.Method, nil
 	case kindIP:
-		var err error
-		if v, err = clientIP(r, &b.opts); err != nil {
-			return "", partErr(e, err)
-		}
+		return clientIP(r, &b.opts)
 	case kindForm, kindJSON:
-		if !st.bodyRead {
-			st.body, st.bodyErr = readBody(r, b.opts.maxBodyBytes)
-			st.bodyRead = true
-		}
-		if st.bodyErr != nil {
-			return "", partErr(e, st.bodyErr)
-		}
-		var err error
-		if e.kind == kindForm {
-			v, err = st.body.formValue(r, e.arg)
-		} else {
-			v, err = jsonValue(st.body.data, e.path)
-		}
+		body, err := b.body(r, st)
 		if err != nil {
-			return "", partErr(e, err)
+			return "", err
 		}
+		if e.kind == kindForm {
+			return body.formValue(r, e.arg)
+		}
+		return jsonValue(body.data, e.path, e.conv)
 	case kindFunc:
-		var err error
-		if v, err = b.funcs[i](r); err != nil {
-			return "", partErr(e, err)
-		}
+		return b.funcs[i](r)
 	}
-	if v == "" {
-		return "", missing(e, "is missing or empty")
+	return "", nil
+}
+
+// body returns r's body, read once per request.
+func (b *HTTP) body(r *http.Request, st *httpState) (*body, error) {
+	if !st.bodyRead {
+		st.body, st.bodyErr = readBody(r, b.opts.maxBodyBytes)
+		st.bodyRead = true
 	}
-	return v, nil
+	return st.body, st.bodyErr
+}
+
+// notInForm returns an error when the form body of r has a field named
+// name, like the query parameter being read: r.FormValue reads the body's
+// value first for urlencoded bodies, so the handler could act on another
+// value than the one locked (and r.PostFormValue reads the body's for
+// multipart ones too). A body that cannot be read is an error too.
+func (b *HTTP) notInForm(r *http.Request, name string, st *httpState) error {
+	body, err := b.body(r, st)
+	if err != nil {
+		return fmt.Errorf("cannot check that the form body has no field %q: %w", name, err)
+	}
+	_, has, err := body.formField(r, name)
+	if err != nil {
+		return err
+	}
+	if has {
+		return fmt.Errorf("query parameter %q is in the form body too: ambiguous (r.FormValue reads the body's): %w", name, executor.ErrInvalidKey)
+	}
+	return nil
 }
 
 // validToken reports whether s is an RFC 9110 token (a header field name).

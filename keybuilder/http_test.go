@@ -36,6 +36,12 @@ func TestNewHTTP_malformed(t *testing.T) {
 		{"bad body size", nil, []Option{WithMaxBodyBytes(-1)}},
 		{"nil func", nil, []Option{WithHTTPFunc("x", nil)}},
 		{"name too long for cap", nil, []Option{WithMaxKeyLen(70)}},
+		{"unknown conversion", []string{"json.id|num"}, nil},
+		{"empty conversion", []string{"query.id|"}, nil},
+		{"two conversions", []string{"json.id|int|float"}, nil},
+		{"conversion of ip", []string{"ip|int"}, nil},
+		{"conversion of method", []string{"method|float"}, nil},
+		{"conversion without a name", []string{"path|int"}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -67,6 +73,7 @@ func multipartBody(t *testing.T, fields map[string]string) (string, []byte) {
 
 func TestHTTP_Key(t *testing.T) {
 	mpType, mpBody := multipartBody(t, map[string]string{"id": "m7"})
+	mpOtherType, mpOther := multipartBody(t, map[string]string{"x": "1"})
 	upper := WithHTTPFunc("upper", func(r *http.Request) (string, error) {
 		return strings.ToUpper(r.URL.Query().Get("t")), nil
 	})
@@ -85,9 +92,34 @@ func TestHTTP_Key(t *testing.T) {
 			return r
 		}, "lock4go:order#42", nil},
 		{"path missing", []string{"path.id"}, nil, get("/orders/42"), "", executor.ErrInvalidKey},
+		{"path as int", []string{"path.id|int"}, nil, func() *http.Request {
+			r := httptest.NewRequest("GET", "/orders/+0042", nil)
+			r.SetPathValue("id", "+0042")
+			return r
+		}, "lock4go:order#42", nil},
+		{"header as float", []string{"header.X-Amount|float"}, nil, withHeader(get("/"), "X-Amount", "1.50"), "lock4go:order#1.5", nil},
+		{"cookie not an int", []string{"cookie.n|int"}, nil, withHeader(get("/"), "Cookie", "n=x1"), "", executor.ErrInvalidKey},
+		{"form as int", []string{"form.id|int"}, nil, post("application/x-www-form-urlencoded", "id=007"), "lock4go:order#7", nil},
+		{"json string as int", []string{"json.id|int"}, nil, post("application/json", `{"id":"0042"}`), "lock4go:order#42", nil},
+		{"json number as int", []string{"json.id|int"}, nil, post("application/json", `{"id":4.2e1}`), "lock4go:order#42", nil},
+		{"json fraction as int", []string{"json.id|int"}, nil, post("application/json", `{"id":42.5}`), "", executor.ErrInvalidKey},
+		{"json bool as int", []string{"json.ok|int"}, nil, post("application/json", `{"ok":true}`), "", executor.ErrInvalidKey},
+		{"json empty string as int", []string{"json.id|int"}, nil, post("application/json", `{"id":""}`), "", executor.ErrInvalidKey},
+		{"json big int as float", []string{"json.id|float"}, nil, post("application/json", `{"id":9007199254740993}`), "lock4go:order#9007199254740992", nil},
+		{"json string as float", []string{"json.id|float"}, nil, post("application/json", `{"id":"4.2e1"}`), "lock4go:order#42", nil},
+		{"json name with a bar is a conversion", []string{"json.a|float"}, nil, post("application/json", `{"a|float":1,"a":"2.0"}`), "lock4go:order#2", nil},
 		{"query", []string{"query.id"}, nil, get("/?id=7&id=8"), "lock4go:order#7", nil},
 		{"query escaped", []string{"query.id"}, nil, get("/?id=a%3Ab%23c"), "lock4go:order#a%3Ab%23c", nil},
 		{"query empty", []string{"query.id"}, nil, get("/?id="), "", executor.ErrInvalidKey},
+		{"query also in a urlencoded body", []string{"query.id"}, nil, postTo("/?id=8", "application/x-www-form-urlencoded", "id=7"), "", executor.ErrInvalidKey},
+		{"query also empty in a urlencoded body", []string{"query.id"}, nil, postTo("/?id=8", "application/x-www-form-urlencoded", "x=1&id="), "", executor.ErrInvalidKey},
+		{"query also in a multipart body", []string{"query.id"}, nil, postTo("/?id=8", mpType, string(mpBody)), "", executor.ErrInvalidKey},
+		{"query also in a body parsed upstream", []string{"query.id"}, nil, parsed(postTo("/?id=8", "application/x-www-form-urlencoded", "id=7")), "", executor.ErrInvalidKey},
+		{"query, form body too big to check", []string{"query.id"}, []Option{WithMaxBodyBytes(4)}, postTo("/?id=8", "application/x-www-form-urlencoded", "x=12345"), "", executor.ErrInvalidKey},
+		{"query, urlencoded body without it", []string{"query.id"}, nil, postTo("/?id=8", "application/x-www-form-urlencoded", "x=1"), "lock4go:order#8", nil},
+		{"query, multipart body with a file part of that name", []string{"query.id"}, nil, postTo("/?id=8", mpOtherType, string(mpOther)), "lock4go:order#8", nil},
+		{"query, json body with it", []string{"query.id"}, nil, postTo("/?id=8", "application/json", `{"id":7}`), "lock4go:order#8", nil},
+		{"query, body parsed upstream without it", []string{"query.id"}, nil, parsed(postTo("/?id=8", "application/x-www-form-urlencoded", "x=1")), "lock4go:order#8", nil},
 		{"header", []string{"header.x-order-id"}, nil, withHeader(get("/"), "X-Order-Id", "o1"), "lock4go:order#o1", nil},
 		{"header missing", []string{"header.X-Order-Id"}, nil, get("/"), "", executor.ErrInvalidKey},
 		{"cookie", []string{"cookie.session"}, nil, withHeader(get("/"), "Cookie", "a=1; session=s9"), "lock4go:order#s9", nil},
@@ -190,7 +222,7 @@ func TestHTTP_Key_pattern(t *testing.T) {
 		got, gotErr = b.Key(r)
 	})
 	mux.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("POST", "/orders/a%23b", nil))
-	if gotErr != nil || got != "lock4go:POST /orders/{id}#a%23b" {
+	if gotErr != nil || got != "lock4go:POST /orders/%7Bid%7D#a%23b" {
 		t.Fatalf("Key = %q, %v", got, gotErr)
 	}
 	// Outside a ServeMux there is no pattern: a configuration error.
@@ -258,6 +290,11 @@ func postTo(target, ctype, body string) func() *http.Request {
 		r.Header.Set("Content-Type", ctype)
 		return r
 	}
+}
+
+// parsed calls ParseForm on the request, as middleware upstream may do.
+func parsed(f func() *http.Request) func() *http.Request {
+	return func() *http.Request { r := f(); _ = r.ParseForm(); return r }
 }
 
 func withHeader(f func() *http.Request, k, v string) func() *http.Request {

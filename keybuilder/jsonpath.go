@@ -13,14 +13,15 @@ import (
 )
 
 // jsonValue returns the scalar at path in the JSON document data, in the
-// form a key part takes ("" when the path leads nowhere or to null).
+// form a key part takes, read as c ("" when the path leads nowhere or to
+// null).
 //
 // An object on the path with two members whose names match the segment
 // ignoring case (or the same name twice) is an error: encoding/json, decoding
 // into a struct, matches names case-insensitively and keeps the last match,
 // so {"orderId":"1","ORDERID":"2"} would lock order 1 while the handler
 // works on order 2.
-func jsonValue(data []byte, path []string) (string, error) {
+func jsonValue(data []byte, path []string, c conv) (string, error) {
 	if len(data) == 0 {
 		return "", fmt.Errorf("body is empty: %w", executor.ErrInvalidKey)
 	}
@@ -35,7 +36,7 @@ func jsonValue(data []byte, path []string) (string, error) {
 		}
 		raw = next
 	}
-	return jsonScalar(raw)
+	return jsonScalar(raw, c)
 }
 
 // jsonChild returns the member seg of the object raw, or element seg of the
@@ -86,8 +87,11 @@ func jsonChild(raw json.RawMessage, seg string) (json.RawMessage, error) {
 	return nil, nil
 }
 
-// jsonScalar formats the JSON scalar raw as a key part.
-func jsonScalar(raw json.RawMessage) (string, error) {
+// jsonScalar formats the JSON scalar raw as a key part read as c: strings
+// as they are (or as numbers, for |int and |float), numbers by value (see
+// jsonNumberPart), booleans as "true" or "false" (an error for |int and
+// |float).
+func jsonScalar(raw json.RawMessage, c conv) (string, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var v any
@@ -98,40 +102,44 @@ func jsonScalar(raw json.RawMessage) (string, error) {
 	case nil:
 		return "", nil
 	case string:
-		return x, nil
+		if x == "" {
+			return "", nil
+		}
+		return convert(c, x)
 	case bool:
+		if c != convNone {
+			return "", fmt.Errorf("is a JSON boolean, not a number: %w", executor.ErrInvalidKey)
+		}
 		return strconv.FormatBool(x), nil
 	case json.Number:
-		return canonicalNumber(string(x))
+		return jsonNumberPart(c, string(x))
 	}
 	return "", fmt.Errorf("is a JSON object or array, not a scalar: %w", executor.ErrInvalidKey)
 }
 
 // maxExactNumber bounds the length of the JSON number literals keyed by
-// their exact integer value (longer ones are rejected). With the value
-// within float64's range, it also bounds the exponent, so no request can
-// make the key builder compute a huge power of ten.
+// their exact integer value (longer ones are rejected), and of |int parts.
+// With the value within float64's range, it also bounds the exponent, so no
+// request can make the key builder compute a huge power of ten.
 const maxExactNumber = 400
 
 // canonicalNumber returns one spelling per number value, never two for one
-// value a handler may see: values that are integers are keyed by their exact
-// integer value whatever the spelling (42, 42.0 and 4.2e1 give "42"; 1e20
-// and 100000000000000000000 give the same), which is what an int64 field
-// sees; other values by their float64 value (in the shortest form, or as
-// the integer a float64 rounds them to), which is what a float64 field sees (so 0.1 and 0.10000000000000000001 share a key:
-// more locking, never less). Integers above 2^53 that a float64 cannot tell
-// apart still get keys of their own: handlers must not decode such ids into
-// float64. A number out of float64's range is an error.
+// value an integer field sees: values that are integers are keyed by their
+// exact integer value whatever the spelling (42, 42.0 and 4.2e1 give "42";
+// 1e20 and 100000000000000000000 give the same), which is what an int64
+// field sees; other values by their float64 value (in the shortest form, or
+// as the integer a float64 rounds them to), which is what a float64 field
+// sees (so 0.1 and 0.10000000000000000001 share a key: more locking, never
+// less). Integers above 2^53 that a float64 cannot tell apart keep keys of
+// their own: the package documentation says why |float exists. A number out
+// of float64's range is an error.
 func canonicalNumber(s string) (string, error) {
 	f, err := strconv.ParseFloat(s, 64)
 	if err != nil {
 		return "", fmt.Errorf("JSON number %.40q is out of range: %w", s, executor.ErrInvalidKey)
 	}
-	if f != math.Trunc(f) {
-		return strconv.FormatFloat(f, 'g', -1, 64), nil
-	}
-	if math.Abs(f) < 1<<53 {
-		return strconv.FormatInt(int64(f), 10), nil // also -0 → 0
+	if f != math.Trunc(f) || math.Abs(f) < 1<<53 {
+		return floatKey(f), nil
 	}
 	if len(s) > maxExactNumber {
 		return "", fmt.Errorf("JSON number %.40q is too long: %w", s, executor.ErrInvalidKey)
@@ -142,6 +150,5 @@ func canonicalNumber(s string) (string, error) {
 	}
 	// Not an integer, but a float64 sees one: key it as that integer, so
 	// 10000000000000000.1 and 10000000000000000 share a key.
-	i, _ := big.NewFloat(f).Int(nil)
-	return i.String(), nil
+	return floatKey(f), nil
 }

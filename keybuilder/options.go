@@ -15,7 +15,8 @@ const (
 	DefaultMaxKeyLen = 512
 
 	// DefaultMaxBodyBytes is the default maximum number of body bytes read
-	// for json. and form. expressions.
+	// for json. and form. expressions, and for query. expressions on form
+	// bodies.
 	DefaultMaxBodyBytes = 1 << 20
 
 	// DefaultClientIPHeader is the forwarding header the ip expression reads
@@ -72,8 +73,9 @@ func WithMaxKeyLen(n int) Option {
 	}
 }
 
-// WithMaxBodyBytes sets how many body bytes json. and form. expressions read
-// at most (default [DefaultMaxBodyBytes]). A longer body is an error wrapping
+// WithMaxBodyBytes sets how many body bytes json. and form. expressions, and
+// query. expressions on form bodies, read at most (default
+// [DefaultMaxBodyBytes]). A longer body is an error wrapping
 // executor.ErrInvalidKey.
 func WithMaxBodyBytes(n int64) Option {
 	return func(o *options) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/lock4go/lock4go"
 	"github.com/lock4go/lock4go/executors/memory"
+	"github.com/lock4go/lock4go/keybuilder"
 	"github.com/lock4go/lock4go/middleware"
 )
 
@@ -40,9 +41,13 @@ func BenchmarkHTTP(b *testing.B) {
 	b.Run("template", func(b *testing.B) {
 		// What the middleware asks of the Template per request: the floor.
 		ctx := context.Background()
+		key, err := keybuilder.Join(lock4go.DefaultKeyPrefix, route, "42")
+		if err != nil {
+			b.Fatal(err)
+		}
 		b.ReportAllocs()
 		for b.Loop() {
-			l, err := tpl.Lock(ctx, "lock4go:"+route+"#42")
+			l, err := tpl.Lock(ctx, key)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -10,7 +10,8 @@
 // Per request or call:
 //
 //  1. the key <KeyPrefix>:<name>#<parts> is built by the keybuilder package
-//     (KeyPrefix from the Template's Config);
+//     (KeyPrefix from the Template's Config; for ids that the handler parses
+//     as numbers, use the "|int" or "|float" conversions described there);
 //  2. the lock is taken with Template.Lock on the request's context;
 //  3. if that fails, the failure strategy answers (HTTP 429/503/400, gRPC
 //     Aborted/Unavailable/InvalidArgument by default) and the handler does
@@ -24,6 +25,27 @@
 //
 // No response is written after the handler has run, with one exception: an
 // HTTP handler that panics before writing anything gets a 500 (see [HTTP]).
+//
+// # Order of wrappers: timeouts outside the lock
+//
+// The lock is held exactly while the handler the middleware wraps runs:
+// whatever that handler leaves running after it returns runs unlocked.
+// http.TimeoutHandler is such a handler: at its timeout it answers 503 and
+// returns, while the handler it wraps goes on in its own goroutine. Inside
+// the lock middleware it releases the lock under a handler that is still
+// paying, and the next request for that order runs beside it. Put it
+// outside:
+//
+//	mux.Handle("POST /orders/{id}/pay", http.TimeoutHandler(
+//		middleware.HTTP(tpl, spec)(payHandler), 10*time.Second, "timeout"))
+//
+// Then the 503 goes out at the timeout, the handler's context is cancelled,
+// and the lock is held until the handler has returned. The middleware
+// panics when it is asked to wrap an http.TimeoutHandler directly; it cannot
+// see one reached through a mux or another middleware, nor a handler that
+// starts goroutines of its own and returns before they end. Context-based
+// timeouts (context.WithTimeout in a middleware, http.Server's timeouts) do
+// not return early and are safe on either side.
 //
 // Constructors come in pairs: [NewHTTP], [NewUnaryServerInterceptor] and
 // [NewStreamServerInterceptor] return an error wrapping

@@ -27,7 +27,7 @@ func ExampleHTTP() {
 		panic(err)
 	}
 	locked := middleware.HTTP(tpl, middleware.Spec{
-		Keys:           []string{"path.id"}, // key "lock4go:POST /orders/{id}/pay#<id>"
+		Keys:           []string{"path.id"}, // key "lock4go:POST /orders/%7Bid%7D/pay#<id>"
 		AcquireTimeout: middleware.NoWait,
 	})
 

@@ -1,8 +1,11 @@
 package middleware
 
 import (
+	"fmt"
 	"net/http"
+	"reflect"
 	"strconv"
+	"time"
 
 	"github.com/lock4go/lock4go"
 	"github.com/lock4go/lock4go/failure"
@@ -22,6 +25,10 @@ import (
 // failure.DefaultMessage and flushes it, so the client gets a complete
 // response before net/http closes the connection; a panic with
 // http.ErrAbortHandler gets no response.
+//
+// The returned function panics with an error wrapping
+// lock4go.ErrInvalidConfig when it is given an http.TimeoutHandler: put
+// timeouts outside the lock (see the package documentation).
 func HTTP(tpl *lock4go.Template, spec Spec, opts ...Option) func(http.Handler) http.Handler {
 	mw, err := NewHTTP(tpl, spec, opts...)
 	if err != nil {
@@ -30,7 +37,9 @@ func HTTP(tpl *lock4go.Template, spec Spec, opts ...Option) func(http.Handler) h
 	return mw
 }
 
-// NewHTTP is [HTTP] returning an error instead of panicking.
+// NewHTTP is [HTTP] returning an error instead of panicking for a bad spec.
+// The function it returns still panics when given an http.TimeoutHandler,
+// as [HTTP]'s does.
 func NewHTTP(tpl *lock4go.Template, spec Spec, opts ...Option) (func(http.Handler) http.Handler, error) {
 	c, err := spec.compile(tpl, "HTTP Spec")
 	if err != nil {
@@ -46,11 +55,23 @@ func NewHTTP(tpl *lock4go.Template, spec Spec, opts ...Option) (func(http.Handle
 		m.fail = o.httpFailure
 	}
 	return func(next http.Handler) http.Handler {
+		if reflect.TypeOf(next) == timeoutHandlerType {
+			panic(errTimeoutInside)
+		}
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			m.serve(next, w, r)
 		})
 	}, nil
 }
+
+// timeoutHandlerType is the type of the handlers http.TimeoutHandler
+// returns.
+var timeoutHandlerType = reflect.TypeOf(http.TimeoutHandler(http.NotFoundHandler(), time.Second, ""))
+
+// errTimeoutInside is the panic of a middleware asked to wrap an
+// http.TimeoutHandler.
+var errTimeoutInside = fmt.Errorf("middleware: HTTP wraps an http.TimeoutHandler, which returns at its timeout while the handler it runs goes on; the lock would be released under that handler: put the TimeoutHandler outside, http.TimeoutHandler(middleware.HTTP(tpl, spec)(h), d, msg): %w",
+	lock4go.ErrInvalidConfig)
 
 type httpLock struct {
 	tpl  *lock4go.Template

@@ -332,7 +332,7 @@ func TestHTTP_jsonBodyRestored(t *testing.T) {
 	if r := post(t.Context(), srv.Client(), srv.URL+"/orders/x", body); r.code != http.StatusOK {
 		t.Fatalf("got %+v", r)
 	}
-	e.waitEvent(t, lock4go.EventAcquired, lock4go.DefaultKeyPrefix+":"+route+"#o-1")
+	e.waitEvent(t, lock4go.EventAcquired, orderKey(t, "o-1"))
 }
 
 func TestHTTP_reentryAndLoss(t *testing.T) {

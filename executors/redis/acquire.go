@@ -13,6 +13,10 @@ import (
 // never waits, whatever req.Wait says; waiting is the Template's, helped by
 // [Executor.WatchRelease].
 //
+// A key that is the counter or a void marker of a key with a hash tag
+// ("<key>##token", "<key>##void:<owner>") is an error wrapping
+// [executor.ErrInvalidKey].
+//
 // It returns an error wrapping [executor.ErrNotAcquired] when another owner
 // holds the key (or a key of another type, such as a Redisson lock, sits
 // there); [executor.ErrBackend] and the cause when Redis did not answer, with
@@ -42,6 +46,9 @@ import (
 func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.Lease, error) {
 	if req.Key == "" {
 		return nil, fmt.Errorf("redis: acquire: empty key: %w", executor.ErrInvalidKey)
+	}
+	if reservedKey(req.Key) {
+		return nil, fmt.Errorf("redis: acquire %q: the name of a fencing counter or void marker: %w", req.Key, executor.ErrInvalidKey)
 	}
 	if req.TTL <= 0 {
 		return nil, fmt.Errorf("redis: acquire %q: ttl %v: %w", req.Key, req.TTL, executor.ErrInvalidConfig)

@@ -42,10 +42,26 @@
 // The fencing counter is "{<key>}:token", the release channel
 // "{<key>}:released" and an owner's void marker "{<key>}:void:<owner>": the
 // key as a hash tag, so all hash to the key's own slot. A key that already
-// has a hash tag keeps it ("<key>:token"), and a key whose slot cannot be
-// written as a tag (it contains "}" but has no tag) gets a short tag of its
-// slot ("{<tag>}:token:<key>", "{<tag>}:void:<key>:<owner>"). Lock keys must
-// not themselves look like these names.
+// has a hash tag keeps it: "<key>##token", "<key>:released" and
+// "<key>##void:<owner>". The "##" and the letter after it make a shape that
+// lock4go's key builders never build, whatever the KeyPrefix (they escape
+// '#', ':' and braces in names and parts, and write "##" only before the 64
+// hex digits of a hashed key), and [Executor.Acquire] refuses keys of that
+// shape ([executor.ErrInvalidKey]). The names of keys without a tag start
+// with "{" and the whole key, which no key built with the same prefix does.
+// So no built key is the counter or marker of another key built with the
+// same KeyPrefix. A key whose slot cannot be written as a tag (it
+// contains "}" but has no tag) gets a short tag of its slot
+// ("{<tag>}:token:<key>", "{<tag>}:void:<key>:<owner>"). Keys you build
+// yourself must not look like any of these names: use keybuilder.Join.
+//
+// Versions before the "##" names counted keys with a hash tag in
+// "<key>:token". The acquire script still reads that name and, while it
+// holds a counter, keeps the token above it and raises it to the token, so
+// tokens keep increasing through a rolling upgrade in which old and new
+// processes take the same keys. It expires [Options.CounterTTL] after the
+// last acquisition by an old process; until then, a key of that name (a route
+// whose last part is "token") is taken by the old counter.
 //
 // The counter expires [Options.CounterTTL] (7 days) after the key's last
 // acquisition; a new counter is seeded from the server clock in

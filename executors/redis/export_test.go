@@ -5,6 +5,8 @@ import "time"
 // Internals exposed to the external tests.
 var (
 	CounterKey   = counterKey
+	LegacyKey    = legacyCounterKey
+	ReservedKey  = reservedKey
 	ChannelName  = channelName
 	VoidKey      = voidKey
 	AcquireNames = acquireNames

@@ -11,10 +11,14 @@ import (
 // lease is a lock held through an [Executor], or an attempt to take one. It
 // is safe for concurrent use.
 type lease struct {
-	e        *Executor
-	keys     [3]string // the lock key, its owner's void marker, its counter
-	channel  string    // the key's release channel
-	ownerArg any       // the owner value, boxed once for every script call
+	e *Executor
+	// keys are the acquire script's KEYS: the lock key, its owner's void
+	// marker, its counter and, for a key with a hash tag, the counter's
+	// legacy name (see legacyCounterKey). They are backed by names.
+	keys     []string
+	names    [4]string
+	channel  string // the key's release channel
+	ownerArg any    // the owner value, boxed once for every script call
 	token    int64
 	start    time.Time // before the acquire script was sent
 }
@@ -23,8 +27,13 @@ var _ executor.Lease = (*lease)(nil)
 
 // newLease returns the attempt of owner to take key through e.
 func newLease(e *Executor, key, owner string) *lease {
-	void, counter, channel := acquireNames(key, owner)
-	return &lease{e: e, keys: [3]string{key, void, counter}, channel: channel, ownerArg: owner, start: time.Now()}
+	void, counter, channel, legacy := acquireNames(key, owner)
+	l := &lease{e: e, names: [4]string{key, void, counter, legacy}, channel: channel, ownerArg: owner, start: time.Now()}
+	l.keys = l.names[:3]
+	if legacy != "" {
+		l.keys = l.names[:4]
+	}
+	return l
 }
 
 // key returns the lock key.

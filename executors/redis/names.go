@@ -7,53 +7,91 @@ const (
 	counterSuffix = ":token"
 	channelSuffix = ":released"
 	voidSuffix    = ":void"
+
+	// A key with a hash tag keeps it in its derived names, which are the key
+	// plus a suffix. There the counter and void suffixes start with "##" and
+	// a letter that is not a hex digit, a shape the key builders never
+	// produce (they escape '#' and ':' inside names and parts, and "##" only
+	// precedes the 64 hex digits of a hashed key), so no built key is
+	// another key's counter or void marker: with ":token", "{app}:order#1"
+	// of a one-part route and "{app}:order#1:token" of a two-part route were
+	// a lock and the other's counter. Release channels live apart from keys
+	// and keep ":released".
+	taggedCounterSuffix = "##token"
+	taggedVoidSuffix    = "##void"
 )
 
 // counterKey returns the name of key's fencing counter.
-func counterKey(key string) string { return derive(key, counterSuffix) }
+func counterKey(key string) string { return derive(key, counterSuffix, taggedCounterSuffix) }
+
+// legacyCounterKey returns the name that key's fencing counter had before
+// keys with a hash tag got counters of their own shape ("<key>:token"), or
+// "" for a key whose counter kept its name. The acquire script reads it to
+// keep tokens increasing across an upgrade (see acquireScript).
+func legacyCounterKey(key string) string {
+	if _, ok := hashTag(key); ok {
+		return key + counterSuffix
+	}
+	return ""
+}
 
 // channelName returns the name of the channel that announces key's releases.
-func channelName(key string) string { return derive(key, channelSuffix) }
+func channelName(key string) string { return derive(key, channelSuffix, channelSuffix) }
 
 // voidKey returns the name of the marker that voids owner's acquisitions of
 // key: key's derived name with the void suffix, then ":" and the owner
-// ("{order:42}:void:<owner>").
-func voidKey(key, owner string) string { return derive(key, voidSuffix) + ":" + owner }
+// ("{order:42}:void:<owner>", "{app}:order#42##void:<owner>").
+func voidKey(key, owner string) string {
+	return derive(key, voidSuffix, taggedVoidSuffix) + ":" + owner
+}
 
-// acquireNames returns voidKey(key, owner), counterKey(key) and
-// channelName(key): the names an acquisition and its release touch besides
-// key. Except for keys that need a slot tag, the three share one allocation,
-// since they are made on every acquisition's path.
-func acquireNames(key, owner string) (void, counter, channel string) {
-	var s string
-	pre := len(key) // the length of what precedes each suffix
-	if _, ok := hashTag(key); ok {
-		s = key + voidSuffix + ":" + owner + key + counterSuffix + key + channelSuffix
-	} else if key != "" && !strings.Contains(key, "}") {
-		pre += 2
-		s = "{" + key + "}" + voidSuffix + ":" + owner + "{" + key + "}" + counterSuffix + "{" + key + "}" + channelSuffix
-	} else {
-		return voidKey(key, owner), counterKey(key), channelName(key)
+// reservedKey reports whether key is the fencing counter or a void marker of
+// a key with a hash tag ("<key>##token", "<key>##void:<owner>"): a name the
+// executor writes for its own bookkeeping, which no key builder produces and
+// which must not be locked.
+func reservedKey(key string) bool {
+	if _, ok := hashTag(key); !ok {
+		return false
 	}
-	v := pre + len(voidSuffix) + 1 + len(owner)
-	c := v + pre + len(counterSuffix)
-	return s[:v], s[v:c], s[c:]
+	return strings.HasSuffix(key, taggedCounterSuffix) || strings.Contains(key, taggedVoidSuffix+":")
+}
+
+// acquireNames returns voidKey(key, owner), counterKey(key),
+// channelName(key) and legacyCounterKey(key): the names an acquisition and
+// its release touch besides key. Except for keys that need a slot tag, they
+// share one allocation, since they are made on every acquisition's path.
+func acquireNames(key, owner string) (void, counter, channel, legacy string) {
+	if _, ok := hashTag(key); ok {
+		s := key + taggedVoidSuffix + ":" + owner + key + taggedCounterSuffix + key + channelSuffix + key + counterSuffix
+		v := len(key) + len(taggedVoidSuffix) + 1 + len(owner)
+		c := v + len(key) + len(taggedCounterSuffix)
+		ch := c + len(key) + len(channelSuffix)
+		return s[:v], s[v:c], s[c:ch], s[ch:]
+	}
+	if key != "" && !strings.Contains(key, "}") {
+		pre := len(key) + 2
+		s := "{" + key + "}" + voidSuffix + ":" + owner + "{" + key + "}" + counterSuffix + "{" + key + "}" + channelSuffix
+		v := pre + len(voidSuffix) + 1 + len(owner)
+		c := v + pre + len(counterSuffix)
+		return s[:v], s[v:c], s[c:], ""
+	}
+	return voidKey(key, owner), counterKey(key), channelName(key), ""
 }
 
 // derive returns a name unique to key (per suffix) that Redis Cluster hashes
 // to the same slot as key itself, so that one script can touch both:
 //
 //   - key has a hash tag (a non-empty "{...}" after its first "{"): key plus
-//     suffix, which keeps that tag ("a:{42}" gives "a:{42}:token");
+//     tagged, which keeps that tag ("a:{42}" gives "a:{42}##token");
 //   - key has none and contains no "}": "{key}" plus suffix, whose tag is the
 //     whole key ("order:42" gives "{order:42}:token");
 //   - otherwise (no tag, but a "}" as in "a}b" or "{}x", or the empty key,
 //     which "{}" would not tag): no tag can hold
 //     the whole key, so a short tag of the key's slot is used instead, and the
 //     key follows the suffix to keep the name unique ("{<tag>}:token:a}b").
-func derive(key, suffix string) string {
+func derive(key, suffix, tagged string) string {
 	if _, ok := hashTag(key); ok {
-		return key + suffix
+		return key + tagged
 	}
 	if key != "" && !strings.Contains(key, "}") {
 		return "{" + key + "}" + suffix

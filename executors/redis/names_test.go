@@ -27,6 +27,8 @@ var slotKeys = []string{
 	"foo{{bar}}zap",
 	"foo{bar}{zap}",
 	"lock4go:order#{42}:x",
+	"{app}:order#1",
+	"{app}:order#1:token",
 	"ключ:日本",
 	"x\x00y",
 }
@@ -75,10 +77,18 @@ func TestDerivedNames_sameSlot(t *testing.T) {
 		if v2 := redis.VoidKey(k, o+"x"); v2 == v {
 			t.Errorf("key %q: two owners share the void marker %q", k, v)
 		}
-		if gv, gc, gch := redis.AcquireNames(k, o); gv != v || gc != c || gch != ch {
-			t.Errorf("AcquireNames(%q) = %q, %q, %q; want %q, %q, %q", k, gv, gc, gch, v, c, ch)
+		lc := redis.LegacyKey(k)
+		if gv, gc, gch, glc := redis.AcquireNames(k, o); gv != v || gc != c || gch != ch || glc != lc {
+			t.Errorf("AcquireNames(%q) = %q, %q, %q, %q; want %q, %q, %q, %q", k, gv, gc, gch, glc, v, c, ch, lc)
 		}
-		for _, n := range []string{c, ch, v} {
+		if redis.ReservedKey(k) || redis.ReservedKey(c) != (lc != "") || redis.ReservedKey(v) != (lc != "") {
+			t.Errorf("key %q: ReservedKey of the key, its counter %q, its void marker %q = %v, %v, %v",
+				k, c, v, redis.ReservedKey(k), redis.ReservedKey(c), redis.ReservedKey(v))
+		}
+		for _, n := range []string{c, ch, v, lc} {
+			if n == "" {
+				continue
+			}
 			if got, want := redis.KeySlot(n), redis.KeySlot(k); got != want {
 				t.Errorf("key %q (slot %d): derived %q has slot %d", k, want, n, got)
 			}
@@ -87,18 +97,24 @@ func TestDerivedNames_sameSlot(t *testing.T) {
 	if got := redis.CounterKey("order:42"); got != "{order:42}:token" {
 		t.Errorf("CounterKey(order:42) = %q", got)
 	}
-	if got := redis.ChannelName("a:{42}"); got != "a:{42}:released" {
-		t.Errorf("ChannelName(a:{42}) = %q", got)
-	}
-	if got := redis.VoidKey("order:42", "o1"); got != "{order:42}:void:o1" {
-		t.Errorf("VoidKey(order:42, o1) = %q", got)
+	for _, tc := range []struct{ got, want string }{
+		{redis.ChannelName("a:{42}"), "a:{42}:released"},
+		{redis.VoidKey("order:42", "o1"), "{order:42}:void:o1"},
+		{redis.CounterKey("{app}:order#1"), "{app}:order#1##token"},
+		{redis.VoidKey("{app}:order#1", "o1"), "{app}:order#1##void:o1"},
+		{redis.LegacyKey("{app}:order#1"), "{app}:order#1:token"},
+		{redis.LegacyKey("order:42"), ""},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("derived name %q, want %q", tc.got, tc.want)
+		}
 	}
 }
 
 // TestAcquireNames_allocs checks that the names made on every acquisition
 // share one allocation, except for keys that need a slot tag.
 func TestAcquireNames_allocs(t *testing.T) {
-	for _, k := range []string{"lock4j:order#42", "order:{42}:x"} {
+	for _, k := range []string{"lock4j:order#42", "order:{42}:x", "{app}:order#42"} {
 		if n := testing.AllocsPerRun(100, func() { redis.AcquireNames(k, "0123456789abcdef0123456789abcdef") }); n != 1 {
 			t.Errorf("AcquireNames(%q): %v allocations, want 1", k, n)
 		}
@@ -112,7 +128,10 @@ func TestDerivedNames_clusterKeySlot(t *testing.T) {
 	client := goredis.NewClient(&goredis.Options{Addr: c.Addrs()[0]})
 	defer client.Close()
 	for _, k := range slotKeys {
-		for _, n := range []string{k, redis.CounterKey(k), redis.ChannelName(k), redis.VoidKey(k, "o1")} {
+		for _, n := range []string{k, redis.CounterKey(k), redis.ChannelName(k), redis.VoidKey(k, "o1"), redis.LegacyKey(k)} {
+			if n == "" {
+				continue
+			}
 			want, err := client.ClusterKeySlot(t.Context(), n).Result()
 			if err != nil {
 				t.Fatalf("CLUSTER KEYSLOT %q: %v", n, err)

@@ -25,6 +25,15 @@ const (
 // from the server clock in microseconds), refreshes the counter's TTL to
 // ARGV[3] ms and returns the token.
 //
+// KEYS[4], given for keys with a hash tag, is the counter's legacy name (see
+// legacyCounterKey), which processes of earlier versions still increment.
+// While it holds a counter (a decimal integer below 2^53; anything else, such
+// as the owner of a lock that a key builder once built at that name, is
+// ignored and left alone), the token is also above it, and it is raised to
+// the token (INCRBY keeps its TTL, so it expires CounterTTL after the last
+// acquisition by an earlier version): tokens keep increasing through an
+// upgrade, and while old and new processes take the same key.
+//
 // It first checks the void marker KEYS[2] of this owner: once a
 // compensation has run for the owner (see voidScript), the acquisition is
 // refused with ownerVoided and writes nothing, whenever its command lands (a
@@ -44,6 +53,17 @@ if redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
     local seed = t[1] .. string.format('%06d', tonumber(t[2]))
     redis.call('set', KEYS[3], seed)
     token = tonumber(seed)
+  end
+  if KEYS[4] then
+    local old = redis.pcall('get', KEYS[4])
+    if type(old) == 'string' and #old <= 16 and string.find(old, '^[1-9]%d*$') and tonumber(old) < 9007199254740992 then
+      old = tonumber(old)
+      if old >= token then
+        token = old + 1
+        redis.call('set', KEYS[3], string.format('%.0f', token))
+      end
+      redis.call('incrby', KEYS[4], string.format('%.0f', token - old))
+    end
   end
   redis.call('pexpire', KEYS[3], ARGV[3])
   return token
