@@ -2,6 +2,7 @@ package testserver
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"os"
@@ -20,6 +21,12 @@ type etcdMember struct {
 // temporary directory. It returns an error wrapping [ErrNotInstalled] when
 // etcd is missing.
 func StartEtcd() (*Server, error) {
+	return startEtcd(nil)
+}
+
+// startEtcd starts a single-member etcd, serving clients over TLS with
+// certs when certs is not nil.
+func startEtcd(certs *Certs) (*Server, error) {
 	path, err := exec.LookPath("etcd")
 	if err != nil {
 		return nil, notInstalled("etcd")
@@ -34,7 +41,7 @@ func StartEtcd() (*Server, error) {
 			return nil, fmt.Errorf("testserver: etcd: %w", err)
 		}
 		m := etcdMember{name: "m1", client: ports[0], peer: ports[1]}
-		s := newEtcd(path, dir, m, []etcdMember{m}, filepath.Base(dir))
+		s := newEtcd(path, dir, m, []etcdMember{m}, filepath.Base(dir), certs)
 		s.ownsDir = true
 		if err := s.start(); err != nil {
 			return nil, err
@@ -44,14 +51,18 @@ func StartEtcd() (*Server, error) {
 }
 
 // newEtcd returns an unstarted etcd member me of cluster, with its data in
-// dir.
-func newEtcd(path, dir string, me etcdMember, cluster []etcdMember, token string) *Server {
+// dir. With certs it serves clients over TLS only (see [StartEtcdTLS]).
+func newEtcd(path, dir string, me etcdMember, cluster []etcdMember, token string, certs *Certs) *Server {
 	peers := make([]string, len(cluster))
 	for i, m := range cluster {
 		peers[i] = m.name + "=" + "http://" + loopback(m.peer)
 	}
 	addr := loopback(me.client)
-	clientURL := "http://" + addr
+	scheme := "http://"
+	if certs != nil {
+		scheme = "https://"
+	}
+	clientURL := scheme + addr
 	peerURL := "http://" + loopback(me.peer)
 	args := []string{
 		"--name", me.name,
@@ -66,23 +77,39 @@ func newEtcd(path, dir string, me etcdMember, cluster []etcdMember, token string
 		"--logger", "zap",
 		"--log-outputs", "stderr",
 	}
+	ready := func(ctx context.Context) error { return etcdHealthy(ctx, addr, nil) }
+	if certs != nil {
+		args = append(args, etcdTLSArgs(certs)...)
+		ready = func(ctx context.Context) error {
+			cfg, err := certs.ClientTLS()
+			if err != nil {
+				return err
+			}
+			return etcdHealthy(ctx, addr, cfg)
+		}
+	}
 	return &Server{
 		name:  "etcd",
 		path:  path,
 		args:  args,
 		dir:   dir,
 		addr:  addr,
-		ready: func(ctx context.Context) error { return etcdHealthy(ctx, addr) },
+		ready: ready,
 	}
 }
 
 // etcdHealthy succeeds when /health reports true (the member serves and its
-// cluster has a leader).
-func etcdHealthy(ctx context.Context, addr string) error {
+// cluster has a leader). With cfg it asks over https with that client
+// configuration.
+func etcdHealthy(ctx context.Context, addr string, cfg *tls.Config) error {
 	var h struct {
 		Health string `json:"health"`
 	}
-	if err := httpJSON(ctx, "http://"+addr+"/health", nil, &h); err != nil {
+	scheme := "http://"
+	if cfg != nil {
+		scheme = "https://"
+	}
+	if err := httpsJSON(ctx, cfg, scheme+addr+"/health", nil, &h); err != nil {
 		return err
 	}
 	if h.Health != "true" {

@@ -32,7 +32,7 @@ func StartEtcdCluster(n int) (*Cluster, error) {
 		}
 		c := &Cluster{dir: root, leader: etcdLeader}
 		for i, m := range members {
-			c.Servers = append(c.Servers, newEtcd(path, dirs[i], m, members, filepath.Base(root)))
+			c.Servers = append(c.Servers, newEtcd(path, dirs[i], m, members, filepath.Base(root), nil))
 		}
 		if err := c.startMembers(); err != nil {
 			return nil, err

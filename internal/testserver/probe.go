@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -95,9 +96,27 @@ func redisPing(ctx context.Context, addr string) error {
 // fourLetter sends a ZooKeeper four-letter-word command and returns the
 // whole answer.
 func fourLetter(ctx context.Context, addr, cmd string) (string, error) {
+	return fourLetterTLS(ctx, addr, cmd, nil)
+}
+
+// fourLetterTLS is [fourLetter] over TLS with cfg, or in plain text when cfg
+// is nil.
+func fourLetterTLS(ctx context.Context, addr, cmd string, cfg *tls.Config) (string, error) {
 	conn, err := dial(ctx, addr)
 	if err != nil {
 		return "", err
+	}
+	if cfg != nil {
+		if cfg.ServerName == "" {
+			cfg = cfg.Clone()
+			cfg.ServerName, _, _ = net.SplitHostPort(addr)
+		}
+		tc := tls.Client(conn, cfg)
+		if err := tc.HandshakeContext(ctx); err != nil {
+			_ = conn.Close()
+			return "", err
+		}
+		conn = tc
 	}
 	defer conn.Close()
 	if _, err := io.WriteString(conn, cmd); err != nil {
@@ -114,6 +133,12 @@ func fourLetter(ctx context.Context, addr, cmd string) (string, error) {
 // decodes the JSON answer into out. Keep-alives are off so no connection
 // goroutine outlives the call.
 func httpJSON(ctx context.Context, url string, body []byte, out any) error {
+	return httpsJSON(ctx, nil, url, body, out)
+}
+
+// httpsJSON is [httpJSON] with a TLS client configuration (nil: the
+// default) for https URLs.
+func httpsJSON(ctx context.Context, cfg *tls.Config, url string, body []byte, out any) error {
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, probeTimeout)
@@ -128,7 +153,7 @@ func httpJSON(ctx context.Context, url string, body []byte, out any) error {
 	if err != nil {
 		return err
 	}
-	tr := &http.Transport{DisableKeepAlives: true}
+	tr := &http.Transport{DisableKeepAlives: true, TLSClientConfig: cfg}
 	defer tr.CloseIdleConnections()
 	resp, err := (&http.Client{Transport: tr}).Do(req)
 	if err != nil {

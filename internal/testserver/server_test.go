@@ -123,7 +123,7 @@ func TestStartZooKeeper_fourLetterWords(t *testing.T) {
 	if out, err := fourLetter(ctx, s.Addr(), "ruok"); err != nil || out != "imok" {
 		t.Fatalf("ruok = %q, %v; want imok", out, err)
 	}
-	if mode, err := zkMode(ctx, s.Addr()); err != nil || mode != "standalone" {
+	if mode, err := zkMode(ctx, s.Addr(), nil); err != nil || mode != "standalone" {
 		t.Fatalf("mode = %q, %v; want standalone", mode, err)
 	}
 	if out, err := fourLetter(ctx, s.Addr(), "conf"); err != nil || !strings.Contains(out, "minSessionTimeout=1000") {

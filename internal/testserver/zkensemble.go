@@ -36,7 +36,7 @@ func StartZooKeeperEnsemble(n int) (*Cluster, error) {
 		}
 		c := &Cluster{dir: root, leader: zkLeader}
 		for i, m := range members {
-			s, err := newZooKeeper(java, classpath, dirs[i], m, ensemble)
+			s, err := newZooKeeper(java, classpath, dirs[i], m, ensemble, nil)
 			if err != nil {
 				_ = c.Stop()
 				return nil, err
@@ -54,7 +54,7 @@ func StartZooKeeperEnsemble(n int) (*Cluster, error) {
 // standalone server).
 func zkLeader(ctx context.Context, servers []*Server) (int, error) {
 	return probeLeaders(ctx, servers, func(ctx context.Context, addr string) (bool, error) {
-		mode, err := zkMode(ctx, addr)
+		mode, err := zkMode(ctx, addr, nil)
 		return mode == "leader" || mode == "standalone", err
 	})
 }

@@ -2,6 +2,7 @@ package testserver
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"os"
@@ -30,9 +31,20 @@ type zkMember struct {
 // four-letter-word command allowed. It returns an error wrapping
 // [ErrNotInstalled] when java or the ZooKeeper jar is missing.
 func StartZooKeeper() (*Server, error) {
+	return startZooKeeper(nil)
+}
+
+// startZooKeeper starts a standalone server, serving clients over TLS with
+// certs when certs is not nil.
+func startZooKeeper(certs *Certs) (*Server, error) {
 	java, classpath, err := zkCommand()
 	if err != nil {
 		return nil, err
+	}
+	if certs != nil {
+		if classpath, err = zkTLSClasspath(classpath); err != nil {
+			return nil, err
+		}
 	}
 	return withPortRetry(func() (*Server, error) {
 		ports, err := freePorts(1)
@@ -43,7 +55,7 @@ func StartZooKeeper() (*Server, error) {
 		if err != nil {
 			return nil, fmt.Errorf("testserver: zookeeper: %w", err)
 		}
-		s, err := newZooKeeper(java, classpath, dir, zkMember{id: 1, client: ports[0]}, nil)
+		s, err := newZooKeeper(java, classpath, dir, zkMember{id: 1, client: ports[0]}, nil, certs)
 		if err != nil {
 			_ = os.RemoveAll(dir)
 			return nil, err
@@ -75,7 +87,8 @@ func zkCommand() (java, classpath string, err error) {
 
 // newZooKeeper writes zoo.cfg (and myid, for an ensemble) into dir and
 // returns an unstarted server. ensemble is nil for a standalone server.
-func newZooKeeper(java, classpath, dir string, me zkMember, ensemble []zkMember) (*Server, error) {
+// With certs it serves clients over TLS only (see [StartZooKeeperTLS]).
+func newZooKeeper(java, classpath, dir string, me zkMember, ensemble []zkMember, certs *Certs) (*Server, error) {
 	dataDir := filepath.Join(dir, "data")
 	if err := os.MkdirAll(dataDir, 0o755); err != nil {
 		return nil, fmt.Errorf("testserver: zookeeper: %w", err)
@@ -83,7 +96,12 @@ func newZooKeeper(java, classpath, dir string, me zkMember, ensemble []zkMember)
 	var cfg strings.Builder
 	fmt.Fprintf(&cfg, "tickTime=500\ninitLimit=20\nsyncLimit=10\n")
 	fmt.Fprintf(&cfg, "minSessionTimeout=1000\nmaxSessionTimeout=60000\n")
-	fmt.Fprintf(&cfg, "dataDir=%s\nclientPort=%d\nclientPortAddress=127.0.0.1\n", dataDir, me.client)
+	fmt.Fprintf(&cfg, "dataDir=%s\n", dataDir)
+	if certs == nil {
+		fmt.Fprintf(&cfg, "clientPort=%d\nclientPortAddress=127.0.0.1\n", me.client)
+	} else if err := zkTLSConfig(&cfg, dir, me.client, certs); err != nil {
+		return nil, err
+	}
 	fmt.Fprintf(&cfg, "admin.enableServer=false\n4lw.commands.whitelist=*\n")
 	for _, m := range ensemble {
 		fmt.Fprintf(&cfg, "server.%d=127.0.0.1:%d:%d\n", m.id, m.peer, m.election)
@@ -112,14 +130,21 @@ func newZooKeeper(java, classpath, dir string, me zkMember, ensemble []zkMember)
 		args:  args,
 		dir:   dir,
 		addr:  addr,
-		ready: func(ctx context.Context) error { return zkServing(ctx, addr) },
+		ready: func(ctx context.Context) error { return zkServing(ctx, addr, certs) },
 	}, nil
 }
 
 // zkServing succeeds when the server at addr serves clients: srvr reports a
-// mode (standalone, leader or follower).
-func zkServing(ctx context.Context, addr string) error {
-	mode, err := zkMode(ctx, addr)
+// mode (standalone, leader or follower). With certs it asks over TLS.
+func zkServing(ctx context.Context, addr string, certs *Certs) error {
+	var cfg *tls.Config
+	if certs != nil {
+		var err error
+		if cfg, err = certs.ClientTLS(); err != nil {
+			return err
+		}
+	}
+	mode, err := zkMode(ctx, addr, cfg)
 	if err != nil {
 		return err
 	}
@@ -130,9 +155,10 @@ func zkServing(ctx context.Context, addr string) error {
 }
 
 // zkMode returns the Mode line of srvr ("standalone", "leader",
-// "follower"), or "" when the server is not serving.
-func zkMode(ctx context.Context, addr string) (string, error) {
-	out, err := fourLetter(ctx, addr, "srvr")
+// "follower"), or "" when the server is not serving. With cfg it asks over
+// TLS.
+func zkMode(ctx context.Context, addr string, cfg *tls.Config) (string, error) {
+	out, err := fourLetterTLS(ctx, addr, "srvr", cfg)
 	if err != nil {
 		return "", err
 	}
