@@ -27,6 +27,7 @@ func TestMain(m *testing.M) {
 	if srv != nil {
 		_ = srv.Stop()
 	}
+	stopAuthServer()
 	if code == 0 {
 		if err := goleak.Find(); err != nil {
 			fmt.Fprintln(os.Stderr, "goroutine leak:", err)
