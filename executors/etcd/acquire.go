@@ -33,7 +33,24 @@ const sessionRetries = 3
 // was lost is also re-checked later by its session, in case it lands after
 // that delete (see uncertain.go). Acquire never returns a Lease on a shared
 // session already marked lost: it starts over on a fresh one.
+//
+// A request etcd refuses (a user without permission on the prefix, failed
+// authentication) fails with [executor.ErrBackend] wrapping etcd's error
+// (rpctypes.ErrPermissionDenied, say) and leaves nothing behind. When the
+// client has no working connection at all (an endpoint whose TLS
+// certificate it does not trust, say), clientv3 retries until ctx ends and
+// reports only that; the error then also says that the client cannot
+// connect, whose cause the client's own log names.
 func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.Lease, error) {
+	l, err := e.acquire(ctx, req)
+	if err != nil {
+		return nil, e.explain(err)
+	}
+	return l, nil
+}
+
+// acquire is [Executor.Acquire] before errors are explained.
+func (e *Executor) acquire(ctx context.Context, req executor.Request) (executor.Lease, error) {
 	if req.TTL <= 0 {
 		return nil, fmt.Errorf("etcd: acquire %q: ttl %v: %w", req.Key, req.TTL, executor.ErrInvalidConfig)
 	}
@@ -108,7 +125,7 @@ func (e *Executor) attempt(ctx context.Context, req executor.Request, q queue, r
 		rev, at, err = e.tryPut(ctx, q, own, req.Owner, ref.id)
 		switch {
 		case err != nil:
-			e.abandonWrite(ctx, q, own, req.Owner, ref, unlock)
+			e.abandonWrite(ctx, q, own, req.Owner, ref, unlock, err)
 			return nil, e.writeErr(ctx, req.Key, ref, err)
 		case at == behind:
 			e.discard(ctx, "", 0, ref, unlock) // nothing written
@@ -118,7 +135,7 @@ func (e *Executor) attempt(ctx context.Context, req executor.Request, q queue, r
 	if at != first {
 		rev, at, err = e.enqueue(ctx, q, own, req.Owner, ref.id)
 		if err != nil {
-			e.abandonWrite(ctx, q, own, req.Owner, ref, unlock)
+			e.abandonWrite(ctx, q, own, req.Owner, ref, unlock, err)
 			return nil, e.writeErr(ctx, req.Key, ref, err)
 		}
 	}
@@ -166,11 +183,16 @@ func waitContext(ctx context.Context, until time.Time) (context.Context, context
 	return context.WithDeadline(ctx, until)
 }
 
-// abandonWrite cleans up after a write of the own entry whose outcome is
-// unknown: under a shared session it records the write for the session's
-// sweeps first (uncertain.go), since the write may still land after the
-// clean-up; then it discards the entry.
-func (e *Executor) abandonWrite(ctx context.Context, q queue, own, owner string, ref leaseRef, unlock func()) {
+// abandonWrite cleans up after a write of the own entry that failed with
+// err. A write etcd refused (refused) left nothing to clean up but an own
+// lease. Otherwise its outcome is unknown: under a shared session it
+// records the write for the session's sweeps first (uncertain.go), since
+// the write may still land after the clean-up; then it discards the entry.
+func (e *Executor) abandonWrite(ctx context.Context, q queue, own, owner string, ref leaseRef, unlock func(), err error) {
+	if refused(err) {
+		e.discard(ctx, "", 0, ref, unlock)
+		return
+	}
 	if ref.sess != nil {
 		ref.sess.noteUncertain(uncertainWrite{slot: slotKey{lease: ref.id, pfx: q.dir}, entry: own, owner: owner})
 	}

@@ -110,12 +110,18 @@ func etcdctl(s *testserver.Server, certs *testserver.Certs, user string, args ..
 // user is ""), closed when the test ends. It returns clientv3.New's error.
 func tlsClient(t *testing.T, s *testserver.Server, cfg *tls.Config, user, password string) (*clientv3.Client, error) {
 	t.Helper()
+	return tlsClientTimeout(t, s, cfg, user, password, 5*time.Second)
+}
+
+// tlsClientTimeout is tlsClient with clientv3's DialTimeout.
+func tlsClientTimeout(t *testing.T, s *testserver.Server, cfg *tls.Config, user, password string, dial time.Duration) (*clientv3.Client, error) {
+	t.Helper()
 	cli, err := clientv3.New(clientv3.Config{
 		Endpoints:   []string{"https://" + s.Addr()},
 		TLS:         cfg,
 		Username:    user,
 		Password:    password,
-		DialTimeout: 5 * time.Second,
+		DialTimeout: dial,
 		Logger:      zap.NewNop(),
 	})
 	if err != nil {

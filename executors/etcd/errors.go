@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
+	"google.golang.org/grpc/connectivity"
+
 	"github.com/lock4go/lock4go/executor"
 )
 
@@ -64,3 +67,44 @@ func opErr(op, key string, err error) error {
 // errBusy: another acquisition in this process uses the same queue entry
 // and the caller did not ask to wait.
 var errBusy = errors.New("key in use by another acquisition of this executor")
+
+// refusals are the answers etcd gives to a request it did not apply:
+// authentication and permission are checked before a request takes effect.
+var refusals = []error{
+	rpctypes.ErrPermissionDenied,
+	rpctypes.ErrAuthFailed,
+	rpctypes.ErrUserEmpty,
+	rpctypes.ErrUserNotFound,
+	rpctypes.ErrInvalidAuthToken,
+	rpctypes.ErrAuthOldRevision,
+}
+
+// refused reports whether err is etcd refusing a request, which therefore
+// left nothing behind: no write to clean up, no write that may land later.
+func refused(err error) bool {
+	for _, r := range refusals {
+		if errors.Is(err, r) {
+			return true
+		}
+	}
+	return false
+}
+
+// errNoConnection: the client has no working connection to any endpoint.
+var errNoConnection = errors.New("the etcd client cannot connect to any endpoint " +
+	"(connection in TRANSIENT_FAILURE: a TLS handshake or a dial fails; the etcd client's log names the cause)")
+
+// explain adds errNoConnection to a backend error when the client's
+// connection is failing: clientv3 retries a connection that cannot be made
+// until the caller's deadline and then returns only the deadline, so an
+// untrusted server certificate or a closed port would otherwise go
+// unnamed.
+func (e *Executor) explain(err error) error {
+	if !errors.Is(err, executor.ErrBackend) {
+		return err
+	}
+	if conn := e.c.ActiveConnection(); conn == nil || conn.GetState() != connectivity.TransientFailure {
+		return err
+	}
+	return fmt.Errorf("%w: %w", err, errNoConnection)
+}

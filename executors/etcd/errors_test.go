@@ -3,6 +3,7 @@ package etcd_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -50,5 +51,31 @@ func TestAcquireErr_classification(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Only etcd's authentication and permission answers count as refusals (a
+// write that certainly left nothing); timeouts and lost connections leave
+// the write's outcome unknown.
+func TestRefused(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want bool
+	}{
+		{rpctypes.ErrPermissionDenied, true},
+		{rpctypes.ErrAuthFailed, true},
+		{rpctypes.ErrInvalidAuthToken, true},
+		{rpctypes.ErrUserEmpty, true},
+		{rpctypes.ErrUserNotFound, true},
+		{rpctypes.ErrAuthOldRevision, true},
+		{fmt.Errorf("wrapped: %w", rpctypes.ErrPermissionDenied), true},
+		{rpctypes.ErrTimeout, false},
+		{rpctypes.ErrNoLeader, false},
+		{context.DeadlineExceeded, false},
+		{rpctypes.ErrLeaseNotFound, false},
+	} {
+		if got := etcd.Refused(tc.err); got != tc.want {
+			t.Errorf("refused(%v) = %v, want %v", tc.err, got, tc.want)
+		}
 	}
 }

@@ -22,6 +22,13 @@ var AcquireErr = acquireErr
 // found its shared session lost.
 var ErrSessionLost = errSessionLost
 
+// Refused exposes refused, which tells a request etcd did not apply.
+var Refused = refused
+
+// ErrNoConnection exposes errNoConnection, added to a backend error when
+// the client cannot connect at all.
+var ErrNoConnection = errNoConnection
+
 // SlotCount returns how many queue entries e's table of slots holds.
 func SlotCount(e *Executor) int {
 	e.slots.mu.Lock()
