@@ -103,4 +103,18 @@
 //
 // The write happens only if the lock's entry is still the one created at
 // the token's revision, which no expiry, pause or network delay can fake.
+//
+// # Authentication and TLS
+//
+// The executor needs a user whose role has readwrite on the range
+// [Options.Prefix] + the lock keys (with a prefix, `etcdctl role
+// grant-permission --prefix=true <role> readwrite <Prefix>`). Its watches
+// need read on that range; lease grants, keep-alives and TimeToLive need no
+// key permission in etcd 3.4, and a lease revoke needs write on the keys
+// attached to it. A write etcd refuses fails with [executor.ErrBackend]
+// wrapping etcd's error and leaves nothing behind. Revoking the role's
+// permission does not end held locks, whose keep-alives need none; deleting
+// the user or changing its password does, at the next keep-alive. TLS is
+// the client's business (clientv3.Config.TLS); when the client cannot
+// connect at all, backend errors say so (see [Executor.Acquire]).
 package etcd

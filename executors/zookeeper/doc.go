@@ -65,7 +65,10 @@
 // # Connections and ACLs
 //
 // [New] takes a conn and never dials or closes it; [Dial] is a small helper
-// over zk.Connect. [Options.ACL] applies to every node created; [DigestAuth]
-// authenticates a conn with the digest scheme and returns a creator-only ACL.
-// Close the executor before the conn.
+// over zk.Connect, and [DialTLS] dials a secureClientPort over TLS, checking
+// one handshake first. [Options.ACL] applies to every node created;
+// [DigestAuth] authenticates a conn with the digest scheme and returns a
+// creator-only ACL. A create or delete the ACL refuses fails with
+// [executor.ErrBackend] wrapping zk.ErrNoAuth. Close the executor before the
+// conn.
 package zookeeper

@@ -25,6 +25,7 @@ func TestMain(m *testing.M) {
 	if zkSrv != nil {
 		_ = zkSrv.Stop()
 	}
+	stopTLSServer()
 	if code == 0 {
 		// Every conn and executor is closed by its test's cleanup, so no
 		// goroutine of go-zookeeper or of the executor may remain.
