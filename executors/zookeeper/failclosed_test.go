@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"path"
 	"sync"
 	"testing"
 	"time"
@@ -20,8 +21,8 @@ import (
 // password is just another identity, so DigestAuth itself succeeds.
 func TestFailClosed_noAuth(t *testing.T) {
 	addr := server(t)
-	base := basePath(t)
 	ownerConn := dial(t, testSession, addr)
+	base := aclBasePath(t, ownerConn)
 	acl, err := DigestAuth(t.Context(), ownerConn, "lock4go", "s3cret")
 	if err != nil {
 		t.Fatal(err)
@@ -81,9 +82,9 @@ func TestFailClosed_noAuth(t *testing.T) {
 // background with backoff and one log line until the permission is back.
 func TestFailClosed_deleteRevokedWhileHeld(t *testing.T) {
 	addr := server(t)
-	base := basePath(t)
 	const session = 2 * time.Second
 	conn := dial(t, session, addr)
+	base := aclBasePath(t, conn)
 	acl, err := DigestAuth(t.Context(), conn, "lock4go", "s3cret")
 	if err != nil {
 		t.Fatal(err)
@@ -129,6 +130,20 @@ func TestFailClosed_deleteRevokedWhileHeld(t *testing.T) {
 	if n := log.count("zookeeper: retrying node deletion in the background"); n != 1 {
 		t.Errorf("refused deletion logged %d times, want 1", n)
 	}
+}
+
+// aclBasePath returns a fresh base path for a test that gives it a
+// restrictive ACL. It creates the base path's parent first, with the world
+// ACL, so that only the test's own node gets the restrictive one and tests
+// that run later can still create their base paths beside it.
+func aclBasePath(t *testing.T, conn *zk.Conn) string {
+	t.Helper()
+	base := basePath(t)
+	_, err := conn.Create(path.Dir(base), nil, 0, zk.WorldACL(zk.PermAll))
+	if err != nil && !errors.Is(err, zk.ErrNodeExists) {
+		t.Fatal(err)
+	}
+	return base
 }
 
 // recorder is a slog handler that keeps the messages it receives. It is

@@ -120,7 +120,7 @@ func TestExecutor_parents(t *testing.T) {
 // nor look, the same user is excluded as usual.
 func TestDigestAuth(t *testing.T) {
 	addr := server(t)
-	base := basePath(t)
+	base := aclBasePath(t, dial(t, testSession, addr))
 	authed := func() *Executor {
 		conn := dial(t, testSession, addr)
 		acl, err := DigestAuth(t.Context(), conn, "lock4go", "s3cret")

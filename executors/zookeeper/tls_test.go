@@ -88,7 +88,7 @@ func clientTLS(t *testing.T, c *testserver.Certs) *tls.Config {
 // The conformance suite over TLS, with creator-only digest ACLs.
 func TestConformance_TLS(t *testing.T) {
 	s, certs := tlsServer(t)
-	base := basePath(t)
+	base := aclBasePath(t, dialTLS(t, s.Addr(), clientTLS(t, certs)))
 	executortest.Run(t, func(t *testing.T) executor.Executor {
 		conn := dialTLS(t, s.Addr(), clientTLS(t, certs))
 		acl, err := DigestAuth(t.Context(), conn, "lock4go", "s3cret")
