@@ -31,9 +31,9 @@ type Executor struct {
 }
 
 var (
-	_ executor.Executor  = (*Executor)(nil)
-	_ executor.Waiter    = (*Executor)(nil)
-	_ executor.Inspector = (*Executor)(nil)
+	_ executor.Executor      = (*Executor)(nil)
+	_ executor.Waiter        = (*Executor)(nil)
+	_ executor.Inspector     = (*Executor)(nil)
 	_ executor.InProcess     = (*Executor)(nil)
 	_ executor.ForceReleaser = (*Executor)(nil)
 )
