@@ -19,6 +19,9 @@ import (
 // dialEtcd connects to --etcd and checks it answers a read.
 func dialEtcd(ctx context.Context, c *connFlags) (*backend, error) {
 	endpoints := splitList(c.etcd)
+	if len(endpoints) == 0 {
+		return nil, usagef("--etcd %q: no endpoint", c.etcd)
+	}
 	addr := strings.Join(endpoints, ",")
 	cfg := clientv3.Config{
 		Endpoints:   endpoints,
@@ -40,13 +43,13 @@ func dialEtcd(ctx context.Context, c *connFlags) (*backend, error) {
 	}
 	client, err := clientv3.New(cfg)
 	if err != nil {
-		return nil, unreachable("etcd", addr, c.timeout.String(), fmt.Errorf("%w (%w)", err, tcpHint(endpoints)))
+		return nil, connectErr(ctx, "etcd", endpoints, c.timeout, err)
 	}
 	// Any answer proves etcd reachable, a refusal to read included.
 	_, err = client.Get(ctx, c.etcdPrefix+"lock4go-cli", clientv3.WithCountOnly())
 	if err != nil && !errors.Is(err, rpctypes.ErrPermissionDenied) {
 		_ = client.Close()
-		return nil, unreachable("etcd", addr, c.timeout.String(), fmt.Errorf("%w (%w)", err, tcpHint(endpoints)))
+		return nil, connectErr(ctx, "etcd", endpoints, c.timeout, err)
 	}
 	e, err := etcdexec.New(client, etcdexec.Options{Prefix: c.etcdPrefix, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {

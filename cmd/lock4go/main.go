@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 )
 
@@ -46,19 +47,35 @@ func run(ctx context.Context, args []string, std *stdio) int {
 		fmt.Fprint(std.out, mainUsage)
 		return exitOK
 	}
-	cmd, ok := commands[args[0]]
+	name, rest := splitCommand(args)
+	cmd, ok := commands[name]
 	if !ok {
 		fmt.Fprintf(std.err, "lock4go: unknown command %q\n\n%s", args[0], mainUsage)
 		return exitUsage
 	}
-	err := cmd(ctx, std, args[1:])
+	err := cmd(ctx, std, rest)
 	if errors.Is(err, errHelp) {
 		return exitOK
 	}
 	if !quiet(err) {
-		fmt.Fprintf(std.err, "lock4go %s: %v\n", args[0], err)
+		fmt.Fprintf(std.err, "lock4go %s: %v\n", name, err)
 	}
 	return exitCode(err)
+}
+
+// splitCommand finds the command name in args: the first argument, or the
+// first that names a command after flags ("lock4go --redis URL inspect
+// KEY"). It returns the name and the other arguments.
+func splitCommand(args []string) (string, []string) {
+	if _, ok := commands[args[0]]; ok || !strings.HasPrefix(args[0], "-") {
+		return args[0], args[1:]
+	}
+	for i, a := range args {
+		if _, ok := commands[a]; ok {
+			return a, append(append([]string{}, args[:i]...), args[i+1:]...)
+		}
+	}
+	return args[0], args[1:]
 }
 
 // quiet reports whether err needs no message: none, one the flag package

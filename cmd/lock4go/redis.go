@@ -34,7 +34,7 @@ func dialRedis(ctx context.Context, c *connFlags) (*backend, error) {
 	client := goredis.NewClient(opt)
 	if err := client.Ping(ctx).Err(); err != nil {
 		_ = client.Close()
-		return nil, unreachable("redis", opt.Addr, c.timeout.String(), err)
+		return nil, connectErr(ctx, "redis", []string{opt.Addr}, c.timeout, err)
 	}
 	e, err := redisexec.New(client, redisexec.Options{Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {

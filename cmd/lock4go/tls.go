@@ -3,7 +3,6 @@ package main
 import (
 	"crypto/tls"
 	"crypto/x509"
-	"fmt"
 	"os"
 )
 
@@ -42,10 +41,4 @@ func (c *connFlags) tlsConfig(base *tls.Config) (*tls.Config, error) {
 	}
 	cfg.InsecureSkipVerify = c.tlsInsecure // #nosec G402 -- asked for explicitly
 	return cfg, nil
-}
-
-// unreachable wraps err from connecting to what at addr with
-// [errUnreachable].
-func unreachable(what, addr string, timeout string, err error) error {
-	return fmt.Errorf("%s %s: %w within %s: %w", what, addr, errUnreachable, timeout, err)
 }

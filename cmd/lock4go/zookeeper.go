@@ -22,6 +22,9 @@ const zkSession = 10 * time.Second
 // authenticates with --zk-digest.
 func dialZooKeeper(ctx context.Context, c *connFlags) (*backend, error) {
 	hosts := splitList(c.zookeeper)
+	if len(hosts) == 0 {
+		return nil, usagef("--zookeeper %q: no host", c.zookeeper)
+	}
 	addr := strings.Join(hosts, ",")
 	tlsCfg, err := c.tlsConfig(nil)
 	if err != nil {
@@ -36,8 +39,11 @@ func dialZooKeeper(ctx context.Context, c *connFlags) (*backend, error) {
 		return nil, usagef("--zookeeper %q: %v", c.zookeeper, err)
 	}
 	if err := awaitSession(ctx, events); err != nil {
-		conn.Close()
-		return nil, unreachable("zookeeper", addr, c.timeout.String(), fmt.Errorf("%w (%w)", err, tcpHint(hosts)))
+		// Without a session there is nothing to close politely, and
+		// conn.Close waits a second for the server's answer to its close
+		// request: let it finish on its own.
+		go conn.Close()
+		return nil, connectErr(ctx, "zookeeper", hosts, c.timeout, err)
 	}
 	o := zkexec.Options{BasePath: c.zkBasePath}
 	if c.zkDigest != "" {
