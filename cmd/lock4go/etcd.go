@@ -31,14 +31,8 @@ func dialEtcd(ctx context.Context, c *connFlags) (*backend, error) {
 		Logger:      zap.NewNop(),
 		Context:     context.WithoutCancel(ctx),
 	}
-	var base *tls.Config
-	for _, ep := range endpoints {
-		if strings.HasPrefix(ep, "https://") {
-			base = &tls.Config{MinVersion: tls.VersionTLS12}
-		}
-	}
 	var err error
-	if cfg.TLS, err = c.tlsConfig(base); err != nil {
+	if cfg.TLS, err = etcdTLS(c, endpoints); err != nil {
 		return nil, err
 	}
 	client, err := clientv3.New(cfg)
@@ -64,6 +58,18 @@ func dialEtcd(ctx context.Context, c *connFlags) (*backend, error) {
 		return etcdNote(ctx, client, c.etcdPrefix+key, h)
 	}
 	return b, nil
+}
+
+// etcdTLS returns the TLS configuration for endpoints: TLS when a TLS
+// flag is given or an endpoint is https://.
+func etcdTLS(c *connFlags, endpoints []string) (*tls.Config, error) {
+	var base *tls.Config
+	for _, ep := range endpoints {
+		if strings.HasPrefix(ep, "https://") {
+			base = &tls.Config{MinVersion: tls.VersionTLS12}
+		}
+	}
+	return c.tlsConfig(base)
 }
 
 // etcdNote: the holder's lease is kept, so the holder is not told; it names
