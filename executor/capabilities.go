@@ -75,3 +75,16 @@ type LostNotifier interface {
 type InProcess interface {
 	InProcess() bool
 }
+
+// ForceReleaser is implemented by executors that can break a lock held by
+// another process: an operator's tool, not part of locking. The holder is
+// not asked; it learns of the loss as it would of an expiry (a renewal that
+// finds the lock gone, a watch on its own node), or not at all on some
+// backends (see each executor's ForceRelease).
+type ForceReleaser interface {
+	// ForceRelease deletes key's lock only if it is still held by h, as
+	// returned by [Inspector.Inspect]: a holder that released meanwhile, and
+	// any newer holder, are left alone and the call returns an error
+	// wrapping [ErrLockNotHeld]. Waiters are woken as by a release.
+	ForceRelease(ctx context.Context, key string, h Holder) error
+}

@@ -66,6 +66,7 @@ func Run(t *testing.T, f Factory, o Options) {
 		{"CancelledBeforeAcquire", s.testCancelledBefore},
 		{"ConcurrentKeys", s.testConcurrentKeys},
 		{"MutualExclusion", s.testMutualExclusion},
+		{"ForceRelease", s.testForceRelease},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, tc.fn)

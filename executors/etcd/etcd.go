@@ -48,8 +48,9 @@ type Executor struct {
 }
 
 var (
-	_ executor.Executor  = (*Executor)(nil)
-	_ executor.Inspector = (*Executor)(nil)
+	_ executor.Executor      = (*Executor)(nil)
+	_ executor.Inspector     = (*Executor)(nil)
+	_ executor.ForceReleaser = (*Executor)(nil)
 )
 
 // New returns an executor that locks through client. It never dials: the

@@ -115,14 +115,22 @@ func (l *lease) expire() {
 		return
 	}
 	l.e.remove(l)
+	fs := l.markLost()
+	l.e.mu.Unlock()
+	for _, lf := range fs {
+		lf.f()
+	}
+}
+
+// markLost marks l lost, closes its Lost channel and returns the functions
+// registered with AfterLost, for the caller to run once it has unlocked
+// l.e.mu, which it holds.
+func (l *lease) markLost() []lostFunc {
 	l.lost = true
 	if l.lostCh != nil {
 		close(l.lostCh)
 	}
 	fs := l.onLost
 	l.onLost = nil
-	l.e.mu.Unlock()
-	for _, lf := range fs {
-		lf.f()
-	}
+	return fs
 }

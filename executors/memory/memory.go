@@ -31,10 +31,11 @@ type Executor struct {
 }
 
 var (
-	_ executor.Executor  = (*Executor)(nil)
-	_ executor.Waiter    = (*Executor)(nil)
-	_ executor.Inspector = (*Executor)(nil)
-	_ executor.InProcess = (*Executor)(nil)
+	_ executor.Executor      = (*Executor)(nil)
+	_ executor.Waiter        = (*Executor)(nil)
+	_ executor.Inspector     = (*Executor)(nil)
+	_ executor.InProcess     = (*Executor)(nil)
+	_ executor.ForceReleaser = (*Executor)(nil)
 )
 
 // New returns an empty in-process executor.
@@ -155,4 +156,23 @@ func (e *Executor) remove(l *lease) bool {
 		}
 	}
 	return true
+}
+
+// ForceRelease implements [executor.ForceReleaser]: it removes key's lock if
+// its owner and token are h's, and ends its lease as an expiry does (Lost
+// closes).
+func (e *Executor) ForceRelease(_ context.Context, key string, h executor.Holder) error {
+	e.mu.Lock()
+	l, ok := e.locks[key]
+	if !ok || l.owner != h.Owner || l.token != h.Token {
+		e.mu.Unlock()
+		return fmt.Errorf("memory: force release %q: %w", key, executor.ErrLockNotHeld)
+	}
+	e.remove(l)
+	fs := l.markLost()
+	e.mu.Unlock()
+	for _, lf := range fs {
+		lf.f()
+	}
+	return nil
 }

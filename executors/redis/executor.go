@@ -13,8 +13,8 @@ import (
 )
 
 // Executor is the Redis lock executor. It implements [executor.Executor],
-// [executor.Waiter], [executor.BatchRenewer] and [executor.Inspector]. It is
-// safe for concurrent use.
+// [executor.Waiter], [executor.BatchRenewer], [executor.Inspector] and
+// [executor.ForceReleaser]. It is safe for concurrent use.
 type Executor struct {
 	client   goredis.UniversalClient
 	opts     Options
@@ -36,10 +36,11 @@ type Executor struct {
 }
 
 var (
-	_ executor.Executor     = (*Executor)(nil)
-	_ executor.Waiter       = (*Executor)(nil)
-	_ executor.BatchRenewer = (*Executor)(nil)
-	_ executor.Inspector    = (*Executor)(nil)
+	_ executor.Executor      = (*Executor)(nil)
+	_ executor.Waiter        = (*Executor)(nil)
+	_ executor.BatchRenewer  = (*Executor)(nil)
+	_ executor.Inspector     = (*Executor)(nil)
+	_ executor.ForceReleaser = (*Executor)(nil)
 )
 
 // New returns an executor that locks through client: a *redis.Client, a

@@ -50,8 +50,9 @@ type Executor struct {
 }
 
 var (
-	_ executor.Executor  = (*Executor)(nil)
-	_ executor.Inspector = (*Executor)(nil)
+	_ executor.Executor      = (*Executor)(nil)
+	_ executor.Inspector     = (*Executor)(nil)
+	_ executor.ForceReleaser = (*Executor)(nil)
 )
 
 // New returns an executor that locks through conn. It never dials and never

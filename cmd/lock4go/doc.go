@@ -1,0 +1,65 @@
+// Command lock4go inspects, watches, breaks and measures lock4go locks on
+// the backends themselves: Redis, etcd and ZooKeeper.
+//
+// Usage:
+//
+//	lock4go inspect [flags] KEY...          who holds each key: owner, fencing token, lease left, waiters
+//	lock4go watch [flags] KEY               print a line whenever the key's holder or waiters change, until Ctrl-C
+//	lock4go release --force [--yes] KEY     break a lock after showing its holder and asking for confirmation
+//	lock4go bench [flags]                   uncontended and hand-off latency through a lock4go Template
+//
+// Each command connects to one backend (inspect to several, printing a
+// section each), named by flags or by the environment:
+//
+//	--redis URL            redis://[user:password@]host:port[/db], rediss:// for TLS (LOCK4GO_REDIS)
+//	--etcd ENDPOINTS       comma-separated http(s)://host:port (LOCK4GO_ETCD)
+//	--zookeeper HOSTS      comma-separated host:port (LOCK4GO_ZOOKEEPER)
+//	--etcd-prefix P        the etcd executor's Options.Prefix (LOCK4GO_ETCD_PREFIX)
+//	--zk-base-path P       the ZooKeeper executor's Options.BasePath (LOCK4GO_ZK_BASE_PATH)
+//	--etcd-user U, --etcd-password P        etcd credentials (LOCK4GO_ETCD_USER, LOCK4GO_ETCD_PASSWORD)
+//	--zk-digest USER:PASSWORD               ZooKeeper digest credentials (LOCK4GO_ZK_DIGEST)
+//	--tls-ca F, --tls-cert F, --tls-key F, --tls-insecure-skip-verify
+//	                       TLS for whichever backend (LOCK4GO_TLS_CA, LOCK4GO_TLS_CERT, ...)
+//	--backend NAME         which of several configured backends to use (LOCK4GO_BACKEND)
+//	--timeout D            bound on connecting and on each call, default 5s (LOCK4GO_TIMEOUT)
+//	--json                 machine-readable output
+//
+// Redis credentials go in the URL; prefer the environment to flags for
+// secrets, which other users can see in the process list.
+//
+// inspect prints the holder's owner value, fencing token, lease left and
+// waiters. Redis counts as waiters the processes subscribed to the key's
+// releases; etcd and ZooKeeper the entries or nodes queued behind the
+// holder (one per waiting process: a process's goroutines queue locally).
+// ZooKeeper leases last as long as the holder's session ("session"); etcd
+// counts leases in whole seconds.
+//
+// watch polls one key every --interval (500ms) and prints a line whenever
+// its holder or its number of waiters changes; it stops on SIGINT or
+// SIGTERM with exit code 0.
+//
+// release --force shows the holder, asks for confirmation on stdin (y or
+// yes; --yes skips the question) and deletes that holder's lock only if it
+// still holds it: Redis compares the owner value and deletes the key,
+// announcing the release to waiters; etcd deletes the holder's queue entry
+// in a transaction guarded by its create revision (the holder's lease is
+// kept, as it may carry the holder's other locks, so the holder is not
+// told); ZooKeeper deletes the first lock node at the version it read after
+// checking its creation zxid (a lock4go holder's watch on its node reports
+// the lock lost at once). A holder that released meanwhile, or a new holder,
+// is never broken. The broken holder is logged to stderr.
+//
+// bench measures, through one lock4go Template with the default
+// configuration and on a key of its own, the uncontended acquire + release
+// latency (p50, p99, pairs/s) and the hand-off latency with 2 and 8 waiting
+// goroutines (p50, p99): the figures of docs/bench.md.
+//
+// Exit codes:
+//
+//	0  done (inspect: every key is held)
+//	1  any other failure
+//	2  usage error
+//	3  a key is not held (inspect, release), or its holder changed before release could break it
+//	4  a backend is unreachable within --timeout, or failed
+//	5  release was not confirmed: nothing was broken
+package main

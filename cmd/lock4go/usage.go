@@ -1,0 +1,71 @@
+package main
+
+// mainUsage is printed by "lock4go help" and after a usage error.
+const mainUsage = `lock4go: inspect, watch, break and measure lock4go locks on Redis, etcd and ZooKeeper.
+
+Usage:
+  lock4go inspect [flags] KEY...          who holds each key: owner, fencing token, lease left, waiters
+  lock4go watch [flags] KEY               print a line whenever the key's holder or waiters change, until Ctrl-C
+  lock4go release --force [--yes] KEY     break a lock after showing its holder and asking for confirmation
+  lock4go bench [flags]                   uncontended and hand-off latency through a lock4go Template
+
+Backends (one per command; inspect takes several and prints a section each):
+  --redis URL          redis://[user:password@]host:port[/db], rediss:// for TLS   (env LOCK4GO_REDIS)
+  --etcd ENDPOINTS     http(s)://host:port,...                                     (env LOCK4GO_ETCD)
+  --zookeeper HOSTS    host:port,...                                               (env LOCK4GO_ZOOKEEPER)
+KEY is the lock key exactly as the Template got it (middleware keys look like lock4go:pay#42);
+--etcd-prefix and --zk-base-path must match the executors' options.
+Run "lock4go COMMAND -h" for every flag.
+` + exitCodesUsage
+
+// exitCodesUsage ends every usage text; doc.go lists the same codes.
+const exitCodesUsage = `
+Exit codes:
+  0  done (inspect: every key is held)
+  1  any other failure
+  2  usage error
+  3  a key is not held (inspect, release), or its holder changed before release could break it
+  4  a backend is unreachable within --timeout, or failed
+  5  release was not confirmed: nothing was broken
+`
+
+const inspectUsage = `Usage: lock4go inspect [flags] KEY...
+
+Prints, for every key on every backend given, the holder's owner value, its
+fencing token, the lease left and the number of waiters:
+  Redis      waiters = processes subscribed to the key's releases ("unknown" when the server cannot tell)
+  etcd       waiters = entries queued behind the holder; the lease is counted in whole seconds
+  ZooKeeper  waiters = nodes queued behind the holder; the lease is the holder's session ("session")
+`
+
+const watchUsage = `Usage: lock4go watch [flags] KEY
+
+Polls KEY every --interval and prints a line whenever its holder (owner,
+token) or its number of waiters changes, and the first state at once. Stops
+on Ctrl-C (SIGINT) or SIGTERM with exit code 0.
+`
+
+const releaseUsage = `Usage: lock4go release --force [--yes] KEY
+
+Breaks KEY's lock: shows who holds it, asks for confirmation on stdin (y/yes;
+--yes skips the question), then deletes that holder's lock only if it still
+holds it (compare-and-delete by owner, etcd entry or ZooKeeper node), so a
+holder that took over meanwhile is left alone. Waiters are woken. The broken
+holder is logged to stderr. The holder itself is not asked: it may still be
+writing under the lock, which is what fencing tokens are for.
+  Redis      the holder's Template notices at its next renewal (a third of its lease)
+  etcd       the holder is not told (its lease carries its other locks): it runs on until it releases
+  ZooKeeper  a lock4go holder notices at once (its node's watch fires)
+`
+
+const benchUsage = `Usage: lock4go bench [flags]
+
+Measures, against the given backend and through one lock4go Template with
+its default configuration (30s lease renewed by the watchdog), on a key of
+its own (lock4go-bench:<random>, released at the end; Redis keeps its fencing
+counter for the executor's CounterTTL, 7 days):
+  uncontended acquire + release: one goroutine locks and unlocks --pairs times; p50, p99, pairs/s
+  hand-off latency: for each --waiters W, W goroutines wait while one holds the key for --hold;
+    the time from the holder's Unlock to the next holder's Lock returning; p50, p99
+These are the figures of docs/bench.md (the "lock4go/<backend>" rows).
+`
