@@ -44,7 +44,7 @@ func (t *Template) lock(ctx context.Context, key string, opts []LockOption, try 
 	}
 	try = o.acquireTimeout == 0
 	start := time.Now()
-	w := waitContext{parent: ctx, deadline: start.Add(o.acquireTimeout), grace: o.attemptGrace, inProcess: inProcess(e)}
+	w := waitContext{parent: ctx, deadline: start.Add(o.acquireTimeout), grace: o.attemptGrace, inProcess: r.inProcess}
 	defer w.stop()
 
 	slot, err := t.queue.acquire(&w, e.Name(), key, try)
@@ -159,11 +159,11 @@ func (t *Template) attempt(w *waitContext, r *registered, req *executor.Request)
 	e := r.e
 	req.Owner = newOwner()
 	actx := w.attemptCtx()
-	sent := time.Now()
+	sent := r.clock()
 	lease, err := e.Acquire(actx, *req)
 	end := time.Now()
 	if err != nil {
-		t.countAttempt(w, r, req, end, end.Sub(sent), err)
+		t.countAttempt(w, r, req, end, elapsed(sent, end), err)
 		return nil, err
 	}
 	if actx.Err() != nil {
@@ -174,7 +174,7 @@ func (t *Template) attempt(w *waitContext, r *registered, req *executor.Request)
 	}
 	h := t.newHeld(r, req.Key, *req, lease, end)
 	if r.roundTrip(req) {
-		r.stats.record(end, end.Sub(sent), nil)
+		r.stats.record(end, elapsed(sent, end), nil)
 	}
 	if h.renewed && h.self || time.Now().Before(h.leaseEnd) {
 		return h, nil

@@ -91,7 +91,7 @@ func (l *Lock) Context(parent context.Context) (context.Context, context.CancelF
 type held struct {
 	t          *Template
 	exec       executor.Executor
-	stats      *execStats
+	reg        *registered
 	lease      executor.Lease
 	key, owner string
 	token      int64
@@ -129,7 +129,7 @@ type lostWaiter struct {
 // local clock at the lease's Start plus the TTL, less the safety margin.
 func (t *Template) newHeld(r *registered, key string, req executor.Request, l executor.Lease, now time.Time) *held {
 	h := &held{
-		t: t, exec: r.e, stats: &r.stats, lease: l, key: key, owner: req.Owner, token: l.Token(),
+		t: t, exec: r.e, reg: r, lease: l, key: key, owner: req.Owner, token: l.Token(),
 		ttl: req.TTL, renewed: req.Renewed, acquiredAt: now,
 		refs: 1, wdIndex: -1,
 		leaseEnd: l.Start().Add(req.TTL - safetyMargin(req.TTL)),
@@ -221,12 +221,12 @@ func (h *held) release(ctx context.Context) error {
 	// Stop the watchdog first, so no renewal races the delete.
 	h.t.untrack(h)
 	rctx, cancel := h.t.releaseContext(h.exec, ctx)
-	sent := time.Now()
+	sent := h.reg.clock()
 	err := h.lease.Release(rctx)
 	end := time.Now()
 	cancel()
 	h.end(errReleased, false)
-	h.countRelease(end, end.Sub(sent), err)
+	h.countRelease(end, elapsed(sent, end), err)
 	ev := Event{Kind: EventReleased, Executor: h.exec.Name(), Key: h.key, Token: h.token, Held: end.Sub(h.acquiredAt), Err: err}
 	h.t.cfg.Observer.Observe(ctx, ev)
 	if err != nil {
@@ -243,7 +243,7 @@ func (h *held) countRelease(end time.Time, d time.Duration, err error) {
 	if errors.Is(err, ErrLockNotHeld) {
 		err = nil
 	}
-	h.stats.record(end, d, err)
+	h.reg.stats.record(end, d, err)
 }
 
 // lose ends a held lock as lost: it closes Done, cancels bound contexts,

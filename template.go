@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
+	"time"
 	"unicode/utf8"
 
 	"github.com/lock4go/lock4go/executor"
@@ -28,9 +29,28 @@ type Template struct {
 
 // registered is an executor and the Template's round-trip statistics of it.
 type registered struct {
-	e      executor.Executor
-	waiter executor.Waiter // e as a Waiter, or nil
-	stats  execStats
+	e         executor.Executor
+	waiter    executor.Waiter // e as a Waiter, or nil
+	inProcess bool            // e never blocks: its calls are counted, not timed
+	stats     execStats
+}
+
+// clock returns the time a round trip on r starts, or the zero time for
+// an in-process executor, whose calls cost less than reading the clock.
+func (r *registered) clock() time.Time {
+	if r.inProcess {
+		return time.Time{}
+	}
+	return time.Now()
+}
+
+// elapsed returns the round trip from sent (see clock) to end, zero when
+// it was not timed.
+func elapsed(sent, end time.Time) time.Duration {
+	if sent.IsZero() {
+		return 0
+	}
+	return end.Sub(sent)
 }
 
 // New returns a Template over execs. It fails with [ErrInvalidConfig] for
@@ -56,7 +76,7 @@ func New(cfg Config, execs ...executor.Executor) (*Template, error) {
 		if _, dup := t.byName[name]; dup {
 			return nil, fmt.Errorf("%w: two executors named %q", ErrInvalidConfig, name)
 		}
-		r := &registered{e: e, waiter: asWaiter(e)}
+		r := &registered{e: e, waiter: asWaiter(e), inProcess: inProcess(e)}
 		t.byName[name] = r
 		t.execs = append(t.execs, r)
 	}

@@ -249,7 +249,7 @@ func (w *watchdog) renew(e executor.Executor, hs []*held) {
 	cancel()
 
 	now := time.Now()
-	hs[0].stats.record(now, now.Sub(sent), backendErr(errs))
+	hs[0].reg.stats.record(now, now.Sub(sent), backendErr(errs))
 	var gone, failed []int
 	w.mu.Lock()
 	for i, h := range hs {

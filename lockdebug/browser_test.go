@@ -105,7 +105,7 @@ func newBrowserScene(t *testing.T) *browserScene {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { _ = e.Close() })
-		tpl, err := lock4go.New(lock4go.Config{Expire: 3 * time.Second, Logger: quiet}, r, e)
+		tpl, err := lock4go.New(lock4go.Config{Expire: 6 * time.Second, Logger: quiet}, r, e)
 		if err != nil {
 			t.Fatal(err)
 		}
