@@ -33,7 +33,7 @@ func chromium(t *testing.T) string {
 	t.Helper()
 	path, err := exec.LookPath("chromium")
 	if err != nil {
-		testserver.Check(t, fmt.Errorf("chromium (Debian package chromium) %w: run `make setup` (or scripts/setup.sh)", testserver.ErrNotInstalled))
+		testserver.Check(t, fmt.Errorf("chromium not found (Debian package chromium): run `make setup` (or scripts/setup.sh): %w", testserver.ErrNotInstalled))
 	}
 	return path
 }
