@@ -10,8 +10,9 @@ all: test
 setup:
 	bash scripts/setup.sh
 
+# DEMOFLAGS passes flags to the demo: make demo DEMOFLAGS=--linger
 demo:
-	$(GO) run ./examples/demo
+	$(GO) run ./examples/demo $(DEMOFLAGS)
 
 fmt-check:
 	@out=$$(gofmt -l $(GOFILES)); if [ -n "$$out" ]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi

@@ -31,10 +31,11 @@ func (t *Template) lock(ctx context.Context, key string, opts []LockOption, try 
 	if err != nil {
 		return nil, err
 	}
-	e, err := t.executor(o.executor)
+	r, err := t.executor(o.executor)
 	if err != nil {
 		return nil, err
 	}
+	e := r.e
 	if h := heldFrom(ctx, t, e.Name(), key); h != nil {
 		return h.reenter()
 	}
@@ -43,20 +44,21 @@ func (t *Template) lock(ctx context.Context, key string, opts []LockOption, try 
 	}
 	try = o.acquireTimeout == 0
 	start := time.Now()
-	w := waitContext{parent: ctx, deadline: start.Add(o.acquireTimeout), grace: o.attemptGrace, inProcess: inProcess(e)}
+	w := waitContext{parent: ctx, deadline: start.Add(o.acquireTimeout), grace: o.attemptGrace, inProcess: r.inProcess}
 	defer w.stop()
 
 	slot, err := t.queue.acquire(&w, e.Name(), key, try)
 	if err != nil {
 		return nil, t.notAcquired(ctx, &w, e, key, start, 0, err)
 	}
-	h, attempts, err := t.acquire(&w, e, key, o, try)
+	h, attempts, err := t.acquire(&w, r, key, o, try)
 	if err != nil {
 		t.queue.release(slot)
 		return nil, t.notAcquired(ctx, &w, e, key, start, attempts, err)
 	}
 	h.slot = slot
 	h.attempts = attempts
+	slot.holder.Store(h)
 	t.track(h)
 	if err := h.errValue(); err != nil {
 		// Lost before Lock could return it (its session ended at once):
@@ -131,15 +133,15 @@ func inProcess(e executor.Executor) bool {
 // a release) until the acquire deadline or the caller's context ends. An
 // attempt in flight at the deadline finishes within the grace and its
 // answer counts. It returns the attempt count and the last error.
-func (t *Template) acquire(w *waitContext, e executor.Executor, key string, o lockOptions, try bool) (*held, int, error) {
+func (t *Template) acquire(w *waitContext, r *registered, key string, o lockOptions, try bool) (*held, int, error) {
 	req := executor.Request{Key: key, TTL: o.expire, Renewed: !o.expireSet, Wait: !try}
 	if !try {
 		req.WaitUntil = w.deadline
 	}
-	rw := retryWait{waiter: asWaiter(e), interval: o.retryInterval}
+	rw := retryWait{waiter: r.waiter, interval: o.retryInterval}
 	defer rw.stop()
 	for attempts := 1; ; attempts++ {
-		h, err := t.attempt(w, e, &req)
+		h, err := t.attempt(w, r, &req)
 		if err == nil || try || w.parent.Err() != nil ||
 			errors.Is(err, ErrInvalidConfig) || errors.Is(err, ErrInvalidKey) {
 			return h, attempts, err
@@ -153,11 +155,15 @@ func (t *Template) acquire(w *waitContext, e executor.Executor, key string, o lo
 // attempt makes one attempt with a fresh owner value: an earlier attempt
 // whose reply was lost may still land, or be compensated by a delete of its
 // owner, and must never be mistaken for this one.
-func (t *Template) attempt(w *waitContext, e executor.Executor, req *executor.Request) (*held, error) {
+func (t *Template) attempt(w *waitContext, r *registered, req *executor.Request) (*held, error) {
+	e := r.e
 	req.Owner = newOwner()
 	actx := w.attemptCtx()
+	sent := r.clock()
 	lease, err := e.Acquire(actx, *req)
+	end := time.Now()
 	if err != nil {
+		t.countAttempt(w, r, req, end, elapsed(sent, end), err)
 		return nil, err
 	}
 	if actx.Err() != nil {
@@ -166,7 +172,10 @@ func (t *Template) attempt(w *waitContext, e executor.Executor, req *executor.Re
 		t.releaseDetached(e, req.Key, lease)
 		return nil, fmt.Errorf("%w: %w", ErrNotAcquired, context.Cause(actx))
 	}
-	h := t.newHeld(e, req.Key, *req, lease)
+	h := t.newHeld(r, req.Key, *req, lease, end)
+	if r.roundTrip(req) {
+		r.stats.record(end, elapsed(sent, end), nil)
+	}
 	if h.renewed && h.self || time.Now().Before(h.leaseEnd) {
 		return h, nil
 	}
@@ -187,6 +196,33 @@ type retryWait struct {
 func asWaiter(e executor.Executor) executor.Waiter {
 	w, _ := e.(executor.Waiter)
 	return w
+}
+
+// roundTrip reports whether an attempt of req on r is one round trip, and
+// so a sample of the backend's latency: an executor that reports releases
+// waits between attempts (in the Template), one without may wait in its
+// queue inside the attempt unless req forbids it, and that wait says
+// nothing of the backend.
+func (r *registered) roundTrip(req *executor.Request) bool {
+	return r.waiter != nil || !req.Wait
+}
+
+// countAttempt counts a failed attempt in r's statistics: a busy answer as
+// a round trip, a backend error (or no answer within the grace) as an
+// error. An attempt the caller gave up on or that was refused says nothing
+// of the backend.
+func (t *Template) countAttempt(w *waitContext, r *registered, req *executor.Request, end time.Time, d time.Duration, err error) {
+	switch {
+	case w.parent.Err() != nil, errors.Is(err, ErrInvalidConfig), errors.Is(err, ErrInvalidKey):
+	case errors.Is(err, ErrNotAcquired) && !w.graceEnded():
+		if r.roundTrip(req) {
+			r.stats.record(end, d, nil)
+		}
+	case r.roundTrip(req):
+		r.stats.record(end, d, err)
+	default:
+		r.stats.fail(end, err)
+	}
 }
 
 // wait pauses after a failed attempt until the next one may start. It
@@ -235,6 +271,11 @@ func (r *retryWait) stop() {
 // and a rejected request's own error otherwise.
 func (t *Template) notAcquired(ctx context.Context, w *waitContext, e executor.Executor, key string, start time.Time, attempts int, last error) error {
 	aerr := &AcquireError{Key: key, Executor: e.Name(), Attempts: attempts, Waited: time.Since(start), err: classify(ctx, w, last)}
+	kind := FailureNotAcquired
+	if !errors.Is(aerr.err, ErrNotAcquired) {
+		kind = FailureBackend
+	}
+	t.failures.add(kind, e.Name(), key, aerr)
 	t.cfg.Observer.Observe(ctx, Event{
 		Kind: EventNotAcquired, Executor: e.Name(), Key: key, Attempts: attempts, Wait: aerr.Waited, Err: aerr,
 	})

@@ -24,10 +24,11 @@ func (t *Template) Inspect(ctx context.Context, key string, opts ...LockOption) 
 	if err != nil {
 		return Holder{}, err
 	}
-	e, err := t.executor(o.executor)
+	r, err := t.executor(o.executor)
 	if err != nil {
 		return Holder{}, err
 	}
+	e := r.e
 	in, ok := e.(executor.Inspector)
 	if !ok {
 		return Holder{}, fmt.Errorf("lock4go: inspect on %s: %w", e.Name(), errors.ErrUnsupported)

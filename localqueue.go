@@ -1,9 +1,12 @@
 package lock4go
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"sync"
+	"sync/atomic"
 )
 
 // localQueue makes goroutines of one process that want the same key take
@@ -24,9 +27,10 @@ type slotName struct{ exec, key string }
 // goroutines holding or waiting for it, so idle slots are dropped (and a few
 // kept for reuse).
 type slot struct {
-	name slotName
-	ch   chan struct{}
-	refs int
+	name   slotName
+	ch     chan struct{}
+	refs   int
+	holder atomic.Pointer[held] // the lock held through this turn, if any
 }
 
 // acquire takes name's turn, waiting until the acquire deadline unless try
@@ -91,4 +95,31 @@ func (q *localQueue) drop(s *slot) {
 		}
 	}
 	q.mu.Unlock()
+}
+
+// view appends each queued key to queues, by executor and key, and returns
+// the locks held through a turn. Counts read while goroutines come and go
+// are a moment's approximation.
+func (q *localQueue) view(queues *[]KeyQueue) []*held {
+	var holders []*held
+	q.mu.Lock()
+	for _, s := range q.slots {
+		h := s.holder.Load()
+		if h != nil {
+			holders = append(holders, h)
+		}
+		waiting := s.refs
+		taken := len(s.ch) > 0
+		if taken {
+			waiting--
+		}
+		if waiting > 0 || taken && h == nil {
+			*queues = append(*queues, KeyQueue{Executor: s.name.exec, Key: s.name.key, Waiting: waiting, Acquiring: taken && h == nil})
+		}
+	}
+	q.mu.Unlock()
+	slices.SortFunc(*queues, func(a, b KeyQueue) int {
+		return cmp.Or(cmp.Compare(a.Executor, b.Executor), cmp.Compare(a.Key, b.Key))
+	})
+	return holders
 }

@@ -2,6 +2,7 @@ package lock4go
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -90,6 +91,7 @@ func (l *Lock) Context(parent context.Context) (context.Context, context.CancelF
 type held struct {
 	t          *Template
 	exec       executor.Executor
+	reg        *registered
 	lease      executor.Lease
 	key, owner string
 	token      int64
@@ -110,10 +112,12 @@ type held struct {
 	stopLost func() bool
 
 	// Watchdog state, guarded by the watchdog's mutex.
-	wdIndex  int       // position in the heap, -1 when not scheduled
-	wdAt     time.Time // next time the watchdog looks at it
-	leaseEnd time.Time // when the lease ends by the local clock
-	inflight bool      // a renewal is running
+	wdIndex   int           // position in the heap, -1 when not scheduled
+	wdAt      time.Time     // next time the watchdog looks at it
+	leaseEnd  time.Time     // when the lease ends by the local clock
+	inflight  bool          // a renewal is running
+	renewals  int           // successful renewals
+	lastRenew time.Duration // round trip of the latest successful renewal
 }
 
 type lostWaiter struct {
@@ -121,12 +125,12 @@ type lostWaiter struct {
 	f  func(error)
 }
 
-// newHeld returns the state of a lock just granted. Its lease ends by the
+// newHeld returns the state of a lock granted at now. Its lease ends by the
 // local clock at the lease's Start plus the TTL, less the safety margin.
-func (t *Template) newHeld(e executor.Executor, key string, req executor.Request, l executor.Lease) *held {
+func (t *Template) newHeld(r *registered, key string, req executor.Request, l executor.Lease, now time.Time) *held {
 	h := &held{
-		t: t, exec: e, lease: l, key: key, owner: req.Owner, token: l.Token(),
-		ttl: req.TTL, renewed: req.Renewed, acquiredAt: time.Now(),
+		t: t, exec: r.e, reg: r, lease: l, key: key, owner: req.Owner, token: l.Token(),
+		ttl: req.TTL, renewed: req.Renewed, acquiredAt: now,
 		refs: 1, wdIndex: -1,
 		leaseEnd: l.Start().Add(req.TTL - safetyMargin(req.TTL)),
 	}
@@ -217,16 +221,29 @@ func (h *held) release(ctx context.Context) error {
 	// Stop the watchdog first, so no renewal races the delete.
 	h.t.untrack(h)
 	rctx, cancel := h.t.releaseContext(h.exec, ctx)
+	sent := h.reg.clock()
 	err := h.lease.Release(rctx)
+	end := time.Now()
 	cancel()
 	h.end(errReleased, false)
-	ev := Event{Kind: EventReleased, Executor: h.exec.Name(), Key: h.key, Token: h.token, Held: time.Since(h.acquiredAt), Err: err}
+	h.countRelease(end, elapsed(sent, end), err)
+	ev := Event{Kind: EventReleased, Executor: h.exec.Name(), Key: h.key, Token: h.token, Held: end.Sub(h.acquiredAt), Err: err}
 	h.t.cfg.Observer.Observe(ctx, ev)
 	if err != nil {
+		h.t.failures.add(FailureRelease, h.exec.Name(), h.key, err)
 		h.t.cfg.Logger.LogAttrs(ctx, levelError, "lock4go: release failed", attrKey(h.key), attrExec(h.exec.Name()), attrErr(err))
 		return fmt.Errorf("lock4go: release %q: %w", h.key, err)
 	}
 	return nil
+}
+
+// countRelease counts a release's round trip in the executor's statistics;
+// a lock found gone is an answer, not a backend error.
+func (h *held) countRelease(end time.Time, d time.Duration, err error) {
+	if errors.Is(err, ErrLockNotHeld) {
+		err = nil
+	}
+	h.reg.stats.record(end, d, err)
 }
 
 // lose ends a held lock as lost: it closes Done, cancels bound contexts,
@@ -244,10 +261,11 @@ func (h *held) lose(reason string, cause error, compensate bool) {
 	held := time.Since(h.acquiredAt)
 	// A fixed lease nobody released ends as planned (a de-duplication
 	// window, say): the holder is told, but it is not an incident.
-	kind, level, msg := EventLost, levelWarn, "lock4go: lock lost"
+	kind, fkind, level, msg := EventLost, FailureLost, levelWarn, "lock4go: lock lost"
 	if !h.renewed && (compensate || h.t.wd.expired(h)) {
-		kind, level, msg = EventExpired, slog.LevelDebug, "lock4go: fixed lease expired"
+		kind, fkind, level, msg = EventExpired, FailureExpired, slog.LevelDebug, "lock4go: fixed lease expired"
 	}
+	h.t.failures.add(fkind, h.exec.Name(), h.key, err)
 	h.t.cfg.Logger.LogAttrs(context.Background(), level, msg, attrKey(h.key), attrExec(h.exec.Name()), attrErr(err))
 	h.t.cfg.Observer.Observe(context.Background(), Event{Kind: kind, Executor: h.exec.Name(), Key: h.key, Token: h.token, Held: held, Err: err})
 	if compensate {
@@ -272,6 +290,9 @@ func (h *held) end(err error, lost bool) bool {
 	h.mu.Unlock()
 	if stopLost != nil {
 		stopLost()
+	}
+	if h.slot != nil {
+		h.slot.holder.Store(nil)
 	}
 	h.t.queue.release(h.slot)
 	h.t.held.Add(-1)

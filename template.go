@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
+	"time"
 	"unicode/utf8"
 
 	"github.com/lock4go/lock4go/executor"
@@ -15,14 +16,41 @@ import (
 // Template acquires and releases locks through its executors, the way
 // Lock4j's LockTemplate does. It is safe for concurrent use.
 type Template struct {
-	cfg     Config
-	execs   []executor.Executor // by priority, then registration order
-	byName  map[string]executor.Executor
-	primary executor.Executor
-	queue   localQueue
-	wd      watchdog
-	lost    lostWatch
-	held    atomic.Int64
+	cfg      Config
+	execs    []*registered // by priority, then registration order
+	byName   map[string]*registered
+	primary  *registered
+	queue    localQueue
+	wd       watchdog
+	lost     lostWatch
+	held     atomic.Int64
+	failures failureLog
+}
+
+// registered is an executor and the Template's round-trip statistics of it.
+type registered struct {
+	e         executor.Executor
+	waiter    executor.Waiter // e as a Waiter, or nil
+	inProcess bool            // e never blocks: its calls are counted, not timed
+	stats     execStats
+}
+
+// clock returns the time a round trip on r starts, or the zero time for
+// an in-process executor, whose calls cost less than reading the clock.
+func (r *registered) clock() time.Time {
+	if r.inProcess {
+		return time.Time{}
+	}
+	return time.Now()
+}
+
+// elapsed returns the round trip from sent (see clock) to end, zero when
+// it was not timed.
+func elapsed(sent, end time.Time) time.Duration {
+	if sent.IsZero() {
+		return 0
+	}
+	return end.Sub(sent)
 }
 
 // New returns a Template over execs. It fails with [ErrInvalidConfig] for
@@ -36,7 +64,7 @@ func New(cfg Config, execs ...executor.Executor) (*Template, error) {
 	if len(execs) == 0 {
 		return nil, fmt.Errorf("%w: no executors", ErrInvalidConfig)
 	}
-	t := &Template{cfg: cfg, byName: make(map[string]executor.Executor, len(execs))}
+	t := &Template{cfg: cfg, byName: make(map[string]*registered, len(execs))}
 	for i, e := range execs {
 		if e == nil {
 			return nil, fmt.Errorf("%w: executor %d is nil", ErrInvalidConfig, i)
@@ -48,10 +76,11 @@ func New(cfg Config, execs ...executor.Executor) (*Template, error) {
 		if _, dup := t.byName[name]; dup {
 			return nil, fmt.Errorf("%w: two executors named %q", ErrInvalidConfig, name)
 		}
-		t.byName[name] = e
-		t.execs = append(t.execs, e)
+		r := &registered{e: e, waiter: asWaiter(e), inProcess: inProcess(e)}
+		t.byName[name] = r
+		t.execs = append(t.execs, r)
 	}
-	slices.SortStableFunc(t.execs, func(a, b executor.Executor) int { return a.Priority() - b.Priority() })
+	slices.SortStableFunc(t.execs, func(a, b *registered) int { return a.e.Priority() - b.e.Priority() })
 	t.primary = t.execs[0]
 	if cfg.Primary != "" {
 		p, ok := t.byName[cfg.Primary]
@@ -60,7 +89,7 @@ func New(cfg Config, execs ...executor.Executor) (*Template, error) {
 		}
 		t.primary = p
 	}
-	t.cfg.Primary = t.primary.Name()
+	t.cfg.Primary = t.primary.e.Name()
 	t.wd.t = t
 	return t, nil
 }
@@ -72,8 +101,8 @@ func (t *Template) Config() Config { return t.cfg }
 // Executors returns the names of the registered executors, in priority order.
 func (t *Template) Executors() []string {
 	names := make([]string, len(t.execs))
-	for i, e := range t.execs {
-		names[i] = e.Name()
+	for i, r := range t.execs {
+		names[i] = r.e.Name()
 	}
 	return names
 }
@@ -139,15 +168,15 @@ func (t *Template) Release(ctx context.Context, l *Lock) error {
 }
 
 // executor returns the executor named name, or the primary one for "".
-func (t *Template) executor(name string) (executor.Executor, error) {
-	if name == "" || name == t.primary.Name() {
+func (t *Template) executor(name string) (*registered, error) {
+	if name == "" || name == t.primary.e.Name() {
 		return t.primary, nil
 	}
-	e, ok := t.byName[name]
+	r, ok := t.byName[name]
 	if !ok {
 		return nil, fmt.Errorf("%w: %q (have %s)", ErrUnknownExecutor, name, t.names())
 	}
-	return e, nil
+	return r, nil
 }
 
 // validKey rejects keys no executor can store faithfully.

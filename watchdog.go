@@ -249,6 +249,7 @@ func (w *watchdog) renew(e executor.Executor, hs []*held) {
 	cancel()
 
 	now := time.Now()
+	hs[0].reg.stats.record(now, now.Sub(sent), backendErr(errs))
 	var gone, failed []int
 	w.mu.Lock()
 	for i, h := range hs {
@@ -260,6 +261,8 @@ func (w *watchdog) renew(e executor.Executor, hs []*held) {
 		case err == nil:
 			h.leaseEnd = sent.Add(h.ttl - safetyMargin(h.ttl))
 			h.wdAt = sent.Add(h.ttl / 3)
+			h.renewals++
+			h.lastRenew = now.Sub(sent)
 		case errors.Is(err, ErrLockNotHeld):
 			gone = append(gone, i)
 			continue
@@ -279,8 +282,20 @@ func (w *watchdog) renew(e executor.Executor, hs []*held) {
 	}
 	for _, i := range failed {
 		h := hs[i]
+		w.t.failures.add(FailureRenew, e.Name(), h.key, errs[i])
 		w.t.cfg.Observer.Observe(context.Background(), Event{Kind: EventRenewFailed, Executor: e.Name(), Key: h.key, Token: h.token, Err: errs[i]})
 	}
+}
+
+// backendErr returns the first error of a renewal batch that is not a lock
+// found gone (an answer), or nil.
+func backendErr(errs []error) error {
+	for _, err := range errs {
+		if err != nil && !errors.Is(err, ErrLockNotHeld) {
+			return err
+		}
+	}
+	return nil
 }
 
 // renewAll renews hs through e's batch renewal if it has one.

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs the servers the tests start for real (redis-server, redis-cli,
-# redis-sentinel,
-# ZooKeeper, etcd, etcdctl and a Java runtime) from Debian packages when any
-# is missing. Idempotent: exits at once when everything is there.
+# redis-sentinel, ZooKeeper, etcd, etcdctl and a Java runtime) and the
+# headless browser of the /debug/locks test (chromium) from Debian packages
+# when any is missing. Idempotent: exits at once when everything is there.
 # Runs apt-get as root, or through sudo otherwise.
 set -euo pipefail
 
@@ -15,6 +15,7 @@ have_all() {
 		command -v etcd >/dev/null 2>&1 &&
 		command -v etcdctl >/dev/null 2>&1 &&
 		command -v java >/dev/null 2>&1 &&
+		command -v chromium >/dev/null 2>&1 &&
 		[ -f "$zk_jar" ]
 }
 
@@ -23,7 +24,7 @@ if have_all; then
 fi
 
 if ! command -v apt-get >/dev/null 2>&1; then
-	echo "setup.sh: apt-get not found; install redis-server, redis-tools, zookeeper, etcd-server, etcd-client and a Java runtime by hand" >&2
+	echo "setup.sh: apt-get not found; install redis-server, redis-tools, redis-sentinel, zookeeper, etcd-server, etcd-client, chromium and a Java runtime by hand" >&2
 	exit 1
 fi
 
@@ -49,7 +50,7 @@ if [ ! -e "$policy" ]; then
 	trap '"${sudo[@]}" rm -f "$policy"' EXIT
 fi
 
-packages=(redis-server redis-tools redis-sentinel zookeeper etcd-server etcd-client)
+packages=(redis-server redis-tools redis-sentinel zookeeper etcd-server etcd-client chromium)
 if ! command -v java >/dev/null 2>&1; then
 	packages+=(default-jre-headless)
 fi
@@ -59,7 +60,7 @@ echo "setup.sh: installing ${packages[*]}" >&2
 "${sudo[@]}" apt-get install -y -q --no-install-recommends "${packages[@]}"
 
 if ! have_all; then
-	echo "setup.sh: still missing a server after install (need redis-server, redis-cli, redis-sentinel, etcd, etcdctl, java, $zk_jar)" >&2
+	echo "setup.sh: still missing a server after install (need redis-server, redis-cli, redis-sentinel, etcd, etcdctl, java, chromium, $zk_jar)" >&2
 	exit 1
 fi
 echo "setup.sh: servers installed" >&2

@@ -31,9 +31,16 @@ type backend interface {
 	NewExecutor() (executor.Executor, func(), error)
 	// Steal removes l's lock behind its holder's back.
 	Steal(ctx context.Context, l *lock4go.Lock) error
+	// InspectFlags returns the flags of `lock4go inspect` that reach this
+	// backend and the demo's namespace in it.
+	InspectFlags() string
 	// Close releases what the backend started.
 	Close()
 }
+
+// etcdPrefix is the demo's namespace in etcd: a lock on key k lives under
+// "<etcdPrefix>k/".
+const etcdPrefix = "lock4go-demo/"
 
 // etcdBackend uses etcd: the embedded server unless endpoints are given.
 type etcdBackend struct {
@@ -79,7 +86,7 @@ func (b *etcdBackend) NewExecutor() (executor.Executor, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	e, err := etcdexec.New(c, etcdexec.Options{Logger: quiet})
+	e, err := etcdexec.New(c, etcdexec.Options{Prefix: etcdPrefix, Logger: quiet})
 	if err != nil {
 		c.Close()
 		return nil, nil, err
@@ -90,7 +97,7 @@ func (b *etcdBackend) NewExecutor() (executor.Executor, func(), error) {
 // Steal revokes the lease under the lock's key, as an operator running
 // `etcdctl lease revoke` would.
 func (b *etcdBackend) Steal(ctx context.Context, l *lock4go.Lock) error {
-	resp, err := b.admin.Get(ctx, l.Key()+"/", clientv3.WithPrefix())
+	resp, err := b.admin.Get(ctx, etcdPrefix+l.Key()+"/", clientv3.WithPrefix())
 	if err != nil {
 		return err
 	}
@@ -101,6 +108,10 @@ func (b *etcdBackend) Steal(ctx context.Context, l *lock4go.Lock) error {
 		}
 	}
 	return errors.New("lock key not found")
+}
+
+func (b *etcdBackend) InspectFlags() string {
+	return "--etcd " + strings.Join(b.endpoints, ",") + " --etcd-prefix " + etcdPrefix
 }
 
 func (b *etcdBackend) Close() {
@@ -144,6 +155,8 @@ func (b *redisBackend) NewExecutor() (executor.Executor, func(), error) {
 func (b *redisBackend) Steal(ctx context.Context, l *lock4go.Lock) error {
 	return b.admin.Del(ctx, l.Key()).Err()
 }
+
+func (b *redisBackend) InspectFlags() string { return "--redis redis://" + b.addr }
 
 func (b *redisBackend) Close() { b.admin.Close() }
 
@@ -196,6 +209,10 @@ func (b *zkBackend) Steal(_ context.Context, l *lock4go.Lock) error {
 		}
 	}
 	return errors.New("lock node not found")
+}
+
+func (b *zkBackend) InspectFlags() string {
+	return "--zookeeper " + strings.Join(b.servers, ",") + " --zk-base-path " + zkexec.DefaultBasePath
 }
 
 func (b *zkBackend) Close() { b.admin.Close() }

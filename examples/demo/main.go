@@ -5,6 +5,11 @@
 // of concurrent payments for a handful of orders. It prints what it saw,
 // shows a lock lost on purpose and detected, and exits non-zero if two
 // payments of one order ever ran at once.
+//
+// While it runs, instance 1 serves /debug/locks on a port of its own (the
+// demo prints the URL); --linger keeps the process alive a few seconds
+// after the run, holding one order's lock with payments queued, so the page
+// and the `lock4go inspect` line printed last have something to show.
 package main
 
 import (
@@ -25,6 +30,7 @@ func main() {
 	flag.IntVar(&cfg.orders, "orders", 5, "distinct order ids")
 	flag.DurationVar(&cfg.work, "work", 2*time.Millisecond, "time a payment spends inside the lock")
 	flag.DurationVar(&cfg.acquireTimeout, "acquire-timeout", 2*time.Second, "how long a payment waits for its order's lock before 429/Aborted")
+	flag.Var(lingerFlag{&cfg.linger}, "linger", fmt.Sprintf("after the run, hold a lock and stay alive for a while (%v, or --linger=DURATION) to look at /debug/locks and run lock4go inspect", defaultLinger))
 	flag.Parse()
 	if err := run(context.Background(), cfg); err != nil {
 		fmt.Fprintln(os.Stderr, "demo:", err)
@@ -37,6 +43,10 @@ type config struct {
 	clients, requests      int
 	orders                 int
 	work, acquireTimeout   time.Duration
+	linger                 time.Duration
+	// whileLingering, when set (by tests), runs during the linger with the
+	// /debug/locks URL.
+	whileLingering func(debugURL string) error
 }
 
 func openBackend(cfg config) (backend, error) {
@@ -51,8 +61,8 @@ func openBackend(cfg config) (backend, error) {
 }
 
 func run(ctx context.Context, cfg config) error {
-	if cfg.clients <= 0 || cfg.requests <= 0 || cfg.orders <= 0 || cfg.work < 0 || cfg.acquireTimeout <= 0 {
-		return fmt.Errorf("clients, requests, orders and acquire-timeout must be positive")
+	if cfg.clients <= 0 || cfg.requests <= 0 || cfg.orders <= 0 || cfg.work < 0 || cfg.acquireTimeout <= 0 || cfg.linger < 0 {
+		return fmt.Errorf("clients, requests, orders and acquire-timeout must be positive, work and linger not negative")
 	}
 	b, err := openBackend(cfg)
 	if err != nil {
@@ -76,6 +86,12 @@ func run(ctx context.Context, cfg config) error {
 		}
 		svcs = append(svcs, s)
 	}
+	dbg, err := startDebug(svcs[0].tpl)
+	if err != nil {
+		return fmt.Errorf("start /debug/locks: %w", err)
+	}
+	defer dbg.Close()
+	fmt.Printf("Instance 1's /debug/locks, while the demo runs: %s\n\n", dbg.URL)
 	res, err := runLoad(ctx, cfg, svcs, st)
 	if err != nil {
 		return err
@@ -91,5 +107,10 @@ func run(ctx context.Context, cfg config) error {
 	if lost.err != nil {
 		return fmt.Errorf("lost-lock demonstration: %w", lost.err)
 	}
+	if cfg.linger > 0 {
+		return linger(ctx, cfg, b, svcs, dbg.URL)
+	}
+	fmt.Printf("\nRun with --linger to keep the demo (and its backend) alive and read %s from the backend with:\n", lingerKey)
+	fmt.Println(inspectLine(b))
 	return nil
 }
