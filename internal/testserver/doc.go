@@ -26,8 +26,11 @@
 // A [Server] can be stopped, killed (SIGKILL), paused (SIGSTOP), resumed
 // (SIGCONT) and restarted on the same port with the same data directory, to
 // test failures. A [Cluster] groups the members of a Redis Cluster, a
-// ZooKeeper ensemble or an etcd cluster. A [Proxy] sits between a client and
-// a server and can cut, blackhole or half-drop its connections.
+// ZooKeeper ensemble or an etcd cluster; a [Sentinel] is a Redis master, its
+// replica and three redis-sentinel processes. [StartRedisTLS] starts a Redis
+// that speaks TLS only, with the throw-away PKI of [NewCerts]. A [Proxy]
+// sits between a client and a server and can cut, blackhole or half-drop
+// its connections.
 //
 // Every process runs in its own process group with a parent-death signal, so
 // it dies with the test binary even when that is killed (its temporary

@@ -1,18 +1,14 @@
 package testserver
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"crypto/tls"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
-	"strconv"
-	"strings"
 	"time"
 )
 
@@ -35,55 +31,15 @@ func dial(ctx context.Context, addr string) (net.Conn, error) {
 	return conn, nil
 }
 
-// redisCommand sends one command to the Redis server at addr and returns its
-// reply as text: a status, an integer or a bulk string. An error reply is
-// returned as an error.
-func redisCommand(ctx context.Context, addr string, args ...string) (string, error) {
-	conn, err := dial(ctx, addr)
-	if err != nil {
-		return "", err
-	}
-	defer conn.Close()
-	var req bytes.Buffer
-	fmt.Fprintf(&req, "*%d\r\n", len(args))
-	for _, a := range args {
-		fmt.Fprintf(&req, "$%d\r\n%s\r\n", len(a), a)
-	}
-	if _, err := conn.Write(req.Bytes()); err != nil {
-		return "", err
-	}
-	r := bufio.NewReader(conn)
-	line, err := r.ReadString('\n')
-	if err != nil {
-		return "", err
-	}
-	line = strings.TrimRight(line, "\r\n")
-	if line == "" {
-		return "", errors.New("empty reply")
-	}
-	switch line[0] {
-	case '+', ':':
-		return line[1:], nil
-	case '-':
-		return "", errors.New(line[1:])
-	case '$':
-		n, err := strconv.Atoi(line[1:])
-		if err != nil || n < 0 {
-			return "", fmt.Errorf("bad bulk reply %q", line)
-		}
-		buf := make([]byte, n+2)
-		if _, err := io.ReadFull(r, buf); err != nil {
-			return "", err
-		}
-		return string(buf[:n]), nil
-	default:
-		return "", fmt.Errorf("unexpected reply %q", line)
-	}
-}
-
 // redisPing succeeds when the Redis server at addr answers PONG.
 func redisPing(ctx context.Context, addr string) error {
-	reply, err := redisCommand(ctx, addr, "PING")
+	return redisPingVia(ctx, dial, addr)
+}
+
+// redisPingVia succeeds when the Redis server at addr, reached through d,
+// answers PONG.
+func redisPingVia(ctx context.Context, d dialFunc, addr string) error {
+	reply, err := redisText(redisDo(ctx, d, addr, "PING"))
 	if err != nil {
 		return err
 	}
