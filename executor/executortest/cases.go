@@ -18,7 +18,7 @@ func (s *suite) testAcquireRelease(t *testing.T) {
 	if e.Name() == "" {
 		t.Error("Name() is empty")
 	}
-	k := key(t)
+	k := s.key(t)
 	l := mustAcquire(t, e, s.req(k, 0, false))
 	if l.Token() <= 0 {
 		t.Errorf("Token() = %d, want > 0", l.Token())
@@ -40,7 +40,7 @@ func (s *suite) testAcquireRelease(t *testing.T) {
 
 func (s *suite) testHeld(t *testing.T) {
 	a, b := s.f(t), s.f(t)
-	k := key(t)
+	k := s.key(t)
 	l := mustAcquire(t, a, s.req(k, 0, false))
 	defer l.Release(context.WithoutCancel(t.Context()))
 	mustNotAcquire(t, b, s.req(k, 0, false))
@@ -50,7 +50,7 @@ func (s *suite) testHeld(t *testing.T) {
 
 func (s *suite) testOwnerOnlyRelease(t *testing.T) {
 	a, b := s.f(t), s.f(t)
-	k := key(t)
+	k := s.key(t)
 	old := mustAcquire(t, a, s.req(k, 0, false))
 	if err := old.Release(t.Context()); err != nil {
 		t.Fatalf("Release = %v", err)
@@ -79,7 +79,7 @@ func (s *suite) testOwnerOnlyRelease(t *testing.T) {
 
 func (s *suite) testDoubleRelease(t *testing.T) {
 	e := s.f(t)
-	l := mustAcquire(t, e, s.req(key(t), 0, false))
+	l := mustAcquire(t, e, s.req(s.key(t), 0, false))
 	if err := l.Release(t.Context()); err != nil {
 		t.Fatalf("Release = %v", err)
 	}
@@ -93,7 +93,7 @@ func (s *suite) testExpiry(t *testing.T) {
 		t.Skip("leases of this executor end with the session, not by TTL")
 	}
 	a, b := s.f(t), s.f(t)
-	k := key(t)
+	k := s.key(t)
 	start := time.Now()
 	l := mustAcquire(t, a, s.req(k, s.o.ShortTTL, false))
 	mustNotAcquire(t, b, s.req(k, 0, false))
@@ -125,7 +125,7 @@ func (s *suite) testRenewal(t *testing.T) {
 		t.Skip("leases of this executor end with the session, not by TTL")
 	}
 	a, b := s.f(t), s.f(t)
-	k := key(t)
+	k := s.key(t)
 	r := s.req(k, s.o.ShortTTL, false)
 	r.Renewed = true
 	l := mustAcquire(t, a, r)
@@ -151,7 +151,7 @@ func (s *suite) testRenewal(t *testing.T) {
 
 func (s *suite) testTokens(t *testing.T) {
 	execs := []executor.Executor{s.f(t), s.f(t)}
-	k := key(t)
+	k := s.key(t)
 	var last int64
 	for i := range 10 {
 		e := execs[i%2]
@@ -175,7 +175,7 @@ func (s *suite) testTokens(t *testing.T) {
 
 func (s *suite) testWakeUp(t *testing.T) {
 	a, b := s.f(t), s.f(t)
-	k := key(t)
+	k := s.key(t)
 	holder := mustAcquire(t, a, s.req(k, 0, false))
 	if _, ok := b.(executor.Waiter); !ok && !s.queues(t, b, k) {
 		_ = holder.Release(t.Context())
@@ -240,7 +240,7 @@ func (s *suite) queues(t *testing.T, e executor.Executor, k string) bool {
 
 func (s *suite) testCancelWhileWaiting(t *testing.T) {
 	a, b, c := s.f(t), s.f(t), s.f(t)
-	k := key(t)
+	k := s.key(t)
 	holder := mustAcquire(t, a, s.req(k, 0, false))
 	for _, d := range []time.Duration{0, 5 * time.Millisecond, 50 * time.Millisecond, 150 * time.Millisecond} {
 		ctx, cancel := context.WithTimeout(t.Context(), d)
@@ -265,7 +265,7 @@ func (s *suite) testCancelWhileWaiting(t *testing.T) {
 
 func (s *suite) testCancelledBefore(t *testing.T) {
 	a, b := s.f(t), s.f(t)
-	k := key(t)
+	k := s.key(t)
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	l, err := a.Acquire(ctx, s.req(k, 0, true))
@@ -280,7 +280,7 @@ func (s *suite) testCancelledBefore(t *testing.T) {
 
 func (s *suite) testConcurrentKeys(t *testing.T) {
 	e := s.f(t)
-	base := key(t)
+	base := s.key(t)
 	const n = 50
 	leases := make([]executor.Lease, n)
 	var wg sync.WaitGroup
@@ -313,7 +313,7 @@ func (s *suite) testMutualExclusion(t *testing.T) {
 		perExec   = 16
 		rounds    = 3
 	)
-	k := key(t)
+	k := s.key(t)
 	var inside, maxInside, acquired atomic.Int64
 	var lastToken atomic.Int64
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
@@ -368,7 +368,7 @@ func (s *suite) testMutualExclusion(t *testing.T) {
 
 func (s *suite) testInvalidRequest(t *testing.T) {
 	e := s.f(t)
-	k := key(t)
+	k := s.key(t)
 	tests := []struct {
 		name string
 		req  executor.Request

@@ -31,6 +31,11 @@ type Options struct {
 	// visible to other clients (asynchronous deletes). Zero means 2s; it is
 	// an upper bound waited by polling, not a sleep.
 	Settle time.Duration
+
+	// KeyPrefix starts every key the suite locks, followed by ":", so that
+	// the suite can run as a user allowed only some keys. Zero means
+	// "lock4go-conformance".
+	KeyPrefix string
 }
 
 func (o Options) withDefaults() Options {
@@ -39,6 +44,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Settle == 0 {
 		o.Settle = 2 * time.Second
+	}
+	if o.KeyPrefix == "" {
+		o.KeyPrefix = "lock4go-conformance"
 	}
 	return o
 }
@@ -80,10 +88,10 @@ type suite struct {
 
 // key returns a key unique to this test run, so runs sharing a server never
 // collide.
-func key(t *testing.T) string {
+func (s *suite) key(t *testing.T) string {
 	var b [6]byte
 	_, _ = rand.Read(b[:])
-	return "lock4go-conformance:" + t.Name() + ":" + hex.EncodeToString(b[:])
+	return s.o.KeyPrefix + ":" + t.Name() + ":" + hex.EncodeToString(b[:])
 }
 
 // owner returns a fresh owner value.
