@@ -55,7 +55,8 @@ func (l *Lock) Done() <-chan struct{} {
 }
 
 // Err returns nil while the lock is held, an error wrapping [ErrLockLost]
-// after it was lost, and one wrapping [ErrLockNotHeld] after release.
+// after it was lost (and the last renewal's error, when renewals failed
+// until the lease ran out), and one wrapping [ErrLockNotHeld] after release.
 func (l *Lock) Err() error {
 	l.h.mu.Lock()
 	defer l.h.mu.Unlock()
@@ -118,6 +119,7 @@ type held struct {
 	inflight  bool          // a renewal is running
 	renewals  int           // successful renewals
 	lastRenew time.Duration // round trip of the latest successful renewal
+	renewErr  error         // the last renewal's error, nil after a success
 }
 
 type lostWaiter struct {

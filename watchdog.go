@@ -166,7 +166,8 @@ func (w *watchdog) loop() {
 		w.mu.Unlock()
 		for _, h := range expired {
 			if h.renewed {
-				h.lose("lease ran out by the local clock before a renewal succeeded", nil, true)
+				// Popped from the heap, h's renewErr no longer changes.
+				h.lose("lease ran out by the local clock before a renewal succeeded", h.renewErr, true)
 			} else {
 				h.lose("fixed lease expired", nil, true)
 			}
@@ -263,11 +264,13 @@ func (w *watchdog) renew(e executor.Executor, hs []*held) {
 			h.wdAt = sent.Add(h.ttl / 3)
 			h.renewals++
 			h.lastRenew = now.Sub(sent)
+			h.renewErr = nil
 		case errors.Is(err, ErrLockNotHeld):
 			gone = append(gone, i)
 			continue
 		default:
 			failed = append(failed, i)
+			h.renewErr = err
 			h.wdAt = now.Add(max(h.ttl/12, minRenewRetry))
 			if h.wdAt.After(h.leaseEnd) {
 				h.wdAt = h.leaseEnd

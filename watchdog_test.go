@@ -116,6 +116,28 @@ func TestWatchdog_transientFailuresUntilLeaseEnd(t *testing.T) {
 	})
 }
 
+// A lock whose renewals are refused until its lease runs out is lost with
+// the last refusal as the cause, so the holder learns why.
+func TestWatchdog_lostNamesLastRenewalError(t *testing.T) {
+	bubble(t, func(t *testing.T) {
+		refused := errors.New("fake: NOPERM")
+		lease := &fakeLease{token: 1, renewF: func(context.Context, time.Duration) error {
+			return fmt.Errorf("fake: renew: %w: %w", executor.ErrBackend, refused)
+		}}
+		f := &fakeExec{name: "fake", prio: 1, acquireF: func(context.Context, executor.Request) (executor.Lease, error) { return lease, nil }}
+		tpl, _ := lock4go.New(lock4go.Config{Expire: 3 * time.Second}, f)
+		l, err := tpl.Lock(t.Context(), "k")
+		if err != nil {
+			t.Fatal(err)
+		}
+		<-l.Done()
+		if err := l.Err(); !errors.Is(err, lock4go.ErrLockLost) || !errors.Is(err, lock4go.ErrBackend) || !errors.Is(err, refused) {
+			t.Fatalf("Err = %v, want ErrLockLost with the last renewal's error", err)
+		}
+		synctest.Wait()
+	})
+}
+
 // A fixed lease (WithExpire) is never renewed and ends by the local clock.
 func TestWatchdog_fixedExpire(t *testing.T) {
 	bubble(t, func(t *testing.T) {
