@@ -2,6 +2,7 @@ package redis
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	goredis "github.com/redis/go-redis/v9"
@@ -29,6 +30,17 @@ type voidItem struct {
 	failures int
 }
 
+// voidQueue holds an executor's pending compensations. Its fields are
+// guarded by mu.
+type voidQueue struct {
+	mu      sync.Mutex
+	items   []voidItem
+	running bool // the compensation goroutine runs
+	outage  bool // the last round failed entirely: send new items and one probe
+	warned  bool // a failure since the last clean round was logged as a warning
+	gaveUp  bool // a give-up since the last clean round was logged as a warning
+}
+
 // voidTTL returns how long the void marker of an acquisition with a lease of
 // ttl lives: at least as long as the lease, and at least minVoidTTL.
 func voidTTL(ttl time.Duration) time.Duration { return max(ttl, minVoidTTL) }
@@ -42,16 +54,22 @@ func voidTTL(ttl time.Duration) time.Duration { return max(ttl, minVoidTTL) }
 // One goroutine per executor, started on demand, runs the pending
 // compensations in one pipeline per round (per Cluster node) and retries the
 // failed ones with backoff until they succeed, the executor is closed, or
-// their lease has surely expired: a Redis that is down causes neither a
-// goroutine per failed acquisition nor a storm of retries.
+// their lease has surely expired. While every compensation fails (Redis
+// down, credentials refused), a round sends only the compensations never
+// tried and one of the failed ones as a probe; all are retried once a
+// round succeeds. So a Redis that is down causes neither a goroutine per
+// failed acquisition nor a storm of retries, and the backlog is bounded by
+// what fails during one lease. A failing outage is logged as a warning
+// once, until a round succeeds again.
 func (e *Executor) compensate(l *lease, ttl time.Duration) {
 	d := voidTTL(ttl)
 	it := voidItem{l: l, ttlArg: ms(d), giveUp: time.Now().Add(d)}
-	e.voidMu.Lock()
-	e.voids = append(e.voids, it)
-	start := !e.voiding
-	e.voiding = true
-	e.voidMu.Unlock()
+	q := &e.voids
+	q.mu.Lock()
+	q.items = append(q.items, it)
+	start := !q.running
+	q.running = true
+	q.mu.Unlock()
 	if start && !e.spawn(e.voidLoop) {
 		e.voidLoop()
 	}
@@ -62,18 +80,18 @@ func (e *Executor) compensate(l *lease, ttl time.Duration) {
 func (e *Executor) voidLoop() {
 	backoff := voidBackoffMin
 	for {
-		items := e.takeVoids()
+		items, expired := e.takeVoids(time.Now())
+		e.reportGiveUps(expired)
 		if items == nil {
 			return
 		}
-		failed := e.voidRound(items)
+		failed, firstErr := e.voidRound(items)
+		e.requeueVoids(failed, len(failed) == len(items))
+		e.reportRound(items, failed, firstErr)
 		if len(failed) == 0 {
 			backoff = voidBackoffMin
 			continue
 		}
-		e.voidMu.Lock()
-		e.voids = append(failed, e.voids...)
-		e.voidMu.Unlock()
 		if !e.pause(backoff) {
 			e.dropVoids()
 			return
@@ -82,27 +100,54 @@ func (e *Executor) voidLoop() {
 	}
 }
 
-// takeVoids removes up to voidBatch pending compensations and returns them;
-// when none is pending, it marks the loop stopped and returns nil.
-func (e *Executor) takeVoids() []voidItem {
-	e.voidMu.Lock()
-	defer e.voidMu.Unlock()
-	if len(e.voids) == 0 {
-		e.voids, e.voiding = nil, false
-		return nil
+// takeVoids removes the compensations whose lease has surely expired by now
+// (returned as expired: too late to matter) and the next batch to send: up
+// to voidBatch from the front of the queue, or during an outage the ones
+// never tried and one failed one. When nothing is pending it marks the loop
+// stopped and returns nil items.
+func (e *Executor) takeVoids(now time.Time) (items, expired []voidItem) {
+	q := &e.voids
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	keep := q.items[:0]
+	probe := !q.outage
+	for _, it := range q.items {
+		switch {
+		case now.After(it.giveUp):
+			expired = append(expired, it)
+		case len(items) < voidBatch && (!q.outage || it.failures == 0 || !probe):
+			probe = probe || it.failures > 0
+			items = append(items, it)
+		default:
+			keep = append(keep, it)
+		}
 	}
-	n := min(len(e.voids), voidBatch)
-	items := e.voids[:n:n]
-	e.voids = e.voids[n:]
-	return items
+	clear(q.items[len(keep):])
+	q.items = keep
+	if len(items) == 0 {
+		q.items, q.running = nil, false
+		return nil, expired
+	}
+	return items, expired
+}
+
+// requeueVoids puts failed compensations back at the end of the queue;
+// allFailed records whether the round failed entirely (an outage).
+func (e *Executor) requeueVoids(failed []voidItem, allFailed bool) {
+	q := &e.voids
+	q.mu.Lock()
+	q.items = append(q.items, failed...)
+	q.outage = allFailed
+	q.mu.Unlock()
 }
 
 // dropVoids gives the pending compensations up, as the executor closes.
 func (e *Executor) dropVoids() {
-	e.voidMu.Lock()
-	items := e.voids
-	e.voids, e.voiding = nil, false
-	e.voidMu.Unlock()
+	q := &e.voids
+	q.mu.Lock()
+	items := q.items
+	q.items, q.running = nil, false
+	q.mu.Unlock()
 	if len(items) > 0 {
 		e.log.Warn("redis: executor closed before removing the possible lock of an acquisition whose reply was lost; the key stays locked until its TTL at worst",
 			"key", items[0].l.key(), "count", len(items))
@@ -124,56 +169,31 @@ func (e *Executor) pause(d time.Duration) bool {
 
 // voidRound runs the void script of every item in one pipeline (sent with
 // EVAL: compensations are rare, and this spares the NOSCRIPT fallback),
-// bounded by CleanupTimeout, and returns the items to retry.
-func (e *Executor) voidRound(items []voidItem) []voidItem {
+// bounded by CleanupTimeout, and returns the items that failed, each with
+// one more failure, and the first error.
+func (e *Executor) voidRound(items []voidItem) (failed []voidItem, firstErr error) {
 	ctx, cancel := context.WithTimeout(context.Background(), e.opts.CleanupTimeout)
 	defer cancel()
 	cmds := make([]*goredis.Cmd, len(items))
-	_, _ = e.client.Pipelined(ctx, func(p goredis.Pipeliner) error {
+	_, perr := e.client.Pipelined(ctx, func(p goredis.Pipeliner) error {
 		for i, it := range items {
 			l := it.l
 			cmds[i] = voidScript.Eval(ctx, p, l.keys[:2], l.ownerArg, l.channel, it.ttlArg)
 		}
 		return nil
 	})
-	var (
-		failed          []voidItem
-		fresh, gaveUp   int    // first failures, abandoned compensations
-		freshKey, upKey string // one key of each, for the log
-		firstErr        error
-	)
-	now := time.Now()
 	for i, it := range items {
-		deleted, err := cmds[i].Int64()
-		switch {
-		case err == nil:
+		deleted, err := pipelinedInt(cmds[i], perr)
+		if err == nil {
 			e.log.Debug("redis: compensated an acquisition whose reply was lost",
 				"key", it.l.key(), "deleted", deleted == 1, "attempts", it.failures+1)
 			continue
-		case now.After(it.giveUp):
-			gaveUp++
-			upKey = it.l.key()
-		default:
-			if it.failures == 0 {
-				fresh++
-				freshKey = it.l.key()
-			}
-			it.failures++
-			failed = append(failed, it)
 		}
 		if firstErr == nil {
 			firstErr = err
 		}
+		it.failures++
+		failed = append(failed, it)
 	}
-	// One line per round, not per acquisition: a Redis that is down fails
-	// them all.
-	if fresh > 0 {
-		e.log.Warn("redis: an acquisition's reply was lost and removing its possible lock failed; retrying in the background",
-			"key", freshKey, "count", fresh, "err", firstErr)
-	}
-	if gaveUp > 0 {
-		e.log.Warn("redis: gave up removing the possible lock of an acquisition whose reply was lost; its lease has expired by now",
-			"key", upKey, "count", gaveUp, "err", firstErr)
-	}
-	return failed
+	return failed, firstErr
 }

@@ -31,7 +31,9 @@
 // release). The marker lives as long as the lease would, and at least 30s;
 // the compensation is retried with backoff until it succeeds, the executor
 // is closed, or that lease has surely expired; pending compensations share
-// one goroutine and one pipeline per round. A go-redis retry of an
+// one goroutine and one pipeline per round, and while every compensation
+// fails (Redis down, credentials refused) a round retries only one of them,
+// as a probe, besides the new ones. A go-redis retry of an
 // acquisition whose first attempt took the key, but whose reply was lost,
 // finds its own owner there and returns the token. A retried release whose
 // first attempt deleted the key reports ErrLockNotHeld: the lock is released

@@ -25,9 +25,7 @@ type Executor struct {
 	lastTTL       atomic.Pointer[ttlArg]
 	hub           *hub
 
-	voidMu  sync.Mutex
-	voids   []voidItem // compensations waiting for a round
-	voiding bool       // the compensation goroutine runs
+	voids voidQueue // compensations of lost replies
 
 	mu     sync.Mutex
 	closed bool

@@ -23,5 +23,6 @@ var (
 func Compensate(e *Executor, key, owner string, ttl time.Duration) bool {
 	d := voidTTL(ttl)
 	it := voidItem{l: newLease(e, key, owner), ttlArg: ms(d), giveUp: time.Now().Add(d)}
-	return len(e.voidRound([]voidItem{it})) == 0
+	failed, _ := e.voidRound([]voidItem{it})
+	return len(failed) == 0
 }

@@ -31,8 +31,7 @@ func (e *Executor) RenewBatch(ctx context.Context, items []executor.RenewItem) [
 	}
 	cmds := make([]*goredis.Cmd, len(own))
 	r := e.run(ctx, func(ctx context.Context) result {
-		e.renewPipeline(ctx, own, idx, items, cmds)
-		return result{}
+		return result{err: e.renewPipeline(ctx, own, idx, items, cmds)}
 	})
 	for j, l := range own {
 		i := idx[j]
@@ -40,16 +39,17 @@ func (e *Executor) RenewBatch(ctx context.Context, items []executor.RenewItem) [
 			errs[i] = fmt.Errorf("redis: renew %q: %w: %w", l.key(), executor.ErrBackend, r.err)
 			continue
 		}
-		v, err := cmds[j].Int64()
+		v, err := pipelinedInt(cmds[j], r.err)
 		errs[i] = l.check("renew", result{val: v, err: err})
 	}
 	return errs
 }
 
 // renewPipeline sends one EVALSHA per lease in a pipeline and, if the
-// server did not know the script, the refused ones again with EVAL.
-func (e *Executor) renewPipeline(ctx context.Context, own []*lease, idx []int, items []executor.RenewItem, cmds []*goredis.Cmd) {
-	_, _ = e.client.Pipelined(ctx, func(p goredis.Pipeliner) error {
+// server did not know the script, the refused ones again with EVAL. It
+// returns the error of the last pipeline.
+func (e *Executor) renewPipeline(ctx context.Context, own []*lease, idx []int, items []executor.RenewItem, cmds []*goredis.Cmd) error {
+	_, perr := e.client.Pipelined(ctx, func(p goredis.Pipeliner) error {
 		for j, l := range own {
 			cmds[j] = renewScript.EvalSha(ctx, p, l.keys[:1], l.ownerArg, e.msArg(items[idx[j]].TTL))
 		}
@@ -62,15 +62,28 @@ func (e *Executor) renewPipeline(ctx context.Context, own []*lease, idx []int, i
 		}
 	}
 	if len(retry) == 0 {
-		return
+		return perr
 	}
-	_, _ = e.client.Pipelined(ctx, func(p goredis.Pipeliner) error {
+	_, perr = e.client.Pipelined(ctx, func(p goredis.Pipeliner) error {
 		for _, j := range retry {
 			l := own[j]
 			cmds[j] = renewScript.Eval(ctx, p, l.keys[:1], l.ownerArg, e.msArg(items[idx[j]].TTL))
 		}
 		return nil
 	})
+	return perr
+}
+
+// pipelinedInt returns the integer reply of cmd, a command of a pipeline
+// that failed with perr. go-redis may leave the commands of a pipeline
+// whose connection could not be set up (refused credentials, say) without
+// an error of their own; the pipeline's error is then theirs.
+func pipelinedInt(cmd *goredis.Cmd, perr error) (int64, error) {
+	v, err := cmd.Int64()
+	if err != nil && cmd.Err() == nil && perr != nil {
+		err = perr
+	}
+	return v, err
 }
 
 // isNoScript reports whether err says the server does not know a script.
