@@ -100,6 +100,20 @@
 // does not interoperate with this executor (nor with Lock4j's own
 // RedisTemplate executor).
 //
+// # Least privilege, TLS, Sentinel
+//
+// [ACLRules] returns the ACL rules of a Redis user that can lock the keys of
+// one prefix and nothing else: the keys, their derived names and channels,
+// and the commands this package sends. Credentials, TLS and Sentinel are
+// the client's: configure them on the go-redis client (Username, Password,
+// TLSConfig; NewFailoverClient for Sentinel). A refused command (NOPERM,
+// WRONGPASS, an untrusted certificate) is an [executor.ErrBackend] naming
+// the cause; a lock whose renewals are refused is lost by the end of its
+// lease. After a Sentinel failover the client's commands follow the new
+// master at once; the pub/sub connection follows when the old master drops
+// it (at once when it died; after SENTINEL FAILOVER, when Sentinel
+// reconfigures it, about ten seconds later), and waiters poll meanwhile.
+//
 // # Operations
 //
 // Run lock servers with maxmemory-policy noeviction: an evicting policy can

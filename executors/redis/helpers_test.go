@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"crypto/tls"
 	"encoding/hex"
 	"log/slog"
 	"strings"
@@ -158,4 +159,26 @@ func (h logSignal) WithAttrs(as []slog.Attr) slog.Handler {
 func (h logSignal) WithGroup(name string) slog.Handler {
 	h.next = h.next.WithGroup(name)
 	return h
+}
+
+// The ACL user of aclServer and tlsServer.
+const (
+	aclUser = "lock4go"
+	aclPass = "lock4go-test-secret"
+)
+
+// aclArgs are redis-server arguments that create aclUser with
+// ACLRules("lock4go"): a `user` line of the server's configuration.
+func aclArgs() []string {
+	return append([]string{"--user", aclUser, "reset", "on", ">" + aclPass}, strings.Fields(redis.ACLRules("lock4go"))...)
+}
+
+// asUser makes a client authenticate as user with password.
+func asUser(user, password string) clientOpt {
+	return func(o *goredis.Options) { o.Username, o.Password = user, password }
+}
+
+// withTLS makes a client connect with TLS under cfg.
+func withTLS(cfg *tls.Config) clientOpt {
+	return func(o *goredis.Options) { o.TLSConfig = cfg }
 }

@@ -11,8 +11,9 @@ import (
 	"github.com/lock4go/lock4go/internal/testserver"
 )
 
-// The package's servers: one standalone redis-server started by TestMain,
-// and a 3-master Redis Cluster started by the first test that needs it.
+// The package's servers: one standalone redis-server started by TestMain;
+// a 3-master Redis Cluster, a redis-server with an ACL user and a TLS-only
+// one, each started by the first test that needs it.
 var (
 	srv    *testserver.Server
 	srvErr error
@@ -20,6 +21,15 @@ var (
 	clusterOnce sync.Once
 	cluster     *testserver.Cluster
 	clusterErr  error
+
+	aclOnce sync.Once
+	aclSrv  *testserver.Server
+	aclErr  error
+
+	tlsOnce  sync.Once
+	tlsSrv   *testserver.Server
+	tlsCerts *testserver.Certs
+	tlsErr   error
 )
 
 func TestMain(m *testing.M) {
@@ -28,6 +38,14 @@ func TestMain(m *testing.M) {
 	if srv != nil {
 		_ = srv.Resume() // in case a fault test failed before its cleanup
 		_ = srv.Stop()
+	}
+	for _, s := range []*testserver.Server{aclSrv, tlsSrv} {
+		if s != nil {
+			_ = s.Stop()
+		}
+	}
+	if tlsCerts != nil {
+		_ = os.RemoveAll(tlsCerts.Dir)
 	}
 	if cluster != nil {
 		_ = cluster.Stop()
@@ -39,6 +57,38 @@ func TestMain(m *testing.M) {
 		}
 	}
 	os.Exit(code)
+}
+
+// aclServer returns the package's redis-server that is started with the
+// user aclUser, whose rules are ACLRules("lock4go"), starting it on first
+// use.
+func aclServer(t *testing.T) *testserver.Server {
+	t.Helper()
+	testserver.Check(t, srvErr)
+	aclOnce.Do(func() { aclSrv, aclErr = testserver.StartRedis(aclArgs()...) })
+	testserver.Check(t, aclErr)
+	return aclSrv
+}
+
+// tlsServer returns the package's TLS-only redis-server, which also has the
+// user aclUser, and its certificates, starting it on first use.
+func tlsServer(t *testing.T) (*testserver.Server, *testserver.Certs) {
+	t.Helper()
+	testserver.Check(t, srvErr)
+	tlsOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "lock4go-redis-certs-*")
+		if err != nil {
+			tlsErr = err
+			return
+		}
+		if tlsCerts, tlsErr = testserver.NewCerts(dir); tlsErr != nil {
+			_ = os.RemoveAll(dir)
+			return
+		}
+		tlsSrv, tlsErr = testserver.StartRedisTLS(tlsCerts, aclArgs()...)
+	})
+	testserver.Check(t, tlsErr)
+	return tlsSrv, tlsCerts
 }
 
 // redisCluster returns the package's Redis Cluster, starting it on first use.

@@ -1,0 +1,69 @@
+package redis
+
+import "strings"
+
+// aclCommands are the commands an [Executor] needs: its scripts (EVALSHA,
+// with EVAL when the server does not know a script yet), the commands the
+// scripts call (Redis checks them against the caller's ACL too), pub/sub
+// for waking waiters (go-redis pings an idle pub/sub connection), and
+// [Executor.Inspect]. HELLO and AUTH need no permission.
+var aclCommands = []string{
+	"evalsha", "eval",
+	"exists", "set", "incr", "time", "pexpire", "get", "del", "publish",
+	"subscribe", "unsubscribe", "ping",
+	"pttl", "pubsub|numsub",
+}
+
+// ACLRules returns the Redis ACL rules of a user that may lock, through an
+// [Executor], the keys that start with keyPrefix and ":" and nothing else:
+// those keys, the names derived from them (see "Names derived from a key"
+// in the package doc), their release channels and the commands the executor
+// sends. For the keys that lock4go's key builders make with the default
+// KeyPrefix "lock4go":
+//
+//	ACL SETUSER lock4go reset on >PASSWORD <ACLRules("lock4go")>
+//
+// Glob characters in keyPrefix are escaped. The rules deny CONFIG, so the
+// executor's start-up check of maxmemory-policy is skipped (logged at debug
+// level; check the policy yourself). They do not grant CLIENT SETINFO,
+// which go-redis sends on connect to Redis 7.2 and later and whose refusal
+// it ignores (Redis 7.0 does not know the command, so the rules cannot name
+// it); add +client|setinfo there to keep the refusals out of ACL LOG. A
+// Cluster client also needs +cluster|slots and +command (go-redis reads the
+// slot map and the command table; refused the latter, it asks again before
+// every command).
+func ACLRules(keyPrefix string) string {
+	p := globEscape(keyPrefix) + ":"
+	// Derived names: "<key>:token" (a key with a hash tag), "{<key>}:token"
+	// and "{<3-char slot tag>}:token:<key>" (a key with a "}" but no tag);
+	// the same for ":void:<owner>" and the ":released" channel.
+	rules := []string{
+		"resetkeys",
+		"~" + p + "*",
+		"~{" + p + "*",
+		"~{???}" + counterSuffix + ":" + p + "*",
+		"~{???}" + voidSuffix + ":" + p + "*",
+		"resetchannels",
+		"&" + p + "*",
+		"&{" + p + "*",
+		"&{???}" + channelSuffix + ":" + p + "*",
+		"-@all",
+	}
+	for _, c := range aclCommands {
+		rules = append(rules, "+"+c)
+	}
+	return strings.Join(rules, " ")
+}
+
+// globEscape escapes the characters that Redis glob patterns treat
+// specially.
+func globEscape(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune(`*?[]\`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
