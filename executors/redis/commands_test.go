@@ -19,8 +19,10 @@ import (
 
 // cmdStat is one line of INFO commandstats.
 type cmdStat struct {
-	calls int64
-	usec  int64
+	calls    int64 // executed, failed or not
+	usec     int64
+	rejected int64 // refused before running (NOPERM, wrong arity, ...)
+	failed   int64 // ran and returned an error
 }
 
 // commandStats parses INFO commandstats.
@@ -45,6 +47,10 @@ func commandStats(t *testing.T, c *goredis.Client) map[string]cmdStat {
 				s.calls = n
 			case "usec":
 				s.usec = n
+			case "rejected_calls":
+				s.rejected = n
+			case "failed_calls":
+				s.failed = n
 			}
 		}
 		stats[strings.TrimPrefix(name, "cmdstat_")] = s

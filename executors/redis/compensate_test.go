@@ -126,3 +126,46 @@ func TestExecutor_Close_pendingCompensation(t *testing.T) {
 	}
 	p.SetBlackhole(false)
 }
+
+// While every compensation is refused, rounds send one probe instead of the
+// whole backlog; once the probe succeeds, the backlog follows at once.
+func TestExecutor_compensate_outageProbes(t *testing.T) {
+	s := server(t)
+	admin := newClient(t, s.Addr())
+	user := newACLUser(t, admin, redis.ACLRules("other"))
+	log, recovered := newLogSignal(t, "succeed again")
+	e := newExecutor(t, newClient(t, s.Addr(), asUser(user, aclPass)), redis.Options{Logger: log})
+	const n = 20
+	keys, owners := make([]string, n), make([]string, n)
+	before := commandStats(t, admin)
+	for i := range n {
+		keys[i], owners[i] = uniq(t, "lock4go:probe:"), owner()
+		redis.CompensateLater(e, keys[i], owners[i], time.Minute)
+	}
+	time.Sleep(time.Second) // rounds at 50, 100, 200, 400 and 800ms of backoff
+	refused := commandStats(t, admin)["eval"].rejected - before["eval"].rejected
+	// The first rounds may each carry the items queued meanwhile (at most
+	// n in all); after that, one probe per round, and at most 5 rounds fit.
+	if refused < n || refused > n+5 {
+		t.Fatalf("%d EVALs refused in the first second of an outage with %d compensations pending, want between %d and %d", refused, n, n, n+5)
+	}
+	if err := admin.Do(t.Context(), "ACL", "SETUSER", user, "~lock4go:*", "~{lock4go:*", "&{lock4go:*").Err(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-recovered:
+	case <-time.After(10 * time.Second):
+		t.Fatal("compensations did not recover after the permission came back")
+	}
+	if !eventually(5*time.Second, func() bool {
+		for i := range n {
+			if admin.Exists(t.Context(), redis.VoidKey(keys[i], owners[i])).Val() != 1 {
+				return false
+			}
+		}
+		return true
+	}) {
+		t.Fatal("not every pending compensation ran after the probe succeeded")
+	}
+	t.Logf("%d compensations pending: %d EVALs refused in the first second of the outage", n, refused)
+}

@@ -26,3 +26,9 @@ func Compensate(e *Executor, key, owner string, ttl time.Duration) bool {
 	failed, _ := e.voidRound([]voidItem{it})
 	return len(failed) == 0
 }
+
+// CompensateLater schedules the compensation of an acquisition of key by
+// owner with a lease of ttl, as Acquire does after a lost reply.
+func CompensateLater(e *Executor, key, owner string, ttl time.Duration) {
+	e.compensate(newLease(e, key, owner), ttl)
+}
