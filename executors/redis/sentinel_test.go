@@ -59,19 +59,21 @@ func (r *sentinelRun) run(name string, kill bool) {
 	t0 := time.Now()
 	master := r.switchMaster(kill)
 	switched := time.Since(t0)
+	resubscribed := make(chan time.Duration, 1)
+	go func() { resubscribed <- r.awaitSubscriber(master, late.Key(), t0) }()
 	// Whether the caveat lock reached the replica, now the master, before
 	// the old master died.
 	replicated := caveat != nil && r.node(master).Exists(ctx, caveat.Key()).Val() == 1
 	resumed := r.awaitService(t0)
+	earlyHandoff := r.handOff(early, earlyWaiter)
 	if caveat != nil {
 		r.checkCaveat(caveat, replicated, t0)
 	}
-	earlyHandoff := r.handOff(early, earlyWaiter)
 	heldFate := r.heldOutcome(held, master, t0)
-	resubscribed := r.awaitSubscriber(master, late.Key(), t0)
+	resub := <-resubscribed
 	lateHandoff := r.handOff(late, lateWaiter)
 	r.t.Logf("%s: new master after %v; new locks succeed %v after the switch began; held lock: %s; pub/sub subscribed on the new master %v after the switch began; waiters that waited across the switch got their lock %v after a release at once after the switch (retry interval 1s), %v after a release once pub/sub was back; %d renewals failed",
-		name, switched.Round(time.Millisecond), resumed.Round(time.Millisecond), heldFate, resubscribed.Round(time.Millisecond),
+		name, switched.Round(time.Millisecond), resumed.Round(time.Millisecond), heldFate, resub.Round(time.Millisecond),
 		earlyHandoff.Round(time.Millisecond), lateHandoff.Round(time.Millisecond), r.renewFailed.Load())
 }
 
@@ -176,17 +178,21 @@ func (r *sentinelRun) wait(key string) <-chan waited {
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	r.awaitSubscriber(m, key, time.Now())
+	if r.awaitSubscriber(m, key, time.Now()) < 0 {
+		r.t.FailNow()
+	}
 	return ch
 }
 
 // awaitSubscriber waits until node m has a subscriber on key's release
-// channel and returns how long after since that was.
+// channel and returns how long after since that was, or -1 if that did not
+// happen within a minute (an error of the test, which may run in another
+// goroutine than the test's).
 func (r *sentinelRun) awaitSubscriber(m *testserver.Server, key string, since time.Time) time.Duration {
-	r.t.Helper()
 	c, ch := r.node(m), redis.ChannelName(key)
 	if !eventually(time.Minute, func() bool { return c.PubSubNumSub(r.t.Context(), ch).Val()[ch] > 0 }) {
-		r.t.Fatalf("no subscriber of %s on %s", ch, m.Addr())
+		r.t.Errorf("no subscriber of %s on %s", ch, m.Addr())
+		return -1
 	}
 	return time.Since(since)
 }
