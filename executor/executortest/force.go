@@ -18,7 +18,7 @@ func (s *suite) testForceRelease(t *testing.T) {
 	if !ok || !ok2 {
 		t.Skip("executor does not implement ForceReleaser and Inspector")
 	}
-	k := key(t)
+	k := s.key(t)
 	old := mustAcquire(t, a, s.req(k, 0, false))
 	h, err := in.Inspect(t.Context(), k)
 	if err != nil || h.Token != old.Token() {

@@ -14,7 +14,7 @@ import (
 // and nobody else can take the key for most of the TTL after the grant.
 func (s *suite) testFixedLeaseAfterWait(t *testing.T) {
 	a, b, c := s.f(t), s.f(t), s.f(t)
-	k := key(t)
+	k := s.key(t)
 	ttl := s.o.ShortTTL
 	holder := mustAcquire(t, a, s.req(k, 0, false))
 	began := time.Now()
@@ -65,7 +65,7 @@ func (s *suite) testFixedLeaseAfterWait(t *testing.T) {
 // ErrNotAcquired, though ctx lives on, and leaves nothing behind.
 func (s *suite) testWaitUntil(t *testing.T) {
 	a, b, c := s.f(t), s.f(t), s.f(t)
-	k := key(t)
+	k := s.key(t)
 	holder := mustAcquire(t, a, s.req(k, 0, false))
 	r := s.req(k, 0, true)
 	r.WaitUntil = time.Now().Add(100 * time.Millisecond)
