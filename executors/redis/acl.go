@@ -9,7 +9,7 @@ import "strings"
 // [Executor.Inspect]. HELLO and AUTH need no permission.
 var aclCommands = []string{
 	"evalsha", "eval",
-	"exists", "set", "incr", "time", "pexpire", "get", "del", "publish",
+	"exists", "set", "incr", "incrby", "time", "pexpire", "get", "del", "publish",
 	"subscribe", "unsubscribe", "ping",
 	"pttl", "pubsub|numsub",
 }
@@ -34,9 +34,12 @@ var aclCommands = []string{
 // every command).
 func ACLRules(keyPrefix string) string {
 	p := globEscape(keyPrefix) + ":"
-	// Derived names: "<key>:token" (a key with a hash tag), "{<key>}:token"
-	// and "{<3-char slot tag>}:token:<key>" (a key with a "}" but no tag);
-	// the same for ":void:<owner>" and the ":released" channel.
+	// Derived names: "<key>##token" and "<key>##void:<owner>" for a key
+	// with a hash tag (and "<key>:token", an earlier version's counter,
+	// which the acquire script raises with INCRBY), all under keyPrefix;
+	// "{<key>}:token" and "{<key>}:void:<owner>" for a key without one;
+	// "{<3-char slot tag>}:token:<key>" for a key with a "}" but no tag.
+	// Release channels: the same shapes with ":released".
 	rules := []string{
 		"resetkeys",
 		"~" + p + "*",
