@@ -3,7 +3,7 @@
 GO ?= go
 GOFILES = $(shell find . -name '*.go' -not -path './.cache/*')
 
-.PHONY: all setup demo test fmt-check vet unit wire-check soak bench
+.PHONY: all setup demo test fmt-check vet unit wire-check soak bench test-under-load
 
 all: test
 
@@ -35,6 +35,12 @@ unit:
 	cd bench && LOCK4GO_REQUIRE_BACKENDS=1 $(GO) test -short -count=1 -timeout 10m ./...
 
 test: setup fmt-check vet wire-check unit
+
+# test-under-load runs the root module's tests with two busy loops taking
+# both cores, as on a shared CI machine (scripts/under-load.sh starts and
+# stops them by PID). Not part of test.
+test-under-load: setup
+	GO=$(GO) bash scripts/under-load.sh
 
 # soak runs the reliability suite with long settings and repeated faults.
 soak: setup

@@ -25,17 +25,27 @@ func TestLease_Lost_nodeDeleted(t *testing.T) {
 	}
 	lost := lostAt(l)
 
-	ctx, cancel := context.WithCancel(t.Context())
-	busy := make(chan struct{})
-	go func() { // acquisitions keep the monitor's wake channel busy
+	// Acquisitions keep the monitor's wake channel busy. They stop between
+	// two calls, never by cancelling one: a cancelled Acquire returns while
+	// its attempt still talks to ZooKeeper, and closing the conn under a
+	// call in flight is a data race inside go-zookeeper v1.0.4 (request
+	// returns ErrConnectionClosed, then CreateContainer reads the response
+	// that recvLoop is still decoding).
+	stop, busy := make(chan struct{}), make(chan struct{})
+	go func() {
 		defer close(busy)
-		for i := 0; ctx.Err() == nil; i++ {
-			if o, err := e.Acquire(ctx, req(fmt.Sprintf("busy:%d", i%3), false)); err == nil {
-				_ = o.Release(context.WithoutCancel(ctx))
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if o, err := e.Acquire(t.Context(), req(fmt.Sprintf("busy:%d", i%3), false)); err == nil {
+				_ = o.Release(t.Context())
 			}
 		}
 	}()
-	defer func() { cancel(); <-busy }()
+	defer func() { close(stop); <-busy }()
 
 	if err := admin.Delete(l.(*lease).path, -1); err != nil {
 		t.Fatal(err)

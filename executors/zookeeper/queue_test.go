@@ -79,6 +79,22 @@ func TestExecutor_Acquire_noHerd(t *testing.T) {
 		})
 	}
 	awaitWaiters(t, execs[0], key, waiters)
+	// A node in the queue is not yet a watch on its predecessor: a waiter
+	// that listed the queue but had not set its watch when its predecessor
+	// went would take the lock with no watch fired. Start releasing once
+	// every waiter blocks on its watch.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		var n int64
+		for _, e := range execs {
+			n += e.stats.waiting.Load()
+		}
+		if n == waiters {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d waiters blocked on a watch after 10s, want %d", n, waiters)
+		}
+	}
 
 	w0, r0 := stats()
 	if w0 != 0 {

@@ -31,6 +31,12 @@ func TestMutualExclusion(t *testing.T) {
 		}
 		if a.LostCount != 0 {
 			t.Errorf("%d lost-lock signals without any fault", a.LostCount)
+			for _, iv := range a.Lost {
+				t.Logf("lost after %v: %s", fromNS(iv.LostAt).Sub(fromNS(iv.Start)), iv.LostErr)
+			}
+			for _, p := range r.procs {
+				t.Logf("%s stderr:\n%s", p.id, p.stderr())
+			}
 		}
 		if a.Acquisitions == 0 {
 			t.Fatal("no acquisitions")

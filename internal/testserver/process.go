@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -211,13 +212,41 @@ func (s *Server) awaitReady(exited <-chan struct{}) error {
 		last = s.ready(ctx)
 		cancel()
 		if last == nil {
-			return nil
+			if last = s.ownsPort(); last == nil {
+				return nil
+			}
 		}
 		if time.Now().After(deadline) {
 			return s.startError(fmt.Sprintf("not ready after %v", startTimeout), last)
 		}
 		time.Sleep(pollInterval)
 	}
+}
+
+// ownsPort checks that the process started last listens on the server's
+// port, so that a probe answered by another process on that port does not
+// count as ready. Where that cannot be known (no /proc), it trusts the
+// probe.
+func (s *Server) ownsPort() error {
+	_, p, err := net.SplitHostPort(s.addr)
+	if err != nil {
+		return err
+	}
+	port, err := strconv.Atoi(p)
+	if err != nil {
+		return err
+	}
+	pid := int(s.pid.Load())
+	ok, err := listensOn(pid, port)
+	switch {
+	case errors.Is(err, errNoProcNet):
+		return nil
+	case err != nil:
+		return err
+	case !ok:
+		return fmt.Errorf("%s answers, but process %d does not listen on it", s.addr, pid)
+	}
+	return nil
 }
 
 // startError describes a failed start with the last lines of the log; it
