@@ -1,6 +1,9 @@
 package redis
 
-import "time"
+import (
+	"context"
+	"time"
+)
 
 // Internals exposed to the external tests.
 var (
@@ -22,4 +25,11 @@ func Compensate(e *Executor, key, owner string, ttl time.Duration) bool {
 	d := voidTTL(ttl)
 	it := voidItem{l: newLease(e, key, owner), ttlArg: ms(d), giveUp: time.Now().Add(d)}
 	return len(e.voidRound([]voidItem{it})) == 0
+}
+
+// Run calls fn as the executor calls Redis: in the caller's goroutine when
+// ctx allows it, else handed off, abandoned if ctx ends first.
+func Run(e *Executor, ctx context.Context, fn func(context.Context) error) (err error, abandoned bool) {
+	r := e.run(ctx, func(ctx context.Context) result { return result{err: fn(ctx)} })
+	return r.err, r.abandoned
 }
