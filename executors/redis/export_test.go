@@ -33,3 +33,13 @@ func Run(e *Executor, ctx context.Context, fn func(context.Context) error) (err 
 	r := e.run(ctx, func(ctx context.Context) result { return result{err: fn(ctx)} })
 	return r.err, r.abandoned
 }
+
+// MaxIdleWorkers is how many workers an executor keeps parked.
+const MaxIdleWorkers = maxIdleWorkers
+
+// IdleWorkers returns how many workers e has parked.
+func IdleWorkers(e *Executor) int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return len(e.idle)
+}
