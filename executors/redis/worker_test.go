@@ -7,6 +7,9 @@ import (
 	"testing"
 	"time"
 
+	goredis "github.com/redis/go-redis/v9"
+
+	"github.com/lock4go/lock4go/executor"
 	"github.com/lock4go/lock4go/executors/redis"
 )
 
@@ -103,5 +106,63 @@ func TestExecutor_run_afterClose(t *testing.T) {
 	err, abandoned := redis.Run(e, ctx, func(context.Context) error { ran = true; return nil })
 	if err != nil || abandoned || !ran {
 		t.Fatalf("Run after Close = %v, abandoned %v, ran %v; want a call in the caller's goroutine", err, abandoned, ran)
+	}
+}
+
+// TestFault_cancelledWithDeadline cancels, long before its deadline, an
+// acquisition over a client that does not bound calls by context deadlines
+// and waits without a read timeout, while the server is paused: the call
+// runs in a worker, so Acquire returns at the cancellation with a give-up,
+// and the acquisition is compensated once the server resumes. The
+// Template's attempts always carry a deadline.
+func TestFault_cancelledWithDeadline(t *testing.T) {
+	s := server(t)
+	c := newClient(t, s.Addr())
+	noTimeout := func(o *goredis.Options) { o.ReadTimeout = -1 }
+	e, err := redis.New(newClient(t, s.Addr(), noTimeout), redis.Options{Logger: testLogger(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = e.Close() })
+	if l, err := e.Acquire(t.Context(), req(uniq(t, "warm:"), time.Minute)); err == nil {
+		_ = l.Release(t.Context())
+	}
+	if err := s.Pause(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Resume() })
+
+	r := req(uniq(t, "cancelled:"), time.Minute)
+	cause := errors.New("caller went away")
+	deadline, stop := context.WithTimeout(t.Context(), time.Minute)
+	defer stop()
+	ctx, cancel := context.WithCancelCause(deadline)
+	timer := time.AfterFunc(100*time.Millisecond, func() { cancel(cause) })
+	defer timer.Stop()
+	done := make(chan error, 1)
+	go func() {
+		_, err := e.Acquire(ctx, r)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, executor.ErrNotAcquired) || !errors.Is(err, cause) || errors.Is(err, executor.ErrBackend) {
+			t.Fatalf("cancelled Acquire on a paused server = %v, want ErrNotAcquired and the cause, not ErrBackend", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("cancelled Acquire on a paused server did not return")
+	}
+
+	if err := s.Resume(); err != nil {
+		t.Fatal(err)
+	}
+	if !eventually(10*time.Second, func() bool { return c.Exists(t.Context(), redis.VoidKey(r.Key, r.Owner)).Val() == 1 }) {
+		t.Fatal("the cancelled acquisition was not compensated")
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if c.Exists(t.Context(), r.Key).Val() != 0 {
+		t.Fatal("lock left by the cancelled acquisition")
 	}
 }
