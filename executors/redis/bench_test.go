@@ -107,3 +107,60 @@ func BenchmarkAcquireRelease(b *testing.B) {
 		b.ReportMetric(float64(ex)/float64(raw), "executor/raw")
 	})
 }
+
+// BenchmarkRun measures what bounding a call by its context costs when the
+// client does not (no ContextTimeoutEnabled): the executor then hands the
+// call off to another goroutine. "direct" runs the call in the caller's
+// goroutine (a context that never ends), "handoff" as Acquire, Renew and
+// Release do with a context that can end. "noop" is the bare hand-off,
+// "ping" one round trip to Redis; "ping/interleaved" alternates both in one
+// loop and reports the ns of each per call, which stays comparable on a busy
+// machine. Run with:
+//
+//	go test -run '^$' -bench '^BenchmarkRun$' -benchmem -count 6 ./executors/redis/
+func BenchmarkRun(b *testing.B) {
+	s := server(b)
+	c := newClient(b, s.Addr())
+	e := newExecutor(b, c, redis.Options{})
+	direct := context.Background()
+	bounded, cancel := context.WithTimeout(direct, time.Hour)
+	defer cancel()
+	noop := func(context.Context) error { return nil }
+	ping := func(ctx context.Context) error { return c.Ping(ctx).Err() }
+	call := func(b *testing.B, ctx context.Context, fn func(context.Context) error) {
+		if err, _ := redis.Run(e, ctx, fn); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for _, fc := range []struct {
+		name string
+		fn   func(context.Context) error
+	}{{"noop", noop}, {"ping", ping}} {
+		for _, m := range []struct {
+			name string
+			ctx  context.Context
+		}{{"direct", direct}, {"handoff", bounded}} {
+			b.Run(fc.name+"/"+m.name, func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					call(b, m.ctx, fc.fn)
+				}
+			})
+		}
+	}
+	b.Run("ping/interleaved", func(b *testing.B) {
+		var d, h time.Duration
+		n := 0
+		for b.Loop() {
+			t0 := time.Now()
+			call(b, direct, ping)
+			t1 := time.Now()
+			call(b, bounded, ping)
+			d, h = d+t1.Sub(t0), h+time.Since(t1)
+			n++
+		}
+		b.ReportMetric(float64(d.Nanoseconds())/float64(n), "direct-ns/call")
+		b.ReportMetric(float64(h.Nanoseconds())/float64(n), "handoff-ns/call")
+		b.ReportMetric(float64(h-d)/float64(n), "extra-ns/call")
+	})
+}

@@ -28,9 +28,10 @@ type result struct {
 
 // direct reports whether a call with ctx may run in the caller's goroutine:
 // ctx never ends, or it has a deadline and the client bounds its I/O by it.
-// go-redis honours deadlines only, never a cancellation, so a context that
-// can be cancelled but has no deadline always takes the goroutine of
-// [Executor.run].
+// go-redis honours deadlines only, never a cancellation: a direct call whose
+// ctx is cancelled before its deadline returns when Redis answers, or at the
+// deadline if Redis stalls. A context that can be cancelled but has no
+// deadline always takes a worker of [Executor.run].
 func (e *Executor) direct(ctx context.Context) bool {
 	if ctx.Done() == nil {
 		return true
@@ -44,16 +45,17 @@ func (e *Executor) direct(ctx context.Context) bool {
 
 // run calls fn and returns its result, bounded by ctx. When [Executor.direct]
 // holds, or the executor is closed, fn runs in the caller's goroutine.
-// Otherwise fn runs in a tracked goroutine, and if ctx ends first run
-// returns at once, with ctx's error and abandoned set; fn's result is then
-// dropped, so a caller that may have to undo fn's effects must do so itself.
-// Callers on hot paths test direct themselves, to spare the closures.
+// Otherwise fn runs in one of the executor's workers, and if ctx ends first
+// run returns at once, with ctx's error and abandoned set; fn's result is
+// then dropped, so a caller that may have to undo fn's effects must do so
+// itself. Callers on hot paths test direct themselves, to spare the
+// closures.
 func (e *Executor) run(ctx context.Context, fn func(context.Context) result) result {
 	if e.direct(ctx) {
 		return fn(ctx)
 	}
 	ch := make(chan result, 1)
-	if !e.spawn(func() { ch <- fn(ctx) }) {
+	if !e.handOff(job{ctx: ctx, fn: fn, out: ch}) {
 		return fn(ctx)
 	}
 	select {

@@ -119,8 +119,10 @@
 // Run lock servers with maxmemory-policy noeviction: an evicting policy can
 // drop held locks. [New] checks the policy when CONFIG GET is allowed and
 // logs a warning. Create the client with ContextTimeoutEnabled so go-redis
-// bounds each call by the caller's deadline; otherwise the executor does it
-// with a goroutine per call whose context can end. go-redis never notices a
+// bounds each call by the caller's deadline and the executor calls Redis in
+// the caller's goroutine; otherwise the executor bounds each call whose
+// context can end by handing it to a worker goroutine, which costs a
+// scheduler round trip per call (see [New]). go-redis never notices a
 // cancellation, only deadlines, so a call whose context can be cancelled but
-// has no deadline takes such a goroutine either way.
+// has no deadline takes a worker either way.
 package redis

@@ -29,8 +29,9 @@ type Executor struct {
 
 	mu     sync.Mutex
 	closed bool
+	idle   []*worker      // parked workers of run, the last parked on top
 	done   chan struct{}  // closed by Close
-	wg     sync.WaitGroup // background work: abandoned calls, compensations, the start-up check
+	wg     sync.WaitGroup // background work: workers, compensations, the start-up check
 }
 
 var (
@@ -53,14 +54,17 @@ var (
 // whether the server's maxmemory-policy may evict keys, and logs a warning
 // if so: eviction can drop held locks.
 //
-// For the shortest acquisition path create the client with
-// ContextTimeoutEnabled, so that go-redis itself bounds calls by the
-// caller's deadline (a cancellation of a context with a deadline is then
-// noticed at that deadline at the latest). Each other call made with a
-// context that can end (without ContextTimeoutEnabled, or with a context
-// that can be cancelled but has no deadline) runs in a short-lived
-// goroutine, so that a stalled server cannot hold Acquire, Renew or Release
-// past their context; that hand-off costs a few microseconds per call.
+// Create the client with ContextTimeoutEnabled: go-redis then bounds each
+// call by its context's deadline, and the executor calls Redis in the
+// caller's goroutine. Without it go-redis ignores deadlines (a call waits for
+// ReadTimeout, and its retries), so the executor hands every call whose
+// context can end to one of its worker goroutines and returns when the
+// context ends; that hand-off costs a scheduler round trip per call, which
+// makes an uncontended Lock+Release markedly slower. go-redis notices deadlines, never
+// cancellations: with ContextTimeoutEnabled, a call whose context is
+// cancelled before its deadline returns when Redis answers, or at the
+// deadline if Redis stalls, and a call whose context can be cancelled but
+// has no deadline takes a worker too.
 func New(client goredis.UniversalClient, opts Options) (*Executor, error) {
 	if client == nil {
 		return nil, fmt.Errorf("redis: nil client: %w", executor.ErrInvalidConfig)
@@ -82,7 +86,7 @@ func New(client goredis.UniversalClient, opts Options) (*Executor, error) {
 	}
 	e.hub = newHub(client, e.log, opts.SubscribeTimeout)
 	if !e.ctxBound {
-		e.log.Debug("redis: the client does not bound calls by context deadlines (ContextTimeoutEnabled is false); calls with a deadline run in their own goroutine")
+		e.log.Debug("redis: the client does not bound calls by context deadlines (ContextTimeoutEnabled is false); calls whose context can end are handed to worker goroutines")
 	}
 	e.spawn(e.checkEviction)
 	return e, nil
@@ -96,8 +100,8 @@ func (e *Executor) Name() string { return e.opts.Name }
 func (e *Executor) Priority() int { return e.opts.Priority }
 
 // Close stops the executor's shared pub/sub connection and its background
-// work, and waits for it to end: the start-up check, calls abandoned by
-// their context, compensations of lost replies (a round in progress
+// work, and waits for it to end: the start-up check, its workers (a call
+// abandoned by its context finishes first), compensations of lost replies (a round in progress
 // finishes; compensations waiting for a retry are dropped with a warning,
 // and their keys stay locked until their TTL at worst). It does not close
 // the client. Leases stay usable after Close; WatchRelease then returns
@@ -110,6 +114,7 @@ func (e *Executor) Close() error {
 	}
 	e.closed = true
 	close(e.done)
+	e.stopIdle()
 	e.mu.Unlock()
 	err := e.hub.close()
 	e.wg.Wait()

@@ -1,6 +1,9 @@
 package redis
 
-import "time"
+import (
+	"context"
+	"time"
+)
 
 // Internals exposed to the external tests.
 var (
@@ -31,4 +34,21 @@ func Compensate(e *Executor, key, owner string, ttl time.Duration) bool {
 // owner with a lease of ttl, as Acquire does after a lost reply.
 func CompensateLater(e *Executor, key, owner string, ttl time.Duration) {
 	e.compensate(newLease(e, key, owner), ttl)
+}
+
+// Run calls fn as the executor calls Redis: in the caller's goroutine when
+// ctx allows it, else handed off, abandoned if ctx ends first.
+func Run(e *Executor, ctx context.Context, fn func(context.Context) error) (err error, abandoned bool) {
+	r := e.run(ctx, func(ctx context.Context) result { return result{err: fn(ctx)} })
+	return r.err, r.abandoned
+}
+
+// MaxIdleWorkers is how many workers an executor keeps parked.
+const MaxIdleWorkers = maxIdleWorkers
+
+// IdleWorkers returns how many workers e has parked.
+func IdleWorkers(e *Executor) int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return len(e.idle)
 }
