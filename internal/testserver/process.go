@@ -97,9 +97,10 @@ func (s *Server) Kill() error {
 	return nil
 }
 
-// Pause freezes the server with SIGSTOP: its sockets stay open but it
-// answers nothing until [Server.Resume]. It returns [ErrNotRunning] when the
-// process is not running.
+// Pause freezes the server with SIGSTOP and returns once every thread of
+// it has stopped: its sockets stay open but it answers nothing until
+// [Server.Resume]. It returns [ErrNotRunning] when the process is not
+// running.
 func (s *Server) Pause() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -107,7 +108,7 @@ func (s *Server) Pause() error {
 		return fmt.Errorf("testserver: pause %s: %w", s.name, ErrNotRunning)
 	}
 	s.signal(syscall.SIGSTOP)
-	return nil
+	return awaitStopped(s.proc.Pid)
 }
 
 // Resume continues a paused server with SIGCONT. Resuming a server that is
