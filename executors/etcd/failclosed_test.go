@@ -156,8 +156,10 @@ func TestFailClosed_revokedWhileHeld(t *testing.T) {
 			if err := l.Release(t.Context()); !errors.Is(err, lock4go.ErrLockNotHeld) {
 				t.Fatalf("Release after the loss = %v, want ErrLockNotHeld", err)
 			}
-			if n := log.count("etcd: keep-alive session lost; its locks are lost"); n != 1 {
-				t.Errorf("session loss logged %d times, want 1", n)
+			// The session logs its loss just after it signals it.
+			const lost = "etcd: keep-alive session lost; its locks are lost"
+			if !log.await(lost, ttl) {
+				t.Errorf("session loss not logged within %v of the signal", ttl)
 			}
 			// The lease expires by its TTL: another user gets the key.
 			other := newExec(t, root, etcd.Options{Prefix: lockPrefix})
@@ -168,6 +170,9 @@ func TestFailClosed_revokedWhileHeld(t *testing.T) {
 				t.Fatalf("key not freed after the lease's expiry: %v", err)
 			}
 			mustRelease(t, next)
+			if n := log.count(lost); n != 1 {
+				t.Errorf("session loss logged %d times, want 1", n)
+			}
 		})
 	}
 	t.Run("permission revoked", func(t *testing.T) {
@@ -292,6 +297,16 @@ func (r *recorder) Handle(_ context.Context, rec slog.Record) error {
 
 func (r *recorder) WithAttrs([]slog.Attr) slog.Handler { return r }
 func (r *recorder) WithGroup(string) slog.Handler      { return r }
+
+// await reports whether msg was logged within d.
+func (r *recorder) await(msg string, d time.Duration) bool {
+	for deadline := time.Now().Add(d); r.count(msg) == 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			return false
+		}
+	}
+	return true
+}
 
 // count returns how many messages were msg.
 func (r *recorder) count(msg string) int {
