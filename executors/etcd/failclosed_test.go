@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,6 +17,7 @@ import (
 	lock4go "github.com/lock4go/lock4go"
 	"github.com/lock4go/lock4go/executor"
 	"github.com/lock4go/lock4go/executors/etcd"
+	"github.com/lock4go/lock4go/internal/testlog"
 	"github.com/lock4go/lock4go/internal/testserver"
 )
 
@@ -136,7 +136,7 @@ func TestFailClosed_revokedWhileHeld(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			log := &recorder{}
+			log := &testlog.Recorder{}
 			tpl, user, k := heldTemplate(t, s, certs, root, ttl, log)
 			l, err := tpl.Lock(t.Context(), k)
 			if err != nil {
@@ -158,7 +158,7 @@ func TestFailClosed_revokedWhileHeld(t *testing.T) {
 			}
 			// The session logs its loss just after it signals it.
 			const lost = "etcd: keep-alive session lost; its locks are lost"
-			if !log.await(lost, ttl) {
+			if !log.Await(lost, ttl) {
 				t.Errorf("session loss not logged within %v of the signal", ttl)
 			}
 			// The lease expires by its TTL: another user gets the key.
@@ -170,13 +170,13 @@ func TestFailClosed_revokedWhileHeld(t *testing.T) {
 				t.Fatalf("key not freed after the lease's expiry: %v", err)
 			}
 			mustRelease(t, next)
-			if n := log.count(lost); n != 1 {
+			if n := log.Count(lost); n != 1 {
 				t.Errorf("session loss logged %d times, want 1", n)
 			}
 		})
 	}
 	t.Run("permission revoked", func(t *testing.T) {
-		log := &recorder{}
+		log := &testlog.Recorder{}
 		tpl, user, k := heldTemplate(t, s, certs, root, ttl, log)
 		l, err := tpl.Lock(t.Context(), k)
 		if err != nil {
@@ -198,7 +198,7 @@ func TestFailClosed_revokedWhileHeld(t *testing.T) {
 		waitEntries(t, root, lockPrefix+k, 1) // still held: nobody else gets it
 		grantPrefix(t, root, user, lockPrefix)
 		waitEntries(t, root, lockPrefix+k, 0) // the background delete got through
-		if n := log.count("etcd: removing an abandoned queue entry failed; retrying in the background"); n != 1 {
+		if n := log.Count("etcd: removing an abandoned queue entry failed; retrying in the background"); n != 1 {
 			t.Errorf("refused background delete logged %d times, want 1", n)
 		}
 	})
@@ -206,7 +206,7 @@ func TestFailClosed_revokedWhileHeld(t *testing.T) {
 
 // heldTemplate returns a Template over a TLS executor logging to log, as a
 // new user with readwrite on the lock prefix, that user, and a fresh key.
-func heldTemplate(t *testing.T, s *testserver.Server, certs *testserver.Certs, root *clientv3.Client, ttl time.Duration, log *recorder) (*lock4go.Template, string, string) {
+func heldTemplate(t *testing.T, s *testserver.Server, certs *testserver.Certs, root *clientv3.Client, ttl time.Duration, log *testlog.Recorder) (*lock4go.Template, string, string) {
 	t.Helper()
 	user, password := addUser(t, root, lockPrefix)
 	cli, err := tlsClient(t, s, clientTLS(t, certs), user, password)
@@ -277,46 +277,4 @@ func countLog(t *testing.T, s *testserver.Server, what string) int {
 		t.Fatal(err)
 	}
 	return strings.Count(string(b), what)
-}
-
-// recorder is a slog handler that keeps the messages it receives. It is
-// safe for concurrent use.
-type recorder struct {
-	mu   sync.Mutex
-	msgs []string
-}
-
-func (r *recorder) Enabled(context.Context, slog.Level) bool { return true }
-
-func (r *recorder) Handle(_ context.Context, rec slog.Record) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.msgs = append(r.msgs, rec.Message)
-	return nil
-}
-
-func (r *recorder) WithAttrs([]slog.Attr) slog.Handler { return r }
-func (r *recorder) WithGroup(string) slog.Handler      { return r }
-
-// await reports whether msg was logged within d.
-func (r *recorder) await(msg string, d time.Duration) bool {
-	for deadline := time.Now().Add(d); r.count(msg) == 0; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			return false
-		}
-	}
-	return true
-}
-
-// count returns how many messages were msg.
-func (r *recorder) count(msg string) int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	n := 0
-	for _, m := range r.msgs {
-		if m == msg {
-			n++
-		}
-	}
-	return n
 }

@@ -5,13 +5,13 @@ import (
 	"errors"
 	"log/slog"
 	"path"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/go-zookeeper/zk"
 
 	"github.com/lock4go/lock4go/executor"
+	"github.com/lock4go/lock4go/internal/testlog"
 )
 
 // Sessions without the digest identity of a base path's ACL get
@@ -89,7 +89,7 @@ func TestFailClosed_deleteRevokedWhileHeld(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	log := &recorder{}
+	log := &testlog.Recorder{}
 	e := newExecutor(t, conn, Options{BasePath: base, ACL: acl, Logger: slog.New(log)})
 	l, err := e.Acquire(t.Context(), req("k", false))
 	if err != nil {
@@ -127,7 +127,7 @@ func TestFailClosed_deleteRevokedWhileHeld(t *testing.T) {
 			t.Fatalf("node not deleted after DELETE was granted back: %v %v", children, err)
 		}
 	}
-	if n := log.count("zookeeper: retrying node deletion in the background"); n != 1 {
+	if n := log.Count("zookeeper: retrying node deletion in the background"); n != 1 {
 		t.Errorf("refused deletion logged %d times, want 1", n)
 	}
 }
@@ -144,36 +144,4 @@ func aclBasePath(t *testing.T, conn *zk.Conn) string {
 		t.Fatal(err)
 	}
 	return base
-}
-
-// recorder is a slog handler that keeps the messages it receives. It is
-// safe for concurrent use.
-type recorder struct {
-	mu   sync.Mutex
-	msgs []string
-}
-
-func (r *recorder) Enabled(context.Context, slog.Level) bool { return true }
-
-func (r *recorder) Handle(_ context.Context, rec slog.Record) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.msgs = append(r.msgs, rec.Message)
-	return nil
-}
-
-func (r *recorder) WithAttrs([]slog.Attr) slog.Handler { return r }
-func (r *recorder) WithGroup(string) slog.Handler      { return r }
-
-// count returns how many messages were msg.
-func (r *recorder) count(msg string) int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	n := 0
-	for _, m := range r.msgs {
-		if m == msg {
-			n++
-		}
-	}
-	return n
 }
