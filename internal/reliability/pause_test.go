@@ -60,25 +60,16 @@ func pausedHolder(t *testing.T, e *env, mode string, linger bool) {
 			"--acquire-timeout", (4*L + 5*time.Second).String())
 	}
 	time.Sleep(time.Until(paused.Add(2 * L))) // the pause lasts 2×lease
-	// A successor must acquire while the holder is paused. The lease ends
-	// about a lease after the pause; on a busy machine starting the
-	// successors and the hand-off may take longer than the second lease, so
-	// the holder stays paused until a successor acquires, for as long as
-	// the successors wait (their acquire timeout).
-	var first *Interval
-	if !eventuallyEvery(time.Until(paused.Add(4*L+5*time.Second)), 10*time.Millisecond, func() bool {
-		acqs, _, err := ReadLogs(r.dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := range acqs {
-			if acqs[i].ID != "old" && (first == nil || acqs[i].Start < first.Start) {
-				first = &acqs[i]
-			}
-		}
-		return first != nil
-	}) {
-		t.Fatalf("no successor acquired within %v of the pause", 4*L+5*time.Second)
+	// A successor must acquire, and write through the fence, while the
+	// holder is paused: only a write with a newer token makes the fence
+	// reject the old holder's. The lease ends about a lease after the
+	// pause, but on a busy machine starting the successors and the hand-off
+	// may take longer than the second lease, so the holder stays paused
+	// until a successor has written, for as long as the successors wait
+	// (their acquire timeout).
+	first := awaitSuccessorWrite(t, r.dir, paused.Add(4*L+5*time.Second))
+	if first == nil {
+		t.Fatalf("no successor acquired and wrote within %v of the pause", 4*L+5*time.Second)
 	}
 	resumed := old.signal(t, syscall.SIGCONT)
 	if wait := fromNS(first.Start).Sub(paused); wait > 2*L {
@@ -127,4 +118,34 @@ func pausedHolder(t *testing.T, e *env, mode string, linger bool) {
 	succWait := fromNS(first.Start).Sub(paused)
 	t.Logf("%s/%s linger=%v: successor acquired %v after the pause (lease %v); old holder told %v after SIGCONT (%s); %s",
 		e.kind, mode, linger, succWait.Round(time.Millisecond), L, detect.Round(time.Millisecond), oldIv.LostErr, a.Summary())
+}
+
+// awaitSuccessorWrite polls the run's logs until a holder other than "old"
+// has ended a hold in which it wrote, or deadline passes (nil). It returns
+// the earliest acquisition by a successor.
+func awaitSuccessorWrite(t *testing.T, dir string, deadline time.Time) *Interval {
+	t.Helper()
+	var first *Interval
+	wrote := eventuallyEvery(time.Until(deadline), 10*time.Millisecond, func() bool {
+		acqs, done, err := ReadLogs(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		first = nil
+		for i := range acqs {
+			if acqs[i].ID != "old" && (first == nil || acqs[i].Start < first.Start) {
+				first = &acqs[i]
+			}
+		}
+		for _, iv := range done {
+			if iv.ID != "old" && iv.Wrote {
+				return true
+			}
+		}
+		return false
+	})
+	if !wrote {
+		return nil
+	}
+	return first
 }

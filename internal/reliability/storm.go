@@ -29,7 +29,10 @@ type StormConfig struct {
 	// Tolerance is how long before a lock's AcquiredAt its context may have
 	// been cancelled without counting as a success after cancel (the
 	// Template checks its context just before it stamps AcquiredAt).
-	// Zero means 2ms.
+	// Zero means 2ms. The check and the stamp are not atomic: a busy
+	// machine may deschedule the goroutine between them, so one success
+	// later than that, within the longest scheduling delay measured during
+	// the storm ([StormReport.SchedDelayMax]), is excused.
 	Tolerance time.Duration
 }
 
@@ -46,6 +49,13 @@ type StormReport struct {
 	// LateSuccesses counts locks obtained although their context had been
 	// cancelled before (beyond the tolerance): must be 0.
 	LateSuccesses int64 `json:"late_successes"`
+	// ExcusedLate counts locks obtained later than Tolerance after their
+	// context was cancelled during the call, but within SchedDelayMax: at
+	// most one.
+	ExcusedLate int64 `json:"excused_late"`
+	// SchedDelayMax is the longest scheduling delay measured during the
+	// storm: how late a goroutine sleeping 1ms woke.
+	SchedDelayMax time.Duration `json:"sched_delay_max_ns"`
 	// OtherErrors counts errors other than ErrNotAcquired.
 	OtherErrors int64 `json:"other_errors"`
 	// ReleaseErrors counts failed releases of obtained locks.
@@ -87,6 +97,14 @@ func Storm(ctx context.Context, tpl *lock4go.Template, cfg StormConfig) (StormRe
 		}
 		mu.Unlock()
 	}
+	var suspects []lateSuccess // judged once the scheduling delay is known
+	suspect := func(l lateSuccess) {
+		mu.Lock()
+		suspects = append(suspects, l)
+		mu.Unlock()
+	}
+	stopProbe, schedMax := make(chan struct{}), make(chan time.Duration)
+	go func() { schedMax <- schedProbe(stopProbe) }()
 	began := time.Now()
 	for range cfg.Goroutines {
 		wg.Go(func() {
@@ -97,12 +115,15 @@ func Storm(ctx context.Context, tpl *lock4go.Template, cfg StormConfig) (StormRe
 				}
 				count(&rep.Attempts)
 				key := cfg.Keys[rand.IntN(len(cfg.Keys))]
-				stormOne(ctx, tpl, key, i%2 == 0, i%8 == 0, cfg, &rep, count, violate)
+				stormOne(ctx, tpl, key, i%2 == 0, i%8 == 0, cfg, &rep, count, violate, suspect)
 			}
 		})
 	}
 	wg.Wait()
 	rep.Elapsed = time.Since(began)
+	close(stopProbe)
+	rep.SchedDelayMax = <-schedMax
+	judgeLate(&rep, suspects, violate)
 	rep.HeldAfter = tpl.HeldLocks()
 	if rep.HeldAfter != 0 {
 		violate("%d locks still held after the storm", rep.HeldAfter)
@@ -134,7 +155,7 @@ func Storm(ctx context.Context, tpl *lock4go.Template, cfg StormConfig) (StormRe
 
 // stormOne runs one cancelled acquisition, through Do when useDo is set.
 func stormOne(parent context.Context, tpl *lock4go.Template, key string, useDo, pre bool, cfg StormConfig,
-	rep *StormReport, count func(*int64), violate func(string, ...any)) {
+	rep *StormReport, count func(*int64), violate func(string, ...any), suspect func(lateSuccess)) {
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
 	var cancelledAt atomic.Int64
@@ -152,9 +173,7 @@ func stormOne(parent context.Context, tpl *lock4go.Template, key string, useDo, 
 	late := func(acquiredAt time.Time) {
 		c := cancelledAt.Load()
 		if c != 0 && c < acquiredAt.Add(-cfg.Tolerance).UnixNano() {
-			count(&rep.LateSuccesses)
-			violate("%q obtained at %s, %v after its context was cancelled (pre-cancelled: %v)",
-				key, acquiredAt.Format("15:04:05.000000"), acquiredAt.Sub(time.Unix(0, c)), pre)
+			suspect(lateSuccess{key: key, at: acquiredAt, late: acquiredAt.Sub(time.Unix(0, c)), pre: pre})
 		}
 	}
 	classify := func(err error) {
@@ -199,5 +218,61 @@ func stormOne(parent context.Context, tpl *lock4go.Template, key string, useDo, 
 	if err := l.Release(ctx); err != nil {
 		count(&rep.ReleaseErrors)
 		violate("release of %q: %v", key, err)
+	}
+}
+
+// maxExcusedLate is how many late successes a storm excuses.
+const maxExcusedLate = 1
+
+// judgeLate counts the late successes. The Template's context check and its
+// AcquiredAt stamp are not atomic, and a busy machine may deschedule the
+// goroutine between them: one success whose context was cancelled during
+// the call and that came within the longest scheduling delay is excused. A
+// Template that does not honour a cancellation makes many (34 of 803
+// obtained on Redis with the check after Acquire removed), and each of them
+// is a violation.
+func judgeLate(rep *StormReport, suspects []lateSuccess, violate func(string, ...any)) {
+	excusable := 0
+	for _, l := range suspects {
+		if !l.pre && l.late <= rep.SchedDelayMax {
+			excusable++
+		}
+	}
+	for _, l := range suspects {
+		if excusable <= maxExcusedLate && !l.pre && l.late <= rep.SchedDelayMax {
+			rep.ExcusedLate++
+			continue
+		}
+		rep.LateSuccesses++
+		violate("%q obtained at %s, %v after its context was cancelled (pre-cancelled: %v; longest scheduling delay %v)",
+			l.key, l.at.Format("15:04:05.000000"), l.late, l.pre, rep.SchedDelayMax)
+	}
+}
+
+// lateSuccess is a lock obtained later than the tolerance after its
+// context was cancelled.
+type lateSuccess struct {
+	key  string
+	at   time.Time
+	late time.Duration
+	pre  bool // cancelled before the call
+}
+
+// schedProbe sleeps 1ms at a time until stop closes and returns the
+// longest delay past a wake-up it saw: how long a runnable goroutine waited
+// for a CPU meanwhile.
+func schedProbe(stop <-chan struct{}) time.Duration {
+	const step = time.Millisecond
+	var longest time.Duration
+	t := time.NewTimer(step)
+	defer t.Stop()
+	for due := time.Now().Add(step); ; due = time.Now().Add(step) {
+		select {
+		case <-stop:
+			return longest
+		case <-t.C:
+			longest = max(longest, time.Since(due))
+			t.Reset(step)
+		}
 	}
 }

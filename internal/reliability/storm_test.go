@@ -44,8 +44,8 @@ func TestCancellationStorm(t *testing.T) {
 		if len(inv.LockNodes) != 0 || len(inv.NoTTL) != 0 {
 			t.Errorf("left on the backend: lock entries %q, keys without TTL %q", inv.LockNodes, inv.NoTTL)
 		}
-		t.Logf("%s: %d attempts in %v: %d obtained, %d cancelled (%d before the call), %d other errors, %d late, %d release errors, leftovers %d, leaks %v",
+		t.Logf("%s: %d attempts in %v: %d obtained, %d cancelled (%d before the call), %d other errors, %d late (%d within the longest scheduling delay %v), %d release errors, leftovers %d, leaks %v",
 			e.kind, st.Attempts, st.Elapsed.Round(time.Millisecond), st.Successes, st.Cancelled, st.PreCancelled,
-			st.OtherErrors, st.LateSuccesses, st.ReleaseErrors, len(st.Leftovers), st.Leaks != "")
+			st.OtherErrors, st.LateSuccesses, st.ExcusedLate, st.SchedDelayMax.Round(time.Microsecond), st.ReleaseErrors, len(st.Leftovers), st.Leaks != "")
 	})
 }
