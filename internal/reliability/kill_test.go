@@ -4,6 +4,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/lock4go/lock4go"
 )
 
 // TestKilledHolder is scenario 2: the holder's process is killed with
@@ -38,7 +40,16 @@ func killedHolder(t *testing.T, e *env, mode string) {
 	r.acquiredBy(t, "dead", time.Time{}, 20*time.Second)
 	next := r.start(t, "next", "--goroutines", "1", "--acquisitions", "1", "--hold", "10ms",
 		"--acquire-timeout", (L + 10*time.Second).String())
-	time.Sleep(300 * time.Millisecond) // let the waiter queue up
+	// Kill once the waiter waits: the backend counts it among the key's
+	// waiters (a queue entry, or a Redis release subscription). Starting
+	// the process takes seconds on a busy machine.
+	tpl, _ := s.open(t, lock4go.Config{})
+	if !eventually(20*time.Second, func() bool {
+		h, err := tpl.Inspect(t.Context(), s.key("kill"))
+		return err == nil && h.Waiters > 0
+	}) {
+		t.Fatal("the next process is not waiting for the key after 20s")
+	}
 	killed := dead.signal(t, syscall.SIGKILL)
 	<-dead.done
 	next.wait(t, time.Minute, false)
