@@ -44,7 +44,7 @@ func (t *Template) lock(ctx context.Context, key string, opts []LockOption, try 
 	}
 	try = o.acquireTimeout == 0
 	start := time.Now()
-	w := waitContext{parent: ctx, deadline: start.Add(o.acquireTimeout), grace: o.attemptGrace, inProcess: r.inProcess}
+	w := waitContext{parent: ctx, deadline: start.Add(o.acquireTimeout), grace: o.attemptGrace, inProcess: r.caps.InProcess}
 	defer w.stop()
 
 	slot, err := t.queue.acquire(&w, e.Name(), key, try)
@@ -121,11 +121,6 @@ func (w *waitContext) stop() {
 			c()
 		}
 	}
-}
-
-func inProcess(e executor.Executor) bool {
-	ip, ok := e.(executor.InProcess)
-	return ok && ip.InProcess()
 }
 
 // acquire is the acquire loop: attempt, and while the key is busy or the
@@ -301,7 +296,7 @@ func classify(ctx context.Context, w *waitContext, last error) error {
 // caller's (so a cancelled request still releases) and bounded by
 // ReleaseTimeout, except for in-process executors, which never block.
 func (t *Template) releaseContext(e executor.Executor, ctx context.Context) (context.Context, context.CancelFunc) {
-	if ip, ok := e.(executor.InProcess); ok && ip.InProcess() {
+	if e.Capabilities().InProcess {
 		return context.Background(), func() {}
 	}
 	return context.WithTimeout(context.WithoutCancel(ctx), t.cfg.ReleaseTimeout)

@@ -73,11 +73,20 @@ func (l *fakeLease) Renew(ctx context.Context, ttl time.Duration) error {
 	return nil
 }
 func (l *fakeLease) Release(context.Context) error { l.releases.Add(1); return nil }
-func (l *fakeLease) Lost() <-chan struct{} {
+func (l *fakeLease) AfterLost(f func()) func() bool {
 	if l.lost == nil {
-		return nil
+		return executor.NeverLost
 	}
-	return l.lost
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		select {
+		case <-l.lost:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	stop := context.AfterFunc(ctx, f)
+	return func() bool { ok := stop(); cancel(); return ok }
 }
 
 // countingExec wraps an executor and counts Acquire calls and renewals.
@@ -119,3 +128,5 @@ func bubble(t *testing.T, f func(t *testing.T)) {
 		time.Sleep(time.Second)
 	})
 }
+
+func (f *fakeExec) Capabilities() executor.Capabilities { return executor.Capabilities{} }

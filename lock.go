@@ -98,7 +98,7 @@ type held struct {
 	token      int64
 	ttl        time.Duration
 	renewed    bool // the watchdog renews it
-	self       bool // the backend renews it (SelfRenewing)
+	self       bool // a watchdog lock the backend renews (Capabilities.SelfRenewing)
 	acquiredAt time.Time
 	attempts   int
 	slot       *slot
@@ -132,23 +132,16 @@ type lostWaiter struct {
 func (t *Template) newHeld(r *registered, key string, req executor.Request, l executor.Lease, now time.Time) *held {
 	h := &held{
 		t: t, exec: r.e, reg: r, lease: l, key: key, owner: req.Owner, token: l.Token(),
-		ttl: req.TTL, renewed: req.Renewed, acquiredAt: now,
+		ttl: req.TTL, renewed: req.Renewed, self: req.Renewed && r.caps.SelfRenewing, acquiredAt: now,
 		refs: 1, wdIndex: -1,
-		leaseEnd: l.Start().Add(req.TTL - safetyMargin(req.TTL)),
+		leaseEnd: l.Start().Add(req.TTL - executor.SafetyMargin(req.TTL)),
 	}
 	h.first.h = h
-	if sr, ok := l.(executor.SelfRenewing); ok && sr.SelfRenewing() {
-		h.self = true
-	}
 	return h
 }
 
 // errReleased is a released lock's Err.
 var errReleased = fmt.Errorf("%w: released", ErrLockNotHeld)
-
-// safetyMargin is subtracted from every lease end computed by the local
-// clock, for clock-rate differences between client and server.
-func safetyMargin(ttl time.Duration) time.Duration { return ttl / 50 }
 
 // reenter adds a handle to a lock carried by a context.
 func (h *held) reenter() (*Lock, error) {

@@ -22,23 +22,22 @@ type Template struct {
 	primary  *registered
 	queue    localQueue
 	wd       watchdog
-	lost     lostWatch
 	held     atomic.Int64
 	failures failureLog
 }
 
 // registered is an executor and the Template's round-trip statistics of it.
 type registered struct {
-	e         executor.Executor
-	waiter    executor.Waiter // e as a Waiter, or nil
-	inProcess bool            // e never blocks: its calls are counted, not timed
-	stats     execStats
+	e      executor.Executor
+	waiter executor.Waiter // e as a Waiter, or nil
+	caps   executor.Capabilities
+	stats  execStats
 }
 
 // clock returns the time a round trip on r starts, or the zero time for
 // an in-process executor, whose calls cost less than reading the clock.
 func (r *registered) clock() time.Time {
-	if r.inProcess {
+	if r.caps.InProcess {
 		return time.Time{}
 	}
 	return time.Now()
@@ -76,7 +75,7 @@ func New(cfg Config, execs ...executor.Executor) (*Template, error) {
 		if _, dup := t.byName[name]; dup {
 			return nil, fmt.Errorf("%w: two executors named %q", ErrInvalidConfig, name)
 		}
-		r := &registered{e: e, waiter: asWaiter(e), inProcess: inProcess(e)}
+		r := &registered{e: e, waiter: asWaiter(e), caps: e.Capabilities()}
 		t.byName[name] = r
 		t.execs = append(t.execs, r)
 	}

@@ -53,10 +53,10 @@ func TestNew_invalid(t *testing.T) {
 }
 
 func TestTemplate_executorSelection(t *testing.T) {
-	redis := &fakeExec{name: "redis", prio: executor.PriorityRedis}
-	etcd := &fakeExec{name: "etcd", prio: executor.PriorityEtcd}
+	redis := &fakeExec{name: "redis", prio: 100}
+	etcd := &fakeExec{name: "etcd", prio: 300}
 	mem := memory.New(memory.Options{})
-	zk := &fakeExec{name: "zookeeper", prio: executor.PriorityZooKeeper}
+	zk := &fakeExec{name: "zookeeper", prio: 200}
 	tests := []struct {
 		name    string
 		primary string

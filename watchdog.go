@@ -40,24 +40,16 @@ const (
 // watchdog's renewal or expiry.
 func (t *Template) track(h *held) {
 	t.held.Add(1)
-	var stop func() bool
-	if n, ok := h.lease.(executor.LostNotifier); ok {
-		stop = n.AfterLost(func() { h.lose("the backend reported the lease gone", nil, false) })
-	} else if ch := h.lease.Lost(); ch != nil {
-		t.lost.add(ch, h)
-		stop = func() bool { t.lost.remove(ch, h); return true }
+	stop := h.lease.AfterLost(func() { h.lose("the backend reported the lease gone", nil, false) })
+	h.mu.Lock()
+	ended := h.err != nil
+	if !ended {
+		h.stopLost = stop
 	}
-	if stop != nil {
-		h.mu.Lock()
-		ended := h.err != nil
-		if !ended {
-			h.stopLost = stop
-		}
-		h.mu.Unlock()
-		if ended {
-			stop()
-			return
-		}
+	h.mu.Unlock()
+	if ended {
+		stop()
+		return
 	}
 	switch {
 	case !h.renewed:
@@ -260,7 +252,7 @@ func (w *watchdog) renew(e executor.Executor, hs []*held) {
 		}
 		switch err := errs[i]; {
 		case err == nil:
-			h.leaseEnd = sent.Add(h.ttl - safetyMargin(h.ttl))
+			h.leaseEnd = sent.Add(h.ttl - executor.SafetyMargin(h.ttl))
 			h.wdAt = sent.Add(h.ttl / 3)
 			h.renewals++
 			h.lastRenew = now.Sub(sent)

@@ -5,6 +5,23 @@ import (
 	"time"
 )
 
+// Capabilities says how an executor's locks behave. What an executor can
+// do beyond [Executor] is asked the Go way, by the optional interfaces of
+// this package with the methods that do it ([Waiter], [BatchRenewer],
+// [Inspector], [ForceReleaser]); Capabilities holds only what has no
+// method of its own.
+type Capabilities struct {
+	// InProcess is true for executors that never block on I/O (the memory
+	// executor): the Template does not bound their calls with context
+	// deadlines and timers, which would cost more than the calls themselves.
+	InProcess bool
+	// SelfRenewing is true when the backend keeps the leases of watchdog
+	// locks ([Request.Renewed]) alive by itself (a ZooKeeper session's
+	// heartbeat, an etcd keep-alive): the Template's watchdog never calls
+	// [Lease.Renew] on them and learns of their loss by [Lease.AfterLost].
+	SelfRenewing bool
+}
+
 // Waiter is implemented by executors that can tell when a key is released
 // (Redis pub/sub, a watch).
 type Waiter interface {
@@ -31,14 +48,6 @@ type BatchRenewer interface {
 	RenewBatch(ctx context.Context, items []RenewItem) []error
 }
 
-// SelfRenewing is implemented by leases the backend keeps alive by itself (a
-// ZooKeeper session heartbeat, an etcd keep-alive). When SelfRenewing returns
-// true, the Template's watchdog never calls Renew on the lease and relies on
-// [Lease.Lost] to learn of its loss.
-type SelfRenewing interface {
-	SelfRenewing() bool
-}
-
 // Holder describes who holds a key, as far as the backend can tell.
 type Holder struct {
 	// Owner is the holder's owner value ("" when the backend cannot tell).
@@ -56,24 +65,6 @@ type Inspector interface {
 	// Inspect returns the current holder of key, or an error wrapping
 	// [ErrLockNotHeld] when nobody holds it.
 	Inspect(ctx context.Context, key string) (Holder, error)
-}
-
-// LostNotifier is implemented by leases that can call a function when they
-// are lost, sparing the Template a goroutine that waits on [Lease.Lost].
-type LostNotifier interface {
-	// AfterLost arranges for f to run once, in its own goroutine or the
-	// executor's, when the lease is lost. If the lease is already lost, f
-	// runs at once. stop cancels the call and reports whether it did so
-	// before f started.
-	AfterLost(f func()) (stop func() bool)
-}
-
-// InProcess is implemented by executors that never block on I/O (the memory
-// executor). When InProcess returns true the Template does not bound their
-// calls with context deadlines and timers, which would cost more than the
-// calls themselves.
-type InProcess interface {
-	InProcess() bool
 }
 
 // ForceReleaser is implemented by executors that can break a lock held by

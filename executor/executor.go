@@ -5,15 +5,6 @@ import (
 	"time"
 )
 
-// Default priorities: a lower value is preferred when the Template picks its
-// primary executor. An executor may declare any other value.
-const (
-	PriorityRedis     = 100
-	PriorityZooKeeper = 200
-	PriorityEtcd      = 300
-	PriorityMemory    = 400
-)
-
 // Request describes one acquisition.
 type Request struct {
 	// Key is the lock key exactly as the caller gave it. Executors may map it
@@ -53,7 +44,10 @@ type Executor interface {
 	Name() string
 
 	// Priority orders executors when none is chosen explicitly; lower wins.
+	// The built-in executors document their defaults (redis.Priority, ...).
 	Priority() int
+	// Capabilities tells the Template how the executor's locks behave.
+	Capabilities() Capabilities
 
 	// Acquire makes one attempt to take req.Key for req.Owner. It returns a
 	// Lease on success; an error wrapping [ErrNotAcquired] when another owner
@@ -92,10 +86,17 @@ type Lease interface {
 	// [ErrLockNotHeld] when the lock was no longer held by this owner.
 	Release(ctx context.Context) error
 
-	// Lost returns a channel closed when the executor learns by itself that
-	// the lease is gone (session expired, node deleted, lease revoked). It may
-	// return nil when the executor never learns that by itself; the Template
-	// then relies on renewals and its local clock. Executors should return the
-	// same channel for leases that share a session, so one watcher serves all.
-	Lost() <-chan struct{}
+	// AfterLost arranges for f to run once, in a goroutine of its own or of
+	// the executor's, when the executor learns by itself that the lease is
+	// gone (session expired, node deleted, lease revoked); if it is already
+	// gone, f runs at once. stop cancels the call and reports whether it did
+	// so before f started, like the stop of [context.AfterFunc]. An executor
+	// that never learns of a loss by itself returns a stop that does nothing
+	// and reports true ([NeverLost]); the Template then relies on renewals
+	// and its local clock.
+	AfterLost(f func()) (stop func() bool)
 }
+
+// NeverLost is the stop returned by [Lease.AfterLost] of a lease whose loss
+// the executor never learns of by itself: there is nothing to cancel.
+func NeverLost() bool { return true }

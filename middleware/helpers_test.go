@@ -120,8 +120,9 @@ type downExecutor struct{}
 
 var errDial = errors.New("dial tcp 10.9.9.9:6379: connect: connection refused")
 
-func (downExecutor) Name() string  { return "down" }
-func (downExecutor) Priority() int { return 1 }
+func (downExecutor) Name() string                        { return "down" }
+func (downExecutor) Priority() int                       { return 1 }
+func (downExecutor) Capabilities() executor.Capabilities { return executor.Capabilities{} }
 func (downExecutor) Acquire(context.Context, executor.Request) (executor.Lease, error) {
 	return nil, fmt.Errorf("down: acquire: %w: %w", executor.ErrBackend, errDial)
 }

@@ -23,12 +23,8 @@ func (s *suite) testAcquireRelease(t *testing.T) {
 	if l.Token() <= 0 {
 		t.Errorf("Token() = %d, want > 0", l.Token())
 	}
-	if lost := l.Lost(); lost != nil {
-		select {
-		case <-lost:
-			t.Fatal("Lost() closed on a freshly acquired lease")
-		default:
-		}
+	if stop := l.AfterLost(func() {}); !stop() {
+		t.Fatal("AfterLost ran its function on a freshly acquired lease")
 	}
 	if err := l.Release(t.Context()); err != nil {
 		t.Fatalf("Release = %v", err)
@@ -151,8 +147,7 @@ func (s *suite) renewalRound(t *testing.T, a, b executor.Executor, k string) boo
 	last := time.Now() // the key lives at least until last + ttl
 	l := mustAcquire(t, a, r)
 	defer l.Release(context.WithoutCancel(t.Context()))
-	sr, ok := l.(executor.SelfRenewing)
-	self := ok && sr.SelfRenewing()
+	self := a.Capabilities().SelfRenewing
 	// A call answered before the key could expire (with a margin) was
 	// served while the key was live.
 	inTime := func(answered time.Time) bool { return self || answered.Before(last.Add(ttl-ttl/20)) }

@@ -72,6 +72,7 @@ func Run(t *testing.T, f Factory, o Options) {
 		{"WaitUntil", s.testWaitUntil},
 		{"FixedLeaseAfterWait", s.testFixedLeaseAfterWait},
 		{"CancelledBeforeAcquire", s.testCancelledBefore},
+		{"DeadlineCause", s.testDeadlineCause},
 		{"ConcurrentKeys", s.testConcurrentKeys},
 		{"MutualExclusion", s.testMutualExclusion},
 		{"ForceRelease", s.testForceRelease},
@@ -184,4 +185,12 @@ func acquireBlocking(ctx context.Context, e executor.Executor, r executor.Reques
 		}
 		stop()
 	}
+}
+
+// Lost returns a channel closed when l reports itself lost through
+// [executor.Lease.AfterLost], for tests that select on a lease's loss.
+func Lost(l executor.Lease) <-chan struct{} {
+	ch := make(chan struct{})
+	l.AfterLost(func() { close(ch) })
+	return ch
 }

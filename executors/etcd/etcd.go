@@ -82,6 +82,12 @@ func (e *Executor) Name() string { return e.name }
 // Priority implements [executor.Executor].
 func (e *Executor) Priority() int { return e.priority }
 
+// Capabilities implements [executor.Executor]: watchdog locks ride on a
+// shared keep-alive session.
+func (e *Executor) Capabilities() executor.Capabilities {
+	return executor.Capabilities{SelfRenewing: true}
+}
+
 // Close revokes the shared keep-alive sessions (their locks are released at
 // once and reported lost), stops the background goroutines and waits for
 // them. Locks with a fixed expiry keep their own leases until they expire

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/lock4go/lock4go/executor/executortest"
 	"os"
 	"os/exec"
 	"testing"
@@ -74,7 +75,7 @@ func TestLease_Lost_revokedFromOutside(t *testing.T) {
 			next := outcome(t, ch)
 			defer mustRelease(t, next)
 			select {
-			case <-l.Lost():
+			case <-executortest.Lost(l):
 				t.Logf("Lost() closed %v after the revoke (keep-alive every %v)", time.Since(revoked), ttl/3)
 			case <-time.After(ttl/3 + time.Second):
 				t.Fatal("Lost() still open after a third of the TTL")
@@ -145,7 +146,7 @@ func TestExecutor_backendDown(t *testing.T) {
 			}
 			var lostAfter, sessionAfter time.Duration
 			select {
-			case <-l.Lost():
+			case <-executortest.Lost(l):
 				lostAfter = time.Since(down)
 			case <-time.After(2 * ttl):
 				t.Fatal("Lost() still open long after the lease could have ended")
@@ -211,7 +212,7 @@ func TestLease_Lost_beforeEtcdFreesKey(t *testing.T) {
 	var lost, done, freed, mutexFreed time.Duration
 	for lost == 0 || done == 0 || freed == 0 || mutexFreed == 0 {
 		select {
-		case <-l.Lost():
+		case <-executortest.Lost(l):
 			if lost == 0 {
 				lost = time.Since(start)
 			}

@@ -28,9 +28,7 @@ type lease struct {
 }
 
 var (
-	_ executor.Lease        = (*lease)(nil)
-	_ executor.SelfRenewing = (*lease)(nil)
-	_ executor.LostNotifier = (*lease)(nil)
+	_ executor.Lease = (*lease)(nil)
 )
 
 func (e *Executor) newLease(key, entry string, rev int64, ref leaseRef, unlock func()) *lease {
@@ -57,20 +55,12 @@ func (l *lease) isOwner() clientv3.Cmp {
 	return clientv3.Compare(clientv3.CreateRevision(l.entry), "=", l.rev)
 }
 
-// SelfRenewing implements [executor.SelfRenewing]: watchdog locks ride on a
-// shared keep-alive session; fixed-expire locks are not renewed.
-func (l *lease) SelfRenewing() bool { return l.ref.sess != nil }
-
-// Lost implements [executor.Lease]. For a watchdog lock it is the shared
-// session's channel (one channel for all locks of the session), closed when
-// etcd reports the lease gone (expired or revoked, seen at the next
-// keep-alive, within a third of the TTL) or when no keep-alive has been
-// answered by the lease's end by the local clock. For a fixed-expire lock
-// it is nil: its lease simply runs out, and the Template ends the lock by
-// its local clock first.
-func (l *lease) Lost() <-chan struct{} { return l.ref.gone() }
-
-// AfterLost implements [executor.LostNotifier] without a goroutine per lock.
+// AfterLost implements [executor.Lease] without a goroutine per lock. For
+// a watchdog lock f runs when the shared session is lost: etcd reports the
+// lease gone (expired or revoked, seen at the next keep-alive, within a
+// third of the TTL), or no keep-alive was answered by the lease's end by
+// the local clock. A fixed-expire lock's lease simply runs out, and the
+// Template ends the lock by its local clock first.
 func (l *lease) AfterLost(f func()) (stop func() bool) {
 	if l.ref.sess == nil {
 		return func() bool { return true }

@@ -3,6 +3,7 @@ package etcd_test
 import (
 	"context"
 	"errors"
+	"github.com/lock4go/lock4go/executor/executortest"
 	"testing"
 	"time"
 
@@ -45,7 +46,7 @@ func TestExecutor_sessionLost_dropsSlots(t *testing.T) {
 	}
 	for _, l := range held {
 		select {
-		case <-l.Lost():
+		case <-executortest.Lost(l):
 		case <-time.After(ttl):
 			t.Fatal("Lost() still open a TTL after the revoke")
 		}
@@ -108,7 +109,7 @@ func TestLease_Release_afterLocalLoss(t *testing.T) {
 	l := mustAcquire(t, e, watchdog(k, false))
 	revokeAll(t, cli, etcd.LoseSessions(e))
 	select {
-	case <-l.Lost():
+	case <-executortest.Lost(l):
 	default:
 		t.Fatal("Lost() open after the session was lost")
 	}

@@ -1,10 +1,6 @@
 package etcd
 
-import (
-	"log/slog"
-
-	"github.com/lock4go/lock4go/executor"
-)
+import "log/slog"
 
 // Options configures an [Executor]. The zero value is ready to use.
 type Options struct {
@@ -12,7 +8,7 @@ type Options struct {
 	Name string
 
 	// Priority orders executors in a Template; lower is preferred. Zero
-	// means [executor.PriorityEtcd].
+	// means [Priority].
 	Priority int
 
 	// Prefix is prepended verbatim to every request key, so a lock on key
@@ -34,10 +30,16 @@ func (o Options) withDefaults() Options {
 		o.Name = "etcd"
 	}
 	if o.Priority == 0 {
-		o.Priority = executor.PriorityEtcd
+		o.Priority = Priority
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
 	return o
 }
+
+// Priority is the executor's default priority ([executor.Executor]): when a
+// Template has several executors and none is chosen, the lowest wins. The
+// built-in defaults prefer Redis (100), then ZooKeeper (200), etcd (300)
+// and memory (400).
+const Priority = 300

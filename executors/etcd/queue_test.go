@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/lock4go/lock4go/executor/executortest"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -144,8 +145,8 @@ func TestExecutor_Acquire_fixedWaitsLongerThanTTL(t *testing.T) {
 	notYet(t, ch, 4500*time.Millisecond)
 	mustRelease(t, holder)
 	l := outcome(t, ch)
-	if l.Lost() != nil {
-		t.Error("Lost() of a fixed-expire lease is not nil")
+	if stop := l.AfterLost(func() { t.Error("a fixed-expire lease reported itself lost") }); !stop() {
+		t.Error("AfterLost of a fixed-expire lease ran its function")
 	}
 	mustRelease(t, l)
 }
@@ -255,7 +256,7 @@ func TestExecutor_Acquire_invalid(t *testing.T) {
 		t.Fatalf("New(nil) = %v, want ErrInvalidConfig", err)
 	}
 	e := newExec(t, newClient(t, srv.Addr()), etcd.Options{})
-	if e.Name() != "etcd" || e.Priority() != executor.PriorityEtcd {
+	if e.Name() != "etcd" || e.Priority() != etcd.Priority {
 		t.Fatalf("Name, Priority = %q, %d", e.Name(), e.Priority())
 	}
 	tests := []struct {
@@ -290,7 +291,7 @@ func TestExecutor_Close(t *testing.T) {
 		t.Fatal(err)
 	}
 	select {
-	case <-l.Lost():
+	case <-executortest.Lost(l):
 	default:
 		t.Fatal("Lost() not closed after Close")
 	}

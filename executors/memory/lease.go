@@ -30,27 +30,13 @@ type lostFunc struct {
 }
 
 var (
-	_ executor.Lease        = (*lease)(nil)
-	_ executor.LostNotifier = (*lease)(nil)
+	_ executor.Lease = (*lease)(nil)
 )
 
 func (l *lease) Token() int64 { return l.token }
 
 // Start returns when the lease was granted.
 func (l *lease) Start() time.Time { return l.start }
-
-// Lost returns a channel closed when the lease expires.
-func (l *lease) Lost() <-chan struct{} {
-	l.e.mu.Lock()
-	defer l.e.mu.Unlock()
-	if l.lostCh == nil {
-		l.lostCh = make(chan struct{})
-		if l.lost {
-			close(l.lostCh)
-		}
-	}
-	return l.lostCh
-}
 
 func (l *lease) Renew(ctx context.Context, ttl time.Duration) error {
 	if err := ctx.Err(); err != nil {
@@ -76,7 +62,8 @@ func (l *lease) Release(context.Context) error {
 	return nil
 }
 
-// AfterLost implements [executor.LostNotifier] without a goroutine per lease.
+// AfterLost implements [executor.Lease] without a goroutine per lease:
+// f runs when the lease expires.
 func (l *lease) AfterLost(f func()) func() bool {
 	l.e.mu.Lock()
 	if l.lost {

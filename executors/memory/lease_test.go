@@ -16,8 +16,7 @@ func TestLease_Lost_onExpiry(t *testing.T) {
 		t.Fatal(err)
 	}
 	called := make(chan struct{})
-	l.(executor.LostNotifier).AfterLost(func() { close(called) })
-	<-l.Lost()
+	l.AfterLost(func() { close(called) })
 	<-called
 	if err := l.Release(t.Context()); !errors.Is(err, executor.ErrLockNotHeld) {
 		t.Fatalf("Release after expiry = %v, want ErrLockNotHeld", err)
@@ -30,7 +29,7 @@ func TestLease_AfterLost_stoppedOnRelease(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stop := l.(executor.LostNotifier).AfterLost(func() { t.Error("lost callback ran after a release") })
+	stop := l.AfterLost(func() { t.Error("lost callback ran after a release") })
 	if !stop() {
 		t.Fatal("stop() = false before loss")
 	}

@@ -15,7 +15,7 @@ type Options struct {
 	// Name is the executor's name in a Template. Zero means "memory".
 	Name string
 	// Priority orders executors in a Template; lower is preferred. Zero
-	// means [executor.PriorityMemory].
+	// means [Priority].
 	Priority int
 }
 
@@ -34,7 +34,6 @@ var (
 	_ executor.Executor      = (*Executor)(nil)
 	_ executor.Waiter        = (*Executor)(nil)
 	_ executor.Inspector     = (*Executor)(nil)
-	_ executor.InProcess     = (*Executor)(nil)
 	_ executor.ForceReleaser = (*Executor)(nil)
 )
 
@@ -50,7 +49,7 @@ func New(opts Options) *Executor {
 		e.name = "memory"
 	}
 	if e.priority == 0 {
-		e.priority = executor.PriorityMemory
+		e.priority = Priority
 	}
 	return e
 }
@@ -95,9 +94,11 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 	return l, nil
 }
 
-// InProcess reports true: the executor never blocks, so the Template need
-// not bound its calls with deadlines ([executor.InProcess]).
-func (e *Executor) InProcess() bool { return true }
+// Capabilities implements [executor.Executor]: the executor never blocks,
+// so the Template need not bound its calls with deadlines.
+func (e *Executor) Capabilities() executor.Capabilities {
+	return executor.Capabilities{InProcess: true}
+}
 
 // WatchRelease implements [executor.Waiter]: the channel receives a value
 // after every release or expiry of key until stop is called.
@@ -176,3 +177,9 @@ func (e *Executor) ForceRelease(_ context.Context, key string, h executor.Holder
 	}
 	return nil
 }
+
+// Priority is the executor's default priority ([executor.Executor]): when a
+// Template has several executors and none is chosen, the lowest wins. The
+// built-in defaults prefer Redis (100), then ZooKeeper (200), etcd (300)
+// and memory (400).
+const Priority = 400

@@ -44,7 +44,7 @@ func TestNew_invalid(t *testing.T) {
 func TestExecutor_defaults(t *testing.T) {
 	s := server(t)
 	e := newExecutor(t, newClient(t, s.Addr()), redis.Options{})
-	if e.Name() != "redis" || e.Priority() != executor.PriorityRedis {
+	if e.Name() != "redis" || e.Priority() != redis.Priority {
 		t.Fatalf("Name, Priority = %q, %d", e.Name(), e.Priority())
 	}
 	e = newExecutor(t, newClient(t, s.Addr()), redis.Options{Name: "cache", Priority: -1})
@@ -189,8 +189,8 @@ func TestLease_Release_cancelledContext(t *testing.T) {
 	if c.Exists(t.Context(), key).Val() != 0 {
 		t.Fatal("key not released")
 	}
-	if l.Lost() != nil {
-		t.Fatal("Lost() != nil")
+	if stop := l.AfterLost(func() { t.Error("a released Redis lease reported itself lost") }); !stop() {
+		t.Fatal("AfterLost of a Redis lease ran its function")
 	}
 }
 

@@ -99,6 +99,10 @@ func (e *Executor) Name() string { return e.opts.Name }
 // configured).
 func (e *Executor) Priority() int { return e.opts.Priority }
 
+// Capabilities implements [executor.Executor]: the Template's watchdog
+// renews Redis locks.
+func (e *Executor) Capabilities() executor.Capabilities { return executor.Capabilities{} }
+
 // Close stops the executor's shared pub/sub connection and its background
 // work, and waits for it to end: the start-up check, its workers (a call
 // abandoned by its context finishes first), compensations of lost replies (a round in progress

@@ -46,9 +46,9 @@ func (l *lease) Token() int64 { return l.token }
 // runs from when the script ran.
 func (l *lease) Start() time.Time { return l.start }
 
-// Lost returns nil: Redis never reports a lost key by itself; the Template's
-// renewals find out.
-func (l *lease) Lost() <-chan struct{} { return nil }
+// AfterLost implements [executor.Lease]: Redis never reports a lost key by
+// itself; the Template's renewals find out.
+func (l *lease) AfterLost(func()) (stop func() bool) { return executor.NeverLost }
 
 // Renew sets the key's TTL to ttl from now if it still holds this owner.
 func (l *lease) Renew(ctx context.Context, ttl time.Duration) error {

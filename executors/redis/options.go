@@ -15,7 +15,7 @@ type Options struct {
 	Name string
 
 	// Priority orders executors when none is chosen explicitly; lower wins.
-	// Zero means [executor.PriorityRedis].
+	// Zero means [Priority].
 	Priority int
 
 	// CounterTTL is how long a key's fencing counter outlives the key's last
@@ -73,7 +73,7 @@ func (o Options) withDefaults() (Options, error) {
 		o.Name = defaultName
 	}
 	if o.Priority == 0 {
-		o.Priority = executor.PriorityRedis
+		o.Priority = Priority
 	}
 	if o.CounterTTL == 0 {
 		o.CounterTTL = defaultCounterTTL
@@ -89,3 +89,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	return o, nil
 }
+
+// Priority is the executor's default priority ([executor.Executor]): when a
+// Template has several executors and none is chosen, the lowest wins. The
+// built-in defaults prefer Redis (100), then ZooKeeper (200), etcd (300)
+// and memory (400).
+const Priority = 100

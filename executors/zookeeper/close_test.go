@@ -2,6 +2,7 @@ package zookeeper
 
 import (
 	"errors"
+	"github.com/lock4go/lock4go/executor/executortest"
 	"testing"
 	"time"
 
@@ -26,7 +27,7 @@ func TestExecutor_Close_leaseHeld(t *testing.T) {
 		t.Fatal(err)
 	}
 	select {
-	case <-l.Lost():
+	case <-executortest.Lost(l):
 	default:
 		t.Fatal("Lost still open after Close")
 	}

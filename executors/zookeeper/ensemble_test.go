@@ -52,7 +52,7 @@ func TestEnsemble(t *testing.T) {
 				me := &l
 				if prev := current.Swap(me); prev != nil {
 					select {
-					case <-(*prev).Lost():
+					case <-executortest.Lost(*prev):
 					default:
 						violations.Add(1)
 						t.Errorf("two holders: token %d acquired while %d still held", l.Token(), (*prev).Token())
@@ -64,7 +64,7 @@ func TestEnsemble(t *testing.T) {
 				}
 				select {
 				case <-time.After(100 * time.Millisecond):
-				case <-l.Lost():
+				case <-executortest.Lost(l):
 					lost.Add(1)
 				}
 				current.CompareAndSwap(me, nil)

@@ -35,12 +35,9 @@ func Example() {
 	} else if err != nil {
 		log.Fatal(err)
 	}
-	select {
-	case <-lease.Lost():
-		log.Print("session expired: stop writing")
-	default:
-		log.Printf("holding order:42 with fencing token %d", lease.Token())
-	}
+	stop := lease.AfterLost(func() { log.Print("session expired: stop writing") })
+	defer stop()
+	log.Printf("holding order:42 with fencing token %d", lease.Token())
 	if err := lease.Release(context.Background()); err != nil {
 		log.Print(err)
 	}

@@ -3,6 +3,7 @@ package zookeeper
 import (
 	"context"
 	"errors"
+	"github.com/lock4go/lock4go/executor/executortest"
 	"log/slog"
 	"path"
 	"testing"
@@ -105,7 +106,7 @@ func TestFailClosed_deleteRevokedWhileHeld(t *testing.T) {
 		t.Fatal(err)
 	}
 	select {
-	case <-l.Lost():
+	case <-executortest.Lost(l):
 		t.Fatal("lock lost after its parent's ACL changed")
 	case <-time.After(session + session/4): // the session outlives its timeout
 	}

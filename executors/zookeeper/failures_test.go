@@ -40,7 +40,7 @@ func startProxy(t *testing.T, addr string) *testserver.Proxy {
 // lostAt returns a channel that receives the time l is lost.
 func lostAt(l executor.Lease) <-chan time.Time {
 	ch := make(chan time.Time, 1)
-	l.(executor.LostNotifier).AfterLost(func() { ch <- time.Now() })
+	l.AfterLost(func() { ch <- time.Now() })
 	return ch
 }
 

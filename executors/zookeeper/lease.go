@@ -50,9 +50,7 @@ type lease struct {
 }
 
 var (
-	_ executor.Lease        = (*lease)(nil)
-	_ executor.SelfRenewing = (*lease)(nil)
-	_ executor.LostNotifier = (*lease)(nil)
+	_ executor.Lease = (*lease)(nil)
 )
 
 func newLease(e *Executor, key, path string, st *zk.Stat, watch <-chan zk.Event, start time.Time) *lease {
@@ -70,17 +68,11 @@ func (l *lease) Token() int64 { return l.token }
 // eats nothing of the lease.
 func (l *lease) Start() time.Time { return l.start }
 
-// SelfRenewing reports true: the session's heartbeat keeps the lease.
-func (l *lease) SelfRenewing() bool { return true }
-
-// Lost returns a channel closed when the lease is lost: its session expired,
-// its node was deleted by someone else, the connection stayed down past
-// [Options.DisconnectGrace], or the executor was closed (see
-// [Executor.Close]). Each lease has its own channel, since a node can vanish
-// alone; [lease.AfterLost] spares the Template a goroutine per lease.
-func (l *lease) Lost() <-chan struct{} { return l.lostCtx.Done() }
-
-// AfterLost implements [executor.LostNotifier].
+// AfterLost implements [executor.Lease]: f runs when the lease is lost:
+// its session expired, its node was deleted by someone else, the
+// connection stayed down past [Options.DisconnectGrace], or the executor
+// was closed (see [Executor.Close]). Each lease has its own signal, since
+// a node can vanish alone.
 func (l *lease) AfterLost(f func()) func() bool { return context.AfterFunc(l.lostCtx, f) }
 
 // Renew checks that the node still exists in the lease's session; ttl is

@@ -115,7 +115,7 @@ func TestOptions_withDefaults(t *testing.T) {
 			if tc.ok != (err == nil) || (err != nil && !errors.Is(err, executor.ErrInvalidConfig)) {
 				t.Fatalf("BasePath %q: %v", tc.base, err)
 			}
-			if err == nil && (o.Name != "zookeeper" || o.Priority != executor.PriorityZooKeeper || len(o.ACL) != 1 || o.Logger == nil) {
+			if err == nil && (o.Name != "zookeeper" || o.Priority != Priority || len(o.ACL) != 1 || o.Logger == nil) {
 				t.Fatalf("defaults not applied: %+v", o)
 			}
 		})

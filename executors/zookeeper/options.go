@@ -27,7 +27,7 @@ type Options struct {
 	Name string
 
 	// Priority orders executors in a Template; lower is preferred. Zero
-	// means [executor.PriorityZooKeeper].
+	// means [Priority].
 	Priority int
 
 	// BasePath is the absolute path under which each key gets its lock
@@ -71,7 +71,7 @@ func (o Options) withDefaults() (Options, error) {
 		o.Name = "zookeeper"
 	}
 	if o.Priority == 0 {
-		o.Priority = executor.PriorityZooKeeper
+		o.Priority = Priority
 	}
 	if o.BasePath == "" {
 		o.BasePath = DefaultBasePath
@@ -115,3 +115,9 @@ func checkBasePath(p string) error {
 	}
 	return nil
 }
+
+// Priority is the executor's default priority ([executor.Executor]): when a
+// Template has several executors and none is chosen, the lowest wins. The
+// built-in defaults prefer Redis (100), then ZooKeeper (200), etcd (300)
+// and memory (400).
+const Priority = 200

@@ -93,6 +93,12 @@ func (e *Executor) Name() string { return e.name }
 // Priority implements [executor.Executor].
 func (e *Executor) Priority() int { return e.priority }
 
+// Capabilities implements [executor.Executor]: the session's heartbeat
+// keeps every lease.
+func (e *Executor) Capabilities() executor.Capabilities {
+	return executor.Capabilities{SelfRenewing: true}
+}
+
 // Close stops the executor's background work: the session monitor and the
 // deletions still being retried, which are abandoned to the session's end.
 // It neither releases held locks nor closes the connection: nodes of held
