@@ -166,7 +166,16 @@ func backendFaultRun(t *testing.T, e *env, f backendFault) {
 
 	// Holders that held the lock when the fault began must have stopped
 	// believing in it before the lease could end: the fault's start plus
-	// the lease, by their clock (the same machine's wall clock).
+	// the lease, by their clock (the same machine's wall clock). A process
+	// the machine did not run meanwhile observes the signal late: the
+	// bound is extended by the largest delay the process measured in its
+	// own timers due between the fault and the signal (0 to a few ms on a
+	// quiet machine). The fence and the overlap analysis above judge
+	// safety whatever the delay.
+	byID := map[string]Report{}
+	for _, rep := range reps {
+		byID[rep.ID] = rep
+	}
 	_, done, err := ReadLogs(r.dir)
 	if err != nil {
 		t.Fatal(err)
@@ -180,9 +189,14 @@ func backendFaultRun(t *testing.T, e *env, f backendFault) {
 		if iv.LostAt != 0 {
 			told = append(told, fromNS(iv.LostAt).Sub(faultAt))
 		}
-		if d >= L && !f.fast { // a fast restart need not end the lease
-			t.Errorf("%s g%d token %d believed it held the lock until %v after the fault began, past the lease (%v); lost %q",
-				iv.ID, iv.G, iv.Token, d, L, iv.LostErr)
+		switch late := byID[iv.ID].MaxTimerDelay(ns(faultAt), iv.Believed()); {
+		case f.fast || d < L: // a fast restart need not end the lease
+		case d >= L+late:
+			t.Errorf("%s g%d token %d believed it held the lock until %v after the fault began, past the lease (%v) and the process's largest timer delay (%v); lost %q",
+				iv.ID, iv.G, iv.Token, d, L, late, iv.LostErr)
+		default:
+			t.Logf("%s g%d token %d was told %v after the fault began, past the lease (%v) but within the process's largest timer delay (%v): the machine did not run it",
+				iv.ID, iv.G, iv.Token, d, L, late)
 		}
 		if iv.ID == "long" && iv.LostAt == 0 && !f.fast {
 			t.Errorf("the long holder, mid-hold when the fault began, was never told its lock was lost")

@@ -95,6 +95,9 @@ type Report struct {
 	Violations []string `json:"violations,omitempty"`
 	// Elapsed is the run time.
 	Elapsed time.Duration `json:"elapsed_ns"`
+	// TimerDelays are the late wake-ups of this process's timer probe
+	// (see timerProbe): how late the process could observe a signal.
+	TimerDelays []TimerDelay `json:"timer_delays,omitempty"`
 
 	// Storm is the result of a cancellation storm (lockcheck --mode storm).
 	Storm *StormReport `json:"storm,omitempty"`
@@ -170,6 +173,7 @@ func RunHolders(ctx context.Context, tpl *lock4go.Template, cfg HolderConfig) (R
 	var tickets atomic.Int64
 	tickets.Store(int64(cfg.Acquisitions))
 	began := time.Now()
+	probe := startTimerProbe()
 	var wg sync.WaitGroup
 	for g := range cfg.Goroutines {
 		h := &holder{tpl: tpl, cfg: cfg, g: g, r: r, log: log,
@@ -190,6 +194,7 @@ func RunHolders(ctx context.Context, tpl *lock4go.Template, cfg HolderConfig) (R
 	}
 	wg.Wait()
 	r.report.Elapsed = time.Since(began)
+	r.report.TimerDelays = probe.finish()
 	return r.report, nil
 }
 

@@ -52,12 +52,15 @@ func killedHolder(t *testing.T, e *env, mode string) {
 	}
 	killed := dead.signal(t, syscall.SIGKILL)
 	<-dead.done
-	next.wait(t, time.Minute, false)
+	rep := next.wait(t, time.Minute, false)
 	acq := r.acquiredBy(t, "next", time.Time{}, time.Second)
 	a := r.analyse(t, AnalyseOptions{Killed: map[string]time.Time{"dead": killed}})
 	wait := fromNS(acq.Start).Sub(killed)
-	if bound := L + time.Second; wait > bound {
-		t.Errorf("next waiter acquired %v after the kill, more than lease + 1s (%v)", wait, bound)
+	// The waiter cannot act while the machine does not run it: the bound
+	// grows by the largest delay its own timers had meanwhile.
+	late := rep.MaxTimerDelay(ns(killed), acq.Start)
+	if bound := L + time.Second + late; wait > bound {
+		t.Errorf("next waiter acquired %v after the kill, more than lease + 1s + its largest timer delay %v (%v)", wait, late, bound)
 	}
-	t.Logf("%s/%s: next waiter acquired %v after SIGKILL (lease %v); %s", e.kind, mode, wait.Round(time.Millisecond), L, a.Summary())
+	t.Logf("%s/%s: next waiter acquired %v after SIGKILL (lease %v, its largest timer delay %v); %s", e.kind, mode, wait.Round(time.Millisecond), L, late.Round(time.Millisecond), a.Summary())
 }
