@@ -194,3 +194,7 @@ func Lost(l executor.Lease) <-chan struct{} {
 	l.AfterLost(func() { close(ch) })
 	return ch
 }
+
+// IsLost reports whether l has already reported itself lost: the stop of
+// an [executor.Lease.AfterLost] registered now finds its function started.
+func IsLost(l executor.Lease) bool { return !l.AfterLost(func() {})() }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/lock4go/lock4go/executor/executortest"
 	"os"
 	"os/exec"
 	"testing"
@@ -14,8 +13,10 @@ import (
 	"go.etcd.io/etcd/client/v3/concurrency"
 
 	"github.com/lock4go/lock4go/executor"
+	"github.com/lock4go/lock4go/executor/executortest"
 	"github.com/lock4go/lock4go/executors/etcd"
 	"github.com/lock4go/lock4go/internal/testserver"
+	"github.com/lock4go/lock4go/internal/timerprobe"
 )
 
 // ownServer starts an etcd for one fault test, stopped when it ends.
@@ -209,10 +210,13 @@ func TestLease_Lost_beforeEtcdFreesKey(t *testing.T) {
 
 	p.SetBlackhole(true)
 	start := time.Now()
+	probe := timerprobe.Start()
+	defer probe.Stop()
+	lostCh := executortest.Lost(l)
 	var lost, done, freed, mutexFreed time.Duration
 	for lost == 0 || done == 0 || freed == 0 || mutexFreed == 0 {
 		select {
-		case <-executortest.Lost(l):
+		case <-lostCh:
 			if lost == 0 {
 				lost = time.Since(start)
 			}
@@ -232,13 +236,12 @@ func TestLease_Lost_beforeEtcdFreesKey(t *testing.T) {
 		case <-time.After(4 * ttl):
 			t.Fatalf("after %v: Lost %v, Session.Done %v, entry deleted %v, mutex entry deleted %v", time.Since(start), lost, done, freed, mutexFreed)
 		}
-		if lost == 0 && freed != 0 {
-			t.Fatalf("etcd freed the key %v after the blackhole and Lost() is still open", freed)
-		}
+	}
+	// The loss is due before etcd can free the key; a process the machine
+	// did not run then learns late, by as much as its timers were late.
+	if late := timerprobe.Max(probe.Stop(), start.UnixNano(), start.Add(lost).UnixNano()); lost > freed+late {
+		t.Fatalf("etcd freed the key %v after the blackhole, the lease reported itself lost only after %v (timers up to %v late)", freed, lost, late)
 	}
 	t.Logf("blackhole: Lost() after %v, etcd deleted the entry after %v (%v later); concurrency.Session.Done() after %v, its entry deleted after %v (%v later)",
 		lost, freed, freed-lost, done, mutexFreed, mutexFreed-done)
-	if lost > freed {
-		t.Fatalf("Lost() closed %v after etcd freed the key", lost-freed)
-	}
 }

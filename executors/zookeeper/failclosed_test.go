@@ -3,7 +3,6 @@ package zookeeper
 import (
 	"context"
 	"errors"
-	"github.com/lock4go/lock4go/executor/executortest"
 	"log/slog"
 	"path"
 	"testing"
@@ -12,6 +11,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/lock4go/lock4go/executor"
+	"github.com/lock4go/lock4go/executor/executortest"
 	"github.com/lock4go/lock4go/internal/testlog"
 )
 

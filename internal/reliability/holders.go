@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/lock4go/lock4go"
+	"github.com/lock4go/lock4go/internal/timerprobe"
 )
 
 // APIs a holder can use.
@@ -96,8 +97,8 @@ type Report struct {
 	// Elapsed is the run time.
 	Elapsed time.Duration `json:"elapsed_ns"`
 	// TimerDelays are the late wake-ups of this process's timer probe
-	// (see timerProbe): how late the process could observe a signal.
-	TimerDelays []TimerDelay `json:"timer_delays,omitempty"`
+	// (see package timerprobe): how late the process could observe a signal.
+	TimerDelays []timerprobe.Delay `json:"timer_delays,omitempty"`
 
 	// Storm is the result of a cancellation storm (lockcheck --mode storm).
 	Storm *StormReport `json:"storm,omitempty"`
@@ -173,7 +174,7 @@ func RunHolders(ctx context.Context, tpl *lock4go.Template, cfg HolderConfig) (R
 	var tickets atomic.Int64
 	tickets.Store(int64(cfg.Acquisitions))
 	began := time.Now()
-	probe := startTimerProbe()
+	probe := timerprobe.Start()
 	var wg sync.WaitGroup
 	for g := range cfg.Goroutines {
 		h := &holder{tpl: tpl, cfg: cfg, g: g, r: r, log: log,
@@ -194,7 +195,7 @@ func RunHolders(ctx context.Context, tpl *lock4go.Template, cfg HolderConfig) (R
 	}
 	wg.Wait()
 	r.report.Elapsed = time.Since(began)
-	r.report.TimerDelays = probe.finish()
+	r.report.TimerDelays = probe.Stop()
 	return r.report, nil
 }
 
@@ -414,4 +415,10 @@ func (h *holder) failed(ctx context.Context, err error) {
 		case <-ctx.Done():
 		}
 	}
+}
+
+// MaxTimerDelay returns the largest delay of this process's timers due
+// between from and to (Unix nanoseconds).
+func (r Report) MaxTimerDelay(from, to int64) time.Duration {
+	return timerprobe.Max(r.TimerDelays, from, to)
 }

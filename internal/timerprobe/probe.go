@@ -1,0 +1,90 @@
+// Package timerprobe measures how late a process's timers fire, so that
+// tests on a busy machine can extend a time bound by the delay the same
+// process saw around the moment, instead of by a guess.
+package timerprobe
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+const (
+	// interval is how often the probe expects to run.
+	interval = 10 * time.Millisecond
+	// floor is the smallest delay the probe records.
+	floor = 5 * time.Millisecond
+	// maxDelays bounds the delays a probe records.
+	maxDelays = 4000
+)
+
+// Delay is one late wake-up of a probe.
+type Delay struct {
+	// Due is when the timer was due, in Unix nanoseconds.
+	Due int64 `json:"due"`
+	// Delay is how much later it fired.
+	Delay time.Duration `json:"delay_ns"`
+}
+
+// Probe measures how late this process's timers fire: a goroutine that
+// wakes every 10ms and records each wake-up later than 5ms past its due
+// time. On a busy machine a process is not
+// scheduled for hundreds of milliseconds at a time; a lost-lock signal due
+// at a moment cannot be observed before the process runs again, so time
+// bounds on signals are judged against the delays the same process
+// measured around that moment.
+type Probe struct {
+	mu     sync.Mutex
+	delays []Delay
+	stop   context.CancelFunc
+	done   chan struct{}
+}
+
+// Start starts measuring until Stop is called.
+func Start() *Probe {
+	ctx, cancel := context.WithCancel(context.Background())
+	p := &Probe{stop: cancel, done: make(chan struct{})}
+	go p.run(ctx)
+	return p
+}
+
+func (p *Probe) run(ctx context.Context) {
+	defer close(p.done)
+	t := time.NewTimer(interval)
+	defer t.Stop()
+	for due := time.Now().Add(interval); ; due = time.Now().Add(interval) {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if late := time.Since(due); late >= floor {
+			p.mu.Lock()
+			if len(p.delays) < maxDelays {
+				p.delays = append(p.delays, Delay{Due: due.UnixNano(), Delay: late})
+			}
+			p.mu.Unlock()
+		}
+		t.Reset(interval)
+	}
+}
+
+// Stop stops the probe and returns the delays it recorded. It may be
+// called again.
+func (p *Probe) Stop() []Delay {
+	p.stop()
+	<-p.done
+	return p.delays
+}
+
+// Max returns the largest of delays whose timer was due between from and
+// to (Unix nanoseconds).
+func Max(delays []Delay, from, to int64) time.Duration {
+	var m time.Duration
+	for _, d := range delays {
+		if d.Due >= from && d.Due <= to && d.Delay > m {
+			m = d.Delay
+		}
+	}
+	return m
+}
