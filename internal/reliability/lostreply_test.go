@@ -72,8 +72,13 @@ func lostReplies(t *testing.T, e *env, partition bool) {
 		warmUp(key)
 		proxy.SetDropReplies(true)
 		timeout := time.Duration(200+100*i) * time.Millisecond
+		// The partition begins halfway through the attempt, in a goroutine
+		// the heal below waits for: healed first, a late start would
+		// leave the proxy blackholed for the rounds that follow.
+		partitioned := make(chan struct{})
 		if partition {
 			go func() {
+				defer close(partitioned)
 				time.Sleep(timeout / 2)
 				proxy.SetBlackhole(true)
 			}()
@@ -87,6 +92,7 @@ func lostReplies(t *testing.T, e *env, partition bool) {
 			}
 		}
 		if partition {
+			<-partitioned
 			time.Sleep(timeout / 2)
 			proxy.SetBlackhole(false)
 			proxy.Cut()
