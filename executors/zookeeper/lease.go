@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
+	"net"
 	"sync/atomic"
 	"time"
 
@@ -187,10 +189,14 @@ func (l *lease) notHeld(op string) error {
 
 // connectionLost reports whether a call failed because the connection lost
 // its session, for a while at least: it dropped, no server answered, the
-// session expired or the conn was closed.
+// session expired or the conn was closed. go-zookeeper also returns the
+// socket's own error for a request it could not write (a broken pipe once
+// the server closed an expired session's connection).
 func connectionLost(err error) bool {
+	var op *net.OpError
 	return errors.Is(err, zk.ErrConnectionClosed) || errors.Is(err, zk.ErrNoServer) ||
-		errors.Is(err, zk.ErrSessionExpired) || errors.Is(err, zk.ErrClosing)
+		errors.Is(err, zk.ErrSessionExpired) || errors.Is(err, zk.ErrClosing) ||
+		errors.As(err, &op) || errors.Is(err, io.EOF)
 }
 
 // abandon releases a lease nobody received, deleting its node (in the
