@@ -47,18 +47,18 @@ func (t *Template) lock(ctx context.Context, key string, opts []LockOption, try 
 	w := waitContext{parent: ctx, deadline: start.Add(o.acquireTimeout), grace: o.attemptGrace, inProcess: r.caps.InProcess}
 	defer w.stop()
 
-	slot, err := t.queue.acquire(&w, e.Name(), key, try)
+	turn, err := t.queue.acquire(&w, e.Name(), key, try)
 	if err != nil {
 		return nil, t.notAcquired(ctx, &w, e, key, start, 0, err)
 	}
 	h, attempts, err := t.acquire(&w, r, key, o, try)
 	if err != nil {
-		t.queue.release(slot)
+		t.queue.release(turn)
 		return nil, t.notAcquired(ctx, &w, e, key, start, attempts, err)
 	}
-	h.slot = slot
+	h.turn = turn
 	h.attempts = attempts
-	slot.holder.Store(h)
+	turn.holder.Store(h)
 	t.track(h)
 	if err := h.errValue(); err != nil {
 		// Lost before Lock could return it (its session ended at once):

@@ -15,41 +15,41 @@ import (
 // Blocked goroutines are served in FIFO order (a channel's send queue).
 type localQueue struct {
 	mu    sync.Mutex
-	slots map[slotName]*slot
-	free  []*slot // idle slots kept for reuse, at most maxFreeSlots
+	turns map[turnName]*turn
+	free  []*turn // idle turns kept for reuse, at most maxFreeTurns
 }
 
-const maxFreeSlots = 64
+const maxFreeTurns = 64
 
-type slotName struct{ exec, key string }
+type turnName struct{ exec, key string }
 
-// slot is one key's turn: a token channel of capacity one, and a count of
-// goroutines holding or waiting for it, so idle slots are dropped (and a few
+// turn is one key's turn: a token channel of capacity one, and a count of
+// goroutines holding or waiting for it, so idle turns are dropped (and a few
 // kept for reuse).
-type slot struct {
-	name   slotName
+type turn struct {
+	name   turnName
 	ch     chan struct{}
 	refs   int
 	holder atomic.Pointer[held] // the lock held through this turn, if any
 }
 
 // acquire takes name's turn, waiting until the acquire deadline unless try
-// is set. The caller releases the slot exactly once.
-func (q *localQueue) acquire(w *waitContext, exec, key string, try bool) (*slot, error) {
-	name := slotName{exec, key}
+// is set. The caller releases the turn exactly once.
+func (q *localQueue) acquire(w *waitContext, exec, key string, try bool) (*turn, error) {
+	name := turnName{exec, key}
 	q.mu.Lock()
-	if q.slots == nil {
-		q.slots = map[slotName]*slot{}
+	if q.turns == nil {
+		q.turns = map[turnName]*turn{}
 	}
-	s := q.slots[name]
+	s := q.turns[name]
 	if s == nil {
 		if n := len(q.free); n > 0 {
 			s, q.free = q.free[n-1], q.free[:n-1]
 		} else {
-			s = &slot{ch: make(chan struct{}, 1)}
+			s = &turn{ch: make(chan struct{}, 1)}
 		}
 		s.name = name
-		q.slots[name] = s
+		q.turns[name] = s
 	}
 	s.refs++
 	q.mu.Unlock()
@@ -76,7 +76,7 @@ func (q *localQueue) acquire(w *waitContext, exec, key string, try bool) (*slot,
 }
 
 // release gives the turn to the next goroutine. It accepts nil.
-func (q *localQueue) release(s *slot) {
+func (q *localQueue) release(s *turn) {
 	if s == nil {
 		return
 	}
@@ -84,13 +84,13 @@ func (q *localQueue) release(s *slot) {
 	q.drop(s)
 }
 
-func (q *localQueue) drop(s *slot) {
+func (q *localQueue) drop(s *turn) {
 	q.mu.Lock()
 	s.refs--
 	if s.refs == 0 {
-		delete(q.slots, s.name)
-		if len(q.free) < maxFreeSlots {
-			s.name = slotName{}
+		delete(q.turns, s.name)
+		if len(q.free) < maxFreeTurns {
+			s.name = turnName{}
 			q.free = append(q.free, s)
 		}
 	}
@@ -103,7 +103,7 @@ func (q *localQueue) drop(s *slot) {
 func (q *localQueue) view(queues *[]KeyQueue) []*held {
 	var holders []*held
 	q.mu.Lock()
-	for _, s := range q.slots {
+	for _, s := range q.turns {
 		h := s.holder.Load()
 		if h != nil {
 			holders = append(holders, h)

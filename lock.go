@@ -89,7 +89,12 @@ func (l *Lock) Context(parent context.Context) (context.Context, context.CancelF
 }
 
 // held is the shared state of one backend lock and its re-entered handles.
+// Its fields fall in three groups: set by newHeld and never changed; guarded
+// by mu (the lock's end and its handles); and the watchdog's, guarded by the
+// watchdog's mutex (Template.wd.mu), which the watchdog takes for many locks
+// at once.
 type held struct {
+	// Immutable after newHeld.
 	t          *Template
 	exec       executor.Executor
 	reg        *registered
@@ -101,9 +106,10 @@ type held struct {
 	self       bool // a watchdog lock the backend renews (Capabilities.SelfRenewing)
 	acquiredAt time.Time
 	attempts   int
-	slot       *slot
+	turn       *turn
 	first      Lock // the handle returned by the acquisition
 
+	// Guarded by mu.
 	mu       sync.Mutex
 	done     chan struct{} // made on first use
 	err      error         // nil while held
@@ -112,7 +118,7 @@ type held struct {
 	nextID   int
 	stopLost func() bool
 
-	// Watchdog state, guarded by the watchdog's mutex.
+	// Guarded by the watchdog's mutex (t.wd.mu).
 	wdIndex   int           // position in the heap, -1 when not scheduled
 	wdAt      time.Time     // next time the watchdog looks at it
 	leaseEnd  time.Time     // when the lease ends by the local clock
@@ -210,7 +216,7 @@ func (h *held) release(ctx context.Context) error {
 	if h.t.wd.expired(h) {
 		// The lease ran out by the local clock and the watchdog has not got
 		// to it yet: the lock is not held, whatever the backend says.
-		h.lose("lease ran out by the local clock before release", nil, true)
+		h.lose("lease ran out by the local clock before release", nil, releaseLease)
 		return fmt.Errorf("%w: %q: %w", ErrLockNotHeld, h.key, h.errValue())
 	}
 	// Stop the watchdog first, so no renewal races the delete.
@@ -220,7 +226,7 @@ func (h *held) release(ctx context.Context) error {
 	err := h.lease.Release(rctx)
 	end := time.Now()
 	cancel()
-	h.end(errReleased, false)
+	h.end(errReleased, endedByRelease)
 	h.countRelease(end, elapsed(sent, end), err)
 	ev := Event{Kind: EventReleased, Executor: h.exec.Name(), Key: h.key, Token: h.token, Held: end.Sub(h.acquiredAt), Err: err}
 	h.t.cfg.Observer.Observe(ctx, ev)
@@ -244,12 +250,12 @@ func (h *held) countRelease(end time.Time, d time.Duration, err error) {
 // lose ends a held lock as lost: it closes Done, cancels bound contexts,
 // frees the local queue and, when compensate is set (the backend may still
 // hold it), deletes it from the backend in the background.
-func (h *held) lose(reason string, cause error, compensate bool) {
+func (h *held) lose(reason string, cause error, lease leaseAfterLoss) {
 	err := fmt.Errorf("%w: %q: %s", ErrLockLost, h.key, reason)
 	if cause != nil {
 		err = fmt.Errorf("%w: %q: %s: %w", ErrLockLost, h.key, reason, cause)
 	}
-	if !h.end(err, true) {
+	if !h.end(err, endedByLoss) {
 		return
 	}
 	h.t.untrack(h)
@@ -257,19 +263,37 @@ func (h *held) lose(reason string, cause error, compensate bool) {
 	// A fixed lease nobody released ends as planned (a de-duplication
 	// window, say): the holder is told, but it is not an incident.
 	kind, fkind, level, msg := EventLost, FailureLost, levelWarn, "lock4go: lock lost"
-	if !h.renewed && (compensate || h.t.wd.expired(h)) {
+	if !h.renewed && (lease == releaseLease || h.t.wd.expired(h)) {
 		kind, fkind, level, msg = EventExpired, FailureExpired, slog.LevelDebug, "lock4go: fixed lease expired"
 	}
 	h.t.failures.add(fkind, h.exec.Name(), h.key, err)
 	h.t.cfg.Logger.LogAttrs(context.Background(), level, msg, attrKey(h.key), attrExec(h.exec.Name()), attrErr(err))
 	h.t.cfg.Observer.Observe(context.Background(), Event{Kind: kind, Executor: h.exec.Name(), Key: h.key, Token: h.token, Held: held, Err: err})
-	if compensate {
+	if lease == releaseLease {
 		go h.t.releaseDetached(h.exec, h.key, h.lease)
 	}
 }
 
+// How a lock ended, for end: released by its holder, or lost.
+type endedBy bool
+
+const (
+	endedByRelease endedBy = false
+	endedByLoss    endedBy = true // tell the registered waiters (Done, Do) of err
+)
+
+// What lose does with the backend's lease. A lease the backend reported
+// gone, or found gone by a renewal, is left alone; one that ran out by the
+// local clock may still be there and is released in the background.
+type leaseAfterLoss bool
+
+const (
+	leaveLease   leaseAfterLoss = false
+	releaseLease leaseAfterLoss = true
+)
+
 // end marks the lock ended with err, once. It reports whether this call did.
-func (h *held) end(err error, lost bool) bool {
+func (h *held) end(err error, by endedBy) bool {
 	h.mu.Lock()
 	if h.err != nil {
 		h.mu.Unlock()
@@ -286,12 +310,12 @@ func (h *held) end(err error, lost bool) bool {
 	if stopLost != nil {
 		stopLost()
 	}
-	if h.slot != nil {
-		h.slot.holder.Store(nil)
+	if h.turn != nil {
+		h.turn.holder.Store(nil)
 	}
-	h.t.queue.release(h.slot)
+	h.t.queue.release(h.turn)
 	h.t.held.Add(-1)
-	if lost {
+	if by == endedByLoss {
 		for _, w := range waiters {
 			w.f(err)
 		}

@@ -40,7 +40,7 @@ const (
 // watchdog's renewal or expiry.
 func (t *Template) track(h *held) {
 	t.held.Add(1)
-	stop := h.lease.AfterLost(func() { h.lose("the backend reported the lease gone", nil, false) })
+	stop := h.lease.AfterLost(func() { h.lose("the backend reported the lease gone", nil, leaveLease) })
 	h.mu.Lock()
 	ended := h.err != nil
 	if !ended {
@@ -134,39 +134,44 @@ func (w *watchdog) loop() {
 				w.mu.Unlock()
 				return
 			}
-			w.planned = idleSince.Add(idleExit)
-			w.mu.Unlock()
-			timer.Reset(w.planned.Sub(now))
-			select {
-			case <-timer.C:
-			case <-w.wake:
-			}
+			w.sleepUntil(timer, idleSince.Add(idleExit), now)
 			continue
 		}
 		idleSince = time.Time{}
-		if d := w.heap[0].wdAt.Sub(now); d > 0 {
-			w.planned = w.heap[0].wdAt
-			w.mu.Unlock()
-			timer.Reset(d)
-			select {
-			case <-timer.C:
-			case <-w.wake:
-			}
+		if next := w.heap[0].wdAt; next.After(now) {
+			w.sleepUntil(timer, next, now)
 			continue
 		}
 		expired, batches := w.collect(now)
 		w.mu.Unlock()
 		for _, h := range expired {
-			if h.renewed {
-				// Popped from the heap, h's renewErr no longer changes.
-				h.lose("lease ran out by the local clock before a renewal succeeded", h.renewErr, true)
-			} else {
-				h.lose("fixed lease expired", nil, true)
-			}
+			w.expire(h)
 		}
 		for e, hs := range batches {
 			go w.renewLoop(e, hs)
 		}
+	}
+}
+
+// sleepUntil plans the loop's next wake-up at at, releases w.mu (which the
+// caller holds) and sleeps until then or until woken.
+func (w *watchdog) sleepUntil(timer *time.Timer, at, now time.Time) {
+	w.planned = at
+	w.mu.Unlock()
+	timer.Reset(at.Sub(now))
+	select {
+	case <-timer.C:
+	case <-w.wake:
+	}
+}
+
+// expire ends a lock whose lease ran out by the local clock, popped from
+// the heap: its renewErr no longer changes.
+func (w *watchdog) expire(h *held) {
+	if h.renewed {
+		h.lose("lease ran out by the local clock before a renewal succeeded", h.renewErr, releaseLease)
+	} else {
+		h.lose("fixed lease expired", nil, releaseLease)
 	}
 }
 
@@ -243,8 +248,24 @@ func (w *watchdog) renew(e executor.Executor, hs []*held) {
 
 	now := time.Now()
 	hs[0].reg.stats.record(now, now.Sub(sent), backendErr(errs))
-	var gone, failed []int
+	gone, failed := w.reschedule(hs, errs, sent, now)
+	w.signal()
+	for _, i := range gone {
+		hs[i].lose("a renewal found it held by nobody or someone else", errs[i], leaveLease)
+	}
+	for _, i := range failed {
+		h := hs[i]
+		w.t.failures.add(FailureRenew, e.Name(), h.key, errs[i])
+		w.t.cfg.Observer.Observe(context.Background(), Event{Kind: EventRenewFailed, Executor: e.Name(), Key: h.key, Token: h.token, Err: errs[i]})
+	}
+}
+
+// reschedule applies the outcome of renewing hs (errs, sent at sent,
+// answered at now) to their lease ends and next renewal times, and returns
+// the indexes of the locks found gone and of the renewals that failed.
+func (w *watchdog) reschedule(hs []*held, errs []error, sent, now time.Time) (gone, failed []int) {
 	w.mu.Lock()
+	defer w.mu.Unlock()
 	for i, h := range hs {
 		h.inflight = false
 		if h.wdIndex < 0 {
@@ -270,16 +291,7 @@ func (w *watchdog) renew(e executor.Executor, hs []*held) {
 		}
 		heap.Fix(&w.heap, h.wdIndex)
 	}
-	w.mu.Unlock()
-	w.signal()
-	for _, i := range gone {
-		hs[i].lose("a renewal found it held by nobody or someone else", errs[i], false)
-	}
-	for _, i := range failed {
-		h := hs[i]
-		w.t.failures.add(FailureRenew, e.Name(), h.key, errs[i])
-		w.t.cfg.Observer.Observe(context.Background(), Event{Kind: EventRenewFailed, Executor: e.Name(), Key: h.key, Token: h.token, Err: errs[i]})
-	}
+	return gone, failed
 }
 
 // backendErr returns the first error of a renewal batch that is not a lock

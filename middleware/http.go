@@ -70,7 +70,7 @@ var timeoutHandlerType = reflect.TypeOf(http.TimeoutHandler(http.NotFoundHandler
 
 // errTimeoutInside is the panic of a middleware asked to wrap an
 // http.TimeoutHandler.
-var errTimeoutInside = fmt.Errorf("middleware: HTTP wraps an http.TimeoutHandler, which returns at its timeout while the handler it runs goes on; the lock would be released under that handler: put the TimeoutHandler outside, http.TimeoutHandler(middleware.HTTP(tpl, spec)(h), d, msg): %w",
+var errTimeoutInside = fmt.Errorf("middleware: HTTP wraps an http.TimeoutHandler, which would release the lock under a running handler; put it outside: %w",
 	lock4go.ErrInvalidConfig)
 
 type httpLock struct {

@@ -51,14 +51,8 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 
 // acquire is [Executor.Acquire] before errors are explained.
 func (e *Executor) acquire(ctx context.Context, req executor.Request) (executor.Lease, error) {
-	if req.TTL <= 0 {
-		return nil, fmt.Errorf("etcd: acquire %q: ttl %v: %w", req.Key, req.TTL, executor.ErrInvalidConfig)
-	}
-	if req.Key == "" {
-		return nil, fmt.Errorf("etcd: acquire: empty key: %w", executor.ErrInvalidKey)
-	}
-	if req.Owner == "" {
-		return nil, fmt.Errorf("etcd: acquire %q: empty owner: %w", req.Key, executor.ErrInvalidConfig)
+	if err := req.Validate(); err != nil {
+		return nil, fmt.Errorf("etcd: acquire: %w", err)
 	}
 	pfx := e.prefix + req.Key
 	if ctx.Err() != nil {
@@ -167,7 +161,7 @@ func (e *Executor) awaitTurn(ctx context.Context, req executor.Request, q queue,
 		return notAcquired(wctx, req.Key) // the wait ended, not the round trips' time
 	case err != nil:
 		return e.waitErr(ctx, req.Key, err)
-	case ref.own != nil && time.Since(ref.own.start()) > margin(req.TTL):
+	case ref.own != nil && time.Since(ref.own.start()) > executor.SafetyMargin(req.TTL):
 		if err := ref.own.renew(ctx, e.c); err != nil {
 			return e.waitErr(ctx, req.Key, err)
 		}

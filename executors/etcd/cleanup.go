@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/lock4go/lock4go/internal/kit"
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
@@ -39,7 +40,7 @@ func (e *Executor) discard(ctx context.Context, own string, rev int64, ref lease
 
 // discardLater is discard's background half.
 func (e *Executor) discardLater(own string, rev int64, ref leaseRef, unlock func()) {
-	if !e.background(func() { e.removeLoop(own, rev, ref, unlock) }) {
+	if !e.bg.Go(func() { e.removeLoop(own, rev, ref, unlock) }) {
 		unlock() // closed: the shared sessions are revoked, own leases expire
 	}
 }
@@ -68,7 +69,7 @@ func (e *Executor) remove(ctx context.Context, own string, rev int64, ref leaseR
 // (its keys go with it), or the executor is closed; then it runs unlock.
 func (e *Executor) removeLoop(own string, rev int64, ref leaseRef, unlock func()) {
 	defer unlock()
-	backoff := cleanupBackoff
+	backoff := kit.Backoff{Min: cleanupBackoff, Max: cleanupMaxBackoff}
 	for n := 1; ; n++ {
 		if ref.sess != nil && ref.sess.lost.Err() != nil {
 			return // no longer kept alive: the lease and its entries end
@@ -86,11 +87,8 @@ func (e *Executor) removeLoop(own string, rev int64, ref leaseRef, unlock func()
 			e.log.LogAttrs(context.Background(), slog.LevelWarn, "etcd: removing an abandoned queue entry failed; retrying in the background",
 				slog.String("executor", e.name), slog.String("entry", own), slog.Any("error", err))
 		}
-		select {
-		case <-time.After(backoff):
-		case <-e.life.Done():
+		if !backoff.Wait(e.life.Done()) {
 			return
 		}
-		backoff = min(2*backoff, cleanupMaxBackoff)
 	}
 }

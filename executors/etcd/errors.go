@@ -36,27 +36,18 @@ var (
 // notAcquired reports a busy key, or a wait that ctx ended.
 func notAcquired(ctx context.Context, key string) error {
 	if ctx.Err() != nil {
-		return fmt.Errorf("etcd: acquire %q: %w: %w", key, executor.ErrNotAcquired, executor.ContextError(ctx))
+		return fmt.Errorf("etcd: acquire %q: %w", key, executor.GaveUp(ctx))
 	}
 	return fmt.Errorf("etcd: acquire %q: %w", key, executor.ErrNotAcquired)
 }
 
-// acquireErr reports a failed round trip of an acquisition of key. A round
-// trip the caller cancelled is a give-up (ErrNotAcquired); one cut by a
-// deadline or failed by the backend is ErrBackend: etcd did not answer in
-// time. When the deadline has passed, the context's error is wrapped too,
-// whatever etcd answered: a deadline propagated to the server comes back as
-// etcd's own "request timed out", which alone would hide that the caller's
-// time ran out.
+// acquireErr reports a failed round trip of an acquisition of key, as
+// [executor.AttemptError] classifies it. When the deadline has passed, the
+// context's error is wrapped whatever etcd answered: a deadline propagated
+// to the server comes back as etcd's own "request timed out", which alone
+// would hide that the caller's time ran out.
 func acquireErr(ctx context.Context, key string, err error) error {
-	cerr := ctx.Err()
-	switch {
-	case errors.Is(cerr, context.Canceled):
-		return fmt.Errorf("etcd: acquire %q: %w: %w", key, executor.ErrNotAcquired, executor.ContextError(ctx))
-	case cerr != nil && !errors.Is(err, cerr):
-		return fmt.Errorf("etcd: acquire %q: %w: %w (%w)", key, executor.ErrBackend, err, executor.ContextError(ctx))
-	}
-	return opErr("acquire", key, err)
+	return fmt.Errorf("etcd: acquire %q: %w", key, executor.AttemptError(ctx, err))
 }
 
 // opErr reports a failed round trip of op on key.

@@ -11,6 +11,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/lock4go/lock4go/executor"
+	"github.com/lock4go/lock4go/internal/kit"
 )
 
 // cleanupTimeout bounds one detached round trip that removes a queue entry
@@ -44,7 +45,7 @@ type Executor struct {
 	kill      context.CancelFunc
 	closeOnce sync.Once
 	closeErr  error
-	wg        sync.WaitGroup // keep-alive loops and background clean-ups
+	bg        kit.Group // keep-alive loops and background clean-ups
 }
 
 var (
@@ -97,6 +98,7 @@ func (e *Executor) Close() error {
 	e.closeOnce.Do(func() {
 		e.mu.Lock()
 		e.closed = true
+		e.bg.Stop()
 		e.kill()
 		sessions := make([]*session, 0, len(e.sessions))
 		for _, s := range e.sessions {
@@ -111,7 +113,7 @@ func (e *Executor) Close() error {
 			wg.Go(func() { errs[i] = s.close() })
 		}
 		wg.Wait()
-		e.wg.Wait()
+		e.bg.Close()
 		e.closeErr = errors.Join(errs...)
 	})
 	return e.closeErr
@@ -125,22 +127,6 @@ func (e *Executor) closedErr(op, key string) error {
 // isClosed reports whether Close has begun.
 func (e *Executor) isClosed() bool {
 	return e.life.Err() != nil
-}
-
-// background runs f in a goroutine that Close waits for. f must return soon
-// after e.life ends. It reports false, without running f, after Close.
-func (e *Executor) background(f func()) bool {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.closed {
-		return false
-	}
-	e.wg.Add(1)
-	go func() {
-		defer e.wg.Done()
-		f()
-	}()
-	return true
 }
 
 // detached returns a context for a clean-up round trip: free of the

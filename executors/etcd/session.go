@@ -12,6 +12,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/lock4go/lock4go/executor"
+	"github.com/lock4go/lock4go/internal/kit"
 )
 
 // session is one lease shared by every watchdog lock of one TTL, kept alive
@@ -56,10 +57,6 @@ type pendingSession struct {
 	err  error
 }
 
-// margin is taken off a lease's end by the local clock, for clock-rate
-// differences between client and server (the Template uses the same).
-func margin(ttl time.Duration) time.Duration { return ttl / 50 }
-
 // grantTimeout bounds one grant of a shared session. The grant runs under
 // the executor's lifetime, not under the context of the acquisition that
 // asked for it, so that a caller with no deadline behind a dead connection
@@ -91,7 +88,7 @@ func (e *Executor) session(ctx context.Context, ttl int64) (*session, error) {
 			e.pending[ttl] = p
 		}
 		e.mu.Unlock()
-		if start && !e.background(func() { e.grantShared(ttl, p) }) {
+		if start && !e.bg.Go(func() { e.grantShared(ttl, p) }) {
 			e.settleGrant(ttl, p, nil, ErrClosed)
 		}
 		select {
@@ -154,7 +151,7 @@ func (e *Executor) grantSession(ctx context.Context, ttl int64) (*session, error
 	s.renewed.Store(sent.UnixNano())
 	s.lost, s.markLost = context.WithCancelCause(context.Background())
 	s.stopCtx, s.stop = context.WithCancel(e.life)
-	if !e.background(func() { s.keepAlive(sent) }) {
+	if !e.bg.Go(func() { s.keepAlive(sent) }) {
 		close(s.stopped)
 		_ = s.close()
 		return nil, ErrClosed
@@ -177,7 +174,7 @@ func (s *session) keepAlive(sent time.Time) {
 		}
 		// The lease lasts at least until the last renewal's send time plus
 		// the TTL; a renewal still unanswered then cannot vouch for it.
-		ctx, cancel := context.WithDeadline(s.stopCtx, sent.Add(ttl-margin(ttl)))
+		ctx, cancel := context.WithDeadline(s.stopCtx, sent.Add(ttl-executor.SafetyMargin(ttl)))
 		at := time.Now()
 		resp, err := s.e.c.KeepAliveOnce(ctx, s.id)
 		cancel()
@@ -220,7 +217,7 @@ func (s *session) lose(cause error) {
 // elected etcd extends every lease by its TTL). It retries for one TTL.
 func (s *session) revoke() {
 	until := time.Now().Add(s.ttl)
-	backoff := cleanupBackoff
+	backoff := kit.Backoff{Min: cleanupBackoff, Max: cleanupMaxBackoff}
 	for time.Now().Before(until) {
 		ctx, cancel := s.e.detached()
 		_, err := s.e.c.Revoke(ctx, s.id)
@@ -228,12 +225,9 @@ func (s *session) revoke() {
 		if err == nil || errors.Is(err, rpctypes.ErrLeaseNotFound) {
 			return
 		}
-		select {
-		case <-time.After(backoff):
-		case <-s.e.life.Done():
+		if !backoff.Wait(s.e.life.Done()) {
 			return
 		}
-		backoff = min(2*backoff, cleanupMaxBackoff)
 	}
 }
 

@@ -69,7 +69,7 @@ func (s *session) noteUncertain(w uncertainWrite) {
 	if start {
 		// After Close nothing starts: the session is revoked, and every
 		// entry under it goes with the lease.
-		_ = s.e.background(s.sweepLoop)
+		_ = s.e.bg.Go(s.sweepLoop)
 	}
 }
 

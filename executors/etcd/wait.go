@@ -173,93 +173,129 @@ var errWaitEnded = errors.New("wait ended")
 // While it waits it keeps an own lease alive, so a long queue cannot
 // outlast a fixed-expire lease.
 func (e *Executor) waitDelete(ctx context.Context, t turn, ref leaseRef) error {
-	pred, at := t.pred, t.at
 	wctx, cancel := context.WithCancel(clientv3.WithRequireLeader(ctx))
 	defer cancel()
-	key := string(pred.Key)
-	wch := e.c.Watch(wctx, key, clientv3.WithCreatedNotify(), clientv3.WithFilterPut())
-
-	var (
-		renew <-chan time.Time
-		timer *time.Timer
-	)
+	w := &predWatch{e: e, t: t, key: string(t.pred.Key), poll: time.NewTimer(time.Hour)}
+	w.poll.Stop()
+	defer w.poll.Stop()
+	wch := e.c.Watch(wctx, w.key, clientv3.WithCreatedNotify(), clientv3.WithFilterPut())
+	var renew <-chan time.Time
 	if ref.own != nil {
-		timer = time.NewTimer(ref.own.renewIn())
+		timer := time.NewTimer(ref.own.renewIn())
 		defer timer.Stop()
 		renew = timer.C
+		w.renewTimer = timer
 	}
-	created := false
-	poll := time.NewTimer(time.Hour)
-	defer poll.Stop()
-	poll.Stop()
-	var (
-		polls   int
-		started time.Time
-		gap     bool // the watch started after the read: pred must be read again
-	)
 	for {
+		var (
+			deleted bool
+			err     error
+		)
 		select {
 		case wr, ok := <-wch:
-			if !ok {
-				if ctx.Err() != nil {
-					return errWaitEnded
-				}
-				return errWatch
-			}
-			if err := wr.Err(); err != nil {
-				return fmt.Errorf("%w: %w", errWatch, err)
-			}
-			if wr.Created {
-				if created {
-					return errWatch
-				}
-				created, started = true, time.Now()
-				if wr.Header.Revision > at {
-					gap = true
-					poll.Reset(0)
-				} else if len(e.pollAfter) > 0 && t.size <= pollQueue {
-					poll.Reset(e.pollAfter[0])
-					polls = 1
-				}
-				continue
-			}
-			for _, ev := range wr.Events {
-				if ev.Type == mvccpb.DELETE {
-					return nil
-				}
-			}
-		case <-poll.C:
-			resp, err := e.c.Get(ctx, key, clientv3.WithKeysOnly())
-			switch {
-			case ctx.Err() != nil:
-				return errWaitEnded
-			case err != nil && gap:
-				return fmt.Errorf("%w: %w", errWatch, err) // read the queue again
-			case err == nil && (len(resp.Kvs) == 0 || resp.Kvs[0].CreateRevision != pred.CreateRevision):
-				return nil
-			case err == nil:
-				gap = false
-			}
-			if polls < len(e.pollAfter) && t.size <= pollQueue {
-				poll.Reset(time.Until(started.Add(e.pollAfter[polls])))
-				polls++
-			}
+			deleted, err = w.watched(ctx, wr, ok)
+		case <-w.poll.C:
+			deleted, err = w.read(ctx)
+		case <-renew:
+			err = w.renewOwn(ctx, ref)
 		case <-ctx.Done():
 			return errWaitEnded
 		case <-ref.gone():
 			return errSessionLost
 		case <-e.life.Done():
 			return ErrClosed
-		case <-renew:
-			if err := ref.own.renew(ctx, e.c); err != nil {
-				if ctx.Err() != nil {
-					return errWaitEnded
-				}
-				return err
-			}
-			timer.Reset(ref.own.renewIn())
+		}
+		if deleted || err != nil {
+			return err
 		}
 	}
+}
+
+// predWatch is the state of one waitDelete: the watch on the predecessor
+// key, and the reads that back it while the watch may be unsynced.
+type predWatch struct {
+	e          *Executor
+	t          turn
+	key        string
+	poll       *time.Timer // the next backing read
+	renewTimer *time.Timer // the next renewal of a fixed lock's grant, or nil
+	created    bool        // the watch's creation reply came
+	polls      int         // backing reads scheduled so far
+	started    time.Time   // when the watch was created
+	gap        bool        // the watch started after the read: pred must be read again
+}
+
+// watched handles a watch reply (ok false: the channel closed) and reports
+// whether the predecessor was deleted.
+func (w *predWatch) watched(ctx context.Context, wr clientv3.WatchResponse, ok bool) (bool, error) {
+	switch {
+	case !ok && ctx.Err() != nil:
+		return false, errWaitEnded
+	case !ok:
+		return false, errWatch
+	case wr.Err() != nil:
+		return false, fmt.Errorf("%w: %w", errWatch, wr.Err())
+	case wr.Created:
+		return false, w.onCreated(wr.Header.Revision)
+	}
+	for _, ev := range wr.Events {
+		if ev.Type == mvccpb.DELETE {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// onCreated starts the backing reads once the watch exists at revision
+// rev: one at once if the watch started after the read of the queue, else
+// the configured ones for a short queue.
+func (w *predWatch) onCreated(rev int64) error {
+	if w.created {
+		return errWatch
+	}
+	w.created, w.started = true, time.Now()
+	if rev > w.t.at {
+		w.gap = true
+		w.poll.Reset(0)
+	} else if len(w.e.pollAfter) > 0 && w.t.size <= pollQueue {
+		w.poll.Reset(w.e.pollAfter[0])
+		w.polls = 1
+	}
+	return nil
+}
+
+// read reads the predecessor and reports whether it is gone (or no longer
+// the same entry); it schedules the next backing read.
+func (w *predWatch) read(ctx context.Context) (bool, error) {
+	resp, err := w.e.c.Get(ctx, w.key, clientv3.WithKeysOnly())
+	switch {
+	case ctx.Err() != nil:
+		return false, errWaitEnded
+	case err != nil && w.gap:
+		return false, fmt.Errorf("%w: %w", errWatch, err) // read the queue again
+	case err == nil && (len(resp.Kvs) == 0 || resp.Kvs[0].CreateRevision != w.t.pred.CreateRevision):
+		return true, nil
+	case err == nil:
+		w.gap = false
+	}
+	if w.polls < len(w.e.pollAfter) && w.t.size <= pollQueue {
+		w.poll.Reset(time.Until(w.started.Add(w.e.pollAfter[w.polls])))
+		w.polls++
+	}
+	return false, nil
+}
+
+// renewOwn renews a waiting fixed lock's grant, so a long queue cannot
+// outlast it, and schedules the next renewal.
+func (w *predWatch) renewOwn(ctx context.Context, ref leaseRef) error {
+	if err := ref.own.renew(ctx, w.e.c); err != nil {
+		if ctx.Err() != nil {
+			return errWaitEnded
+		}
+		return err
+	}
+	w.renewTimer.Reset(ref.own.renewIn())
+	return nil
 }
 
 // pollQueue is the longest queue (in keys) whose waiters back a new watch

@@ -63,17 +63,11 @@ func (e *Executor) Priority() int { return e.priority }
 // Acquire implements [executor.Executor]. It never waits: the memory executor
 // wakes waiters through [Executor.WatchRelease] instead.
 func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.Lease, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("memory: acquire %q: %w: %w", req.Key, executor.ErrNotAcquired, executor.ContextError(ctx))
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("memory: acquire %q: %w", req.Key, executor.GaveUp(ctx))
 	}
-	if req.Key == "" {
-		return nil, fmt.Errorf("memory: acquire: empty key: %w", executor.ErrInvalidKey)
-	}
-	if req.Owner == "" {
-		return nil, fmt.Errorf("memory: acquire %q: empty owner: %w", req.Key, executor.ErrInvalidConfig)
-	}
-	if req.TTL <= 0 {
-		return nil, fmt.Errorf("memory: acquire %q: ttl %v: %w", req.Key, req.TTL, executor.ErrInvalidConfig)
+	if err := req.Validate(); err != nil {
+		return nil, fmt.Errorf("memory: acquire: %w", err)
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()

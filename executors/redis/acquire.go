@@ -44,20 +44,14 @@ import (
 // An attempt with the owner of the current holder returns the holder's
 // lease again; an owner must not be reused after an error.
 func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.Lease, error) {
-	if req.Key == "" {
-		return nil, fmt.Errorf("redis: acquire: empty key: %w", executor.ErrInvalidKey)
+	if err := req.Validate(); err != nil {
+		return nil, fmt.Errorf("redis: acquire: %w", err)
 	}
 	if reservedKey(req.Key) {
 		return nil, fmt.Errorf("redis: acquire %q: the name of a fencing counter or void marker: %w", req.Key, executor.ErrInvalidKey)
 	}
-	if req.TTL <= 0 {
-		return nil, fmt.Errorf("redis: acquire %q: ttl %v: %w", req.Key, req.TTL, executor.ErrInvalidConfig)
-	}
-	if req.Owner == "" {
-		return nil, fmt.Errorf("redis: acquire %q: empty owner: %w", req.Key, executor.ErrInvalidConfig)
-	}
 	if ctx.Err() != nil {
-		return nil, fmt.Errorf("redis: acquire %q: %w: %w", req.Key, executor.ErrNotAcquired, executor.ContextError(ctx))
+		return nil, fmt.Errorf("redis: acquire %q: %w", req.Key, executor.GaveUp(ctx))
 	}
 	l := newLease(e, req.Key, req.Owner)
 	var r result

@@ -70,19 +70,3 @@ func (e *Executor) run(ctx context.Context, fn func(context.Context) result) res
 		}
 	}
 }
-
-// spawn runs f in a goroutine that Close waits for. It reports false, and
-// does not run f, once the executor is closed.
-func (e *Executor) spawn(f func()) bool {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.closed {
-		return false
-	}
-	e.wg.Add(1)
-	go func() {
-		defer e.wg.Done()
-		f()
-	}()
-	return true
-}

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lock4go/lock4go/internal/kit"
 	goredis "github.com/redis/go-redis/v9"
 )
 
@@ -70,7 +71,7 @@ func (e *Executor) compensate(l *lease, ttl time.Duration) {
 	start := !q.running
 	q.running = true
 	q.mu.Unlock()
-	if start && !e.spawn(e.voidLoop) {
+	if start && !e.bg.Go(e.voidLoop) {
 		e.voidLoop()
 	}
 }
@@ -78,7 +79,7 @@ func (e *Executor) compensate(l *lease, ttl time.Duration) {
 // voidLoop runs rounds of the pending compensations until none is left, or
 // the executor is closed while some wait for a retry.
 func (e *Executor) voidLoop() {
-	backoff := voidBackoffMin
+	backoff := kit.Backoff{Min: voidBackoffMin, Max: voidBackoffMax}
 	for {
 		items, expired := e.takeVoids(time.Now())
 		e.reportGiveUps(expired)
@@ -89,14 +90,13 @@ func (e *Executor) voidLoop() {
 		e.requeueVoids(failed, len(failed) == len(items))
 		e.reportRound(items, failed, firstErr)
 		if len(failed) == 0 {
-			backoff = voidBackoffMin
+			backoff.Reset()
 			continue
 		}
-		if !e.pause(backoff) {
+		if !backoff.Wait(e.done) {
 			e.dropVoids()
 			return
 		}
-		backoff = min(2*backoff, voidBackoffMax)
 	}
 }
 
@@ -151,19 +151,6 @@ func (e *Executor) dropVoids() {
 	if len(items) > 0 {
 		e.log.Warn("redis: executor closed before removing the possible lock of an acquisition whose reply was lost; the key stays locked until its TTL at worst",
 			"key", items[0].l.key(), "count", len(items))
-	}
-}
-
-// pause waits d and reports true, or reports false at once when the
-// executor is closed.
-func (e *Executor) pause(d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-e.done:
-		return false
 	}
 }
 

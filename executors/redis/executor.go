@@ -10,6 +10,7 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/lock4go/lock4go/executor"
+	"github.com/lock4go/lock4go/internal/kit"
 )
 
 // Executor is the Redis lock executor. It implements [executor.Executor],
@@ -29,9 +30,9 @@ type Executor struct {
 
 	mu     sync.Mutex
 	closed bool
-	idle   []*worker      // parked workers of run, the last parked on top
-	done   chan struct{}  // closed by Close
-	wg     sync.WaitGroup // background work: workers, compensations, the start-up check
+	idle   []*worker     // parked workers of run, the last parked on top
+	done   chan struct{} // closed by Close
+	bg     kit.Group     // background work: workers, compensations, the start-up check
 }
 
 var (
@@ -70,7 +71,7 @@ func New(client goredis.UniversalClient, opts Options) (*Executor, error) {
 		return nil, fmt.Errorf("redis: nil client: %w", executor.ErrInvalidConfig)
 	}
 	if _, ok := client.(*goredis.Ring); ok {
-		return nil, fmt.Errorf("redis: a *redis.Ring is not supported (its pub/sub is per shard, so releases would not reach waiters on other shards); use a *redis.Client or a *redis.ClusterClient: %w", executor.ErrInvalidConfig)
+		return nil, fmt.Errorf("redis: *redis.Ring is not supported (pub/sub per shard); use a Client or ClusterClient: %w", executor.ErrInvalidConfig)
 	}
 	opts, err := opts.withDefaults()
 	if err != nil {
@@ -88,7 +89,7 @@ func New(client goredis.UniversalClient, opts Options) (*Executor, error) {
 	if !e.ctxBound {
 		e.log.Debug("redis: the client does not bound calls by context deadlines (ContextTimeoutEnabled is false); calls whose context can end are handed to worker goroutines")
 	}
-	e.spawn(e.checkEviction)
+	e.bg.Go(e.checkEviction)
 	return e, nil
 }
 
@@ -117,11 +118,12 @@ func (e *Executor) Close() error {
 		return nil
 	}
 	e.closed = true
+	e.bg.Stop()
 	close(e.done)
 	e.stopIdle()
 	e.mu.Unlock()
 	err := e.hub.close()
-	e.wg.Wait()
+	e.bg.Close()
 	return err
 }
 

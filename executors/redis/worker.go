@@ -41,15 +41,13 @@ func (e *Executor) handOff(j job) bool {
 	}
 	w := &worker{jobs: make(chan job, 1)}
 	w.jobs <- j
-	e.wg.Add(1)
-	go e.work(w)
+	e.bg.Go(func() { e.work(w) }) // not stopped: e.closed is false under e.mu
 	return true
 }
 
 // work runs w's jobs until the executor is closed, or until w finds enough
 // workers parked.
 func (e *Executor) work(w *worker) {
-	defer e.wg.Done()
 	for j := range w.jobs {
 		r := j.fn(j.ctx)
 		// Park before handing the result over, so that the caller's next

@@ -38,17 +38,11 @@ var errVanished = errors.New("zookeeper: own lock node vanished")
 // create, deletes a node whose create completes late, and ends with its
 // last ZooKeeper call.
 func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.Lease, error) {
-	if req.Key == "" {
-		return nil, fmt.Errorf("zookeeper: empty key: %w", executor.ErrInvalidKey)
+	if err := req.Validate(); err != nil {
+		return nil, fmt.Errorf("zookeeper: acquire: %w", err)
 	}
-	if req.Owner == "" {
-		return nil, fmt.Errorf("zookeeper: acquire %q: empty owner: %w", req.Key, executor.ErrInvalidConfig)
-	}
-	if req.TTL <= 0 {
-		return nil, fmt.Errorf("zookeeper: acquire %q: ttl %v: %w", req.Key, req.TTL, executor.ErrInvalidConfig)
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("zookeeper: acquire %q: %w: %w", req.Key, executor.ErrNotAcquired, executor.ContextError(ctx))
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("zookeeper: acquire %q: %w", req.Key, executor.GaveUp(ctx))
 	}
 	if e.isClosed() {
 		return nil, backendErr("acquire", req.Key, errClosed)
@@ -59,22 +53,7 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 	defer cancel()
 
 	p := &pending{parent: e.keyPath(req.Key), guid: newGUID()}
-	type result struct {
-		l   *lease
-		err error
-	}
-	res := make(chan result) // unbuffered: a send succeeds only if Acquire takes it
-	go func() {
-		l, err := e.attempt(actx, req, p)
-		p.finish()
-		select {
-		case res <- result{l, err}:
-		case <-actx.Done():
-			if l != nil { // acquired, but the caller is gone
-				l.abandon()
-			}
-		}
-	}()
+	res := e.startAttempt(actx, req, p)
 	select {
 	case r := <-res:
 		if ctx.Err() == nil {
@@ -94,7 +73,33 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 		p.giveUp() // nothing runs in the background any more
 		return nil, backendErr("acquire", req.Key, errClosed)
 	}
-	return nil, fmt.Errorf("zookeeper: acquire %q: %w: %w", req.Key, executor.ErrNotAcquired, executor.ContextError(ctx))
+	return nil, fmt.Errorf("zookeeper: acquire %q: %w", req.Key, executor.GaveUp(ctx))
+}
+
+// attemptResult is the outcome of an attempt run by startAttempt.
+type attemptResult struct {
+	l   *lease
+	err error
+}
+
+// startAttempt runs the attempt in its own goroutine, since go-zookeeper's
+// calls take no context. The returned channel is unbuffered: the result is
+// delivered only if Acquire takes it; a lease acquired after actx ended
+// (the caller is gone) is abandoned.
+func (e *Executor) startAttempt(actx context.Context, req executor.Request, p *pending) <-chan attemptResult {
+	res := make(chan attemptResult)
+	go func() {
+		l, err := e.attempt(actx, req, p)
+		p.finish()
+		select {
+		case res <- attemptResult{l, err}:
+		case <-actx.Done():
+			if l != nil {
+				l.abandon()
+			}
+		}
+	}()
+	return res
 }
 
 // attempt creates the node and queues until it holds the lock, fails, or

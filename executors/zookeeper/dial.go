@@ -55,7 +55,7 @@ func DigestAuth(ctx context.Context, conn *zk.Conn, user, password string) ([]zk
 			return nil, fmt.Errorf("zookeeper: digest auth as %q: %w: %w", user, executor.ErrBackend, err)
 		}
 	case <-ctx.Done():
-		return nil, fmt.Errorf("zookeeper: digest auth as %q: %w: %w", user, executor.ErrBackend, context.Cause(ctx))
+		return nil, fmt.Errorf("zookeeper: digest auth as %q: %w: %w", user, executor.ErrBackend, executor.ContextError(ctx))
 	}
 	return zk.DigestACL(zk.PermAll, user, password), nil
 }

@@ -24,7 +24,7 @@ func (e *Executor) ForceRelease(ctx context.Context, key string, h executor.Hold
 		return fmt.Errorf("zookeeper: force release: empty key: %w", executor.ErrInvalidKey)
 	}
 	if err := ctx.Err(); err != nil {
-		return backendErr("force release", key, context.Cause(ctx))
+		return backendErr("force release", key, executor.ContextError(ctx))
 	}
 	parent := e.keyPath(key)
 	var err error

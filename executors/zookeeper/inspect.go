@@ -21,7 +21,7 @@ func (e *Executor) Inspect(ctx context.Context, key string) (executor.Holder, er
 		return executor.Holder{}, fmt.Errorf("zookeeper: empty key: %w", executor.ErrInvalidKey)
 	}
 	if err := ctx.Err(); err != nil {
-		return executor.Holder{}, backendErr("inspect", key, context.Cause(ctx))
+		return executor.Holder{}, backendErr("inspect", key, executor.ContextError(ctx))
 	}
 	parent := e.keyPath(key)
 	var (

@@ -90,7 +90,7 @@ func (l *lease) Renew(ctx context.Context, _ time.Duration) error {
 		return l.notHeld("renew")
 	}
 	if err := ctx.Err(); err != nil {
-		return backendErr("renew", l.key, context.Cause(ctx))
+		return backendErr("renew", l.key, executor.ContextError(ctx))
 	}
 	var (
 		ok  bool

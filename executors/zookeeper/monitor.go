@@ -224,7 +224,7 @@ func (m *monitor) check() {
 		x.l.lose(x.cause, x.reap)
 	}
 	for _, l := range rearm {
-		m.e.spawn(func() { m.rearm(l) })
+		m.e.bg.Go(func() { m.rearm(l) })
 	}
 }
 

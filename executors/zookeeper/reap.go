@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+	"github.com/lock4go/lock4go/internal/kit"
 )
 
 // Pauses between attempts to delete a node while the connection is down.
@@ -101,19 +102,17 @@ func (e *Executor) reapPending(p *pending) {
 func (e *Executor) reap(session int64, step func() (done bool, err error)) {
 	e.stats.reaps.Add(1)
 	e.stats.reapers.Add(1)
-	if !e.spawn(func() { defer e.stats.reapers.Add(-1); e.reapLoop(session, step) }) {
+	if !e.bg.Go(func() { defer e.stats.reapers.Add(-1); e.reapLoop(session, step) }) {
 		e.stats.reapers.Add(-1)
 	}
 }
 
 // reapLoop is the body of [Executor.reap].
 func (e *Executor) reapLoop(session int64, step func() (done bool, err error)) {
-	backoff := reapMinBackoff
+	backoff := kit.Backoff{Min: reapMinBackoff, Max: reapMaxBackoff}
 	for {
-		select {
-		case <-e.done:
+		if !backoff.Wait(e.done) {
 			return
-		case <-time.After(backoff):
 		}
 		if sessionGone(e.conn, session) {
 			return
@@ -133,7 +132,6 @@ func (e *Executor) reapLoop(session int64, step func() (done bool, err error)) {
 				"zookeeper: conn closed, background node deletion stopped", slog.Any("error", serr))
 			return
 		}
-		backoff = min(2*backoff, reapMaxBackoff)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/lock4go/lock4go/executor"
+	"github.com/lock4go/lock4go/internal/kit"
 )
 
 // errClosed reports a call on a closed [Executor].
@@ -33,10 +34,10 @@ type Executor struct {
 
 	mon monitor
 
-	mu     sync.Mutex // guards closed and the Add side of wg
+	mu     sync.Mutex // guards closed
 	closed bool
 	done   chan struct{}
-	wg     sync.WaitGroup
+	bg     kit.Group // the monitor and background node deletions
 
 	// stats count events for tests and benchmarks.
 	stats struct {
@@ -83,7 +84,7 @@ func build(conn *zk.Conn, opts Options, poll time.Duration) (*Executor, error) {
 		done:     make(chan struct{}),
 	}
 	e.mon.init(e, poll)
-	e.spawn(e.mon.run)
+	e.bg.Go(e.mon.run)
 	return e, nil
 }
 
@@ -113,31 +114,15 @@ func (e *Executor) Close() error {
 	e.mu.Lock()
 	if !e.closed {
 		e.closed = true
+		e.bg.Stop()
 		close(e.done)
 		for _, l := range e.mon.close() {
 			l.unwatch()
 		}
 	}
 	e.mu.Unlock()
-	e.wg.Wait()
+	e.bg.Close()
 	return nil
-}
-
-// spawn runs f, background work that ends when e.done closes, in a
-// goroutine that Close waits for. It reports false, and does not run f,
-// once the executor is closed.
-func (e *Executor) spawn(f func()) bool {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.closed {
-		return false
-	}
-	e.wg.Add(1)
-	go func() {
-		defer e.wg.Done()
-		f()
-	}()
-	return true
 }
 
 // do runs f, ZooKeeper calls made by background work, in a goroutine of its
@@ -165,7 +150,7 @@ func (e *Executor) call(ctx context.Context, f func()) error {
 	case <-done:
 		return nil
 	case <-ctx.Done():
-		return context.Cause(ctx)
+		return executor.ContextError(ctx)
 	}
 }
 

@@ -27,10 +27,15 @@ func (g *Group) Go(f func()) bool {
 	return true
 }
 
-// Close refuses new work and waits for the running goroutines.
-func (g *Group) Close() {
+// Stop refuses new work from now on, without waiting.
+func (g *Group) Stop() {
 	g.mu.Lock()
 	g.closed = true
 	g.mu.Unlock()
+}
+
+// Close refuses new work and waits for the running goroutines.
+func (g *Group) Close() {
+	g.Stop()
 	g.wg.Wait()
 }
