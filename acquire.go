@@ -148,7 +148,7 @@ func (t *Template) acquire(w *waitContext, r *registered, key string, o lockOpti
 }
 
 // attempt makes one attempt with a fresh owner value: an earlier attempt
-// whose reply was lost may still land, or be compensated by a delete of its
+// whose reply was lost may still land, or be voided by a delete of its
 // owner, and must never be mistaken for this one.
 func (t *Template) attempt(w *waitContext, r *registered, req *executor.Request) (*held, error) {
 	e := r.e

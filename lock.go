@@ -248,7 +248,7 @@ func (h *held) countRelease(end time.Time, d time.Duration, err error) {
 }
 
 // lose ends a held lock as lost: it closes Done, cancels bound contexts,
-// frees the local queue and, when compensate is set (the backend may still
+// frees the local queue and, when lease is releaseLease (the backend may still
 // hold it), deletes it from the backend in the background.
 func (h *held) lose(reason string, cause error, lease leaseAfterLoss) {
 	err := fmt.Errorf("%w: %q: %s", ErrLockLost, h.key, reason)

@@ -13,7 +13,7 @@
 // Lock4j's "request failed, please retry it." by default: the error itself
 // is logged with slog and never sent to the client. [HTTPFallback] and
 // [GRPCFallback] call another handler instead; [FailFast] returns the error
-// as is; [HTTPHandlerFunc] and [GRPCFunc] adapt any function. A fallback
+// as is; [HTTPHandlerFunc] and [GRPCHandlerFunc] adapt any function. A fallback
 // handler finds the failure with [FromContext].
 //
 // All handlers in this package are safe for concurrent use.

@@ -19,25 +19,32 @@ type GRPCHandler interface {
 	HandleStream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, f Info) error
 }
 
-// GRPCFunc adapts a function returning the call's error to [GRPCHandler].
+// GRPCHandlerFunc adapts a function returning the call's error to
+// [GRPCHandler], as [HTTPHandlerFunc] does for HTTP.
 // Return a status error (status.Error) to choose the code; any other error
 // reaches the client as codes.Unknown with its text.
-type GRPCFunc func(ctx context.Context, fullMethod string, f Info) error
+type GRPCHandlerFunc func(ctx context.Context, fullMethod string, f Info) error
+
+// GRPCFunc is the former name of [GRPCHandlerFunc].
+//
+// Deprecated: use GRPCHandlerFunc; keybuilder.GRPCFunc is an unrelated
+// key-part function.
+type GRPCFunc = GRPCHandlerFunc
 
 // HandleUnary returns fn(ctx, info.FullMethod, f).
-func (fn GRPCFunc) HandleUnary(ctx context.Context, _ any, info *grpc.UnaryServerInfo, f Info) (any, error) {
+func (fn GRPCHandlerFunc) HandleUnary(ctx context.Context, _ any, info *grpc.UnaryServerInfo, f Info) (any, error) {
 	return nil, fn(ctx, info.FullMethod, f)
 }
 
 // HandleStream returns fn(ss.Context(), info.FullMethod, f).
-func (fn GRPCFunc) HandleStream(_ any, ss grpc.ServerStream, info *grpc.StreamServerInfo, f Info) error {
+func (fn GRPCHandlerFunc) HandleStream(_ any, ss grpc.ServerStream, info *grpc.StreamServerInfo, f Info) error {
 	return fn(ss.Context(), info.FullMethod, f)
 }
 
 // FailFast returns the error as is, for callers that inspect it with
 // errors.Is. Over gRPC it reaches the client as codes.Unknown with the
 // error's text, key included: use it only between trusted services.
-var FailFast GRPCFunc = func(_ context.Context, _ string, f Info) error { return f.Err }
+var FailFast GRPCHandlerFunc = func(_ context.Context, _ string, f Info) error { return f.Err }
 
 // GRPCOptions configures [GRPCStatus]. The zero value consists entirely of
 // defaults.
@@ -57,7 +64,7 @@ func GRPCStatus(o GRPCOptions) GRPCHandler {
 	if o.Message == "" {
 		o.Message = DefaultMessage
 	}
-	return GRPCFunc(func(ctx context.Context, method string, f Info) error {
+	return GRPCHandlerFunc(func(ctx context.Context, method string, f Info) error {
 		kind := Classify(f.Err)
 		code := codes.Internal
 		level := slog.LevelError

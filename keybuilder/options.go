@@ -10,8 +10,12 @@ import (
 )
 
 const (
-	// DefaultMaxKeyLen is the default maximum key length in bytes; longer
-	// keys are hashed (see the package documentation).
+	// DefaultMaxKeyLen is the default maximum length in bytes of a key the
+	// builders build; longer keys are replaced by a prefix and a hash. It is
+	// below the Template's hard limit (lock4go.MaxKeyLen, 1024), which
+	// refuses longer keys whoever built them, so that the names a backend
+	// derives from a key (fencing counters, void markers, escaped node
+	// paths) stay short. [WithMaxKeyLen] raises it up to that limit.
 	DefaultMaxKeyLen = 512
 
 	// DefaultMaxBodyBytes is the default maximum number of body bytes read

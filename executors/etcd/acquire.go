@@ -31,7 +31,7 @@ const sessionRetries = 3
 // deleted with a detached context, retried in the background until it is
 // gone, so it never blocks others until its lease ends. A write whose reply
 // was lost is also re-checked later by its session, in case it lands after
-// that delete (see uncertain.go). Acquire never returns a Lease on a shared
+// that delete (see cleanup.go). Acquire never returns a Lease on a shared
 // session already marked lost: it starts over on a fresh one.
 //
 // A request etcd refuses (a user without permission on the prefix, failed
@@ -64,11 +64,11 @@ func (e *Executor) acquire(ctx context.Context, req executor.Request) (executor.
 	ttl := seconds(req.TTL)
 	q := newQueue(pfx)
 	if !req.Renewed {
-		own, err := e.grantOwn(ctx, ttl)
+		own, err := e.grantFixed(ctx, ttl)
 		if err != nil {
 			return nil, acquireErr(ctx, req.Key, err)
 		}
-		return e.attempt(ctx, req, q, leaseRef{id: own.id, own: own}, func() {})
+		return e.attempt(ctx, req, q, leaseRef{id: own.id, grant: own}, func() {})
 	}
 	for i := 0; ; i++ {
 		s, err := e.session(ctx, ttl)
@@ -81,7 +81,7 @@ func (e *Executor) acquire(ctx context.Context, req executor.Request) (executor.
 		ref := leaseRef{id: s.id, sess: s}
 		retry := ctx.Err() == nil && i < sessionRetries
 		wctx, cancel := waitContext(ctx, req.WaitUntil)
-		unlock, err := e.slots.lock(wctx, slotKey{lease: s.id, pfx: q.dir}, req.Wait, ref.gone())
+		unlock, err := e.entryLocks.lock(wctx, entryKey{lease: s.id, pfx: q.dir}, req.Wait, ref.gone())
 		cancel()
 		switch {
 		case errors.Is(err, errSessionLost) && retry:
@@ -105,7 +105,7 @@ func seconds(d time.Duration) int64 {
 }
 
 // attempt writes the own entry under ref and, with req.Wait, waits for its
-// turn. On any failure it removes what it may have written (discard) and
+// turn. On any failure it removes what it may have written (void) and
 // runs unlock once that is done; on success the lease runs it on release.
 // It never returns a Lease on a shared session already marked lost.
 func (e *Executor) attempt(ctx context.Context, req executor.Request, q queue, ref leaseRef, unlock func()) (executor.Lease, error) {
@@ -119,30 +119,30 @@ func (e *Executor) attempt(ctx context.Context, req executor.Request, q queue, r
 		rev, at, err = e.tryPut(ctx, q, own, req.Owner, ref.id)
 		switch {
 		case err != nil:
-			e.abandonWrite(ctx, q, own, req.Owner, ref, unlock, err)
+			e.voidFailedWrite(ctx, q, own, req.Owner, ref, unlock, err)
 			return nil, e.writeErr(ctx, req.Key, ref, err)
 		case at == behind:
-			e.discard(ctx, "", 0, ref, unlock) // nothing written
+			e.void(ctx, "", 0, ref, unlock) // nothing written
 			return nil, notAcquired(ctx, req.Key)
 		}
 	}
 	if at != first {
 		rev, at, err = e.enqueue(ctx, q, own, req.Owner, ref.id)
 		if err != nil {
-			e.abandonWrite(ctx, q, own, req.Owner, ref, unlock, err)
+			e.voidFailedWrite(ctx, q, own, req.Owner, ref, unlock, err)
 			return nil, e.writeErr(ctx, req.Key, ref, err)
 		}
 	}
 	if at != first {
 		if err := e.awaitTurn(ctx, req, q, own, rev, ref); err != nil {
-			e.discard(ctx, own, rev, ref, unlock)
+			e.void(ctx, own, rev, ref, unlock)
 			return nil, err
 		}
 	}
 	if ref.sess != nil && ref.sess.lost.Err() != nil {
 		// Lost between the write and now: etcd may already have ended the
 		// lease, or may end it before the holder could hear of it.
-		e.discard(ctx, own, rev, ref, unlock)
+		e.void(ctx, own, rev, ref, unlock)
 		return nil, fmt.Errorf("etcd: acquire %q: %w: %w", req.Key, executor.ErrBackend, context.Cause(ref.sess.lost))
 	}
 	return e.newLease(req.Key, own, rev, ref, unlock), nil
@@ -161,8 +161,8 @@ func (e *Executor) awaitTurn(ctx context.Context, req executor.Request, q queue,
 		return notAcquired(wctx, req.Key) // the wait ended, not the round trips' time
 	case err != nil:
 		return e.waitErr(ctx, req.Key, err)
-	case ref.own != nil && time.Since(ref.own.start()) > executor.SafetyMargin(req.TTL):
-		if err := ref.own.renew(ctx, e.c); err != nil {
+	case ref.grant != nil && time.Since(ref.grant.start()) > executor.SafetyMargin(req.TTL):
+		if err := ref.grant.renew(ctx, e.c); err != nil {
 			return e.waitErr(ctx, req.Key, err)
 		}
 	}
@@ -177,20 +177,20 @@ func waitContext(ctx context.Context, until time.Time) (context.Context, context
 	return context.WithDeadline(ctx, until)
 }
 
-// abandonWrite cleans up after a write of the own entry that failed with
+// voidFailedWrite cleans up after a write of the own entry that failed with
 // err. A write etcd refused (refused) left nothing to clean up but an own
 // lease. Otherwise its outcome is unknown: under a shared session it
-// records the write for the session's sweeps first (uncertain.go), since
-// the write may still land after the clean-up; then it discards the entry.
-func (e *Executor) abandonWrite(ctx context.Context, q queue, own, owner string, ref leaseRef, unlock func(), err error) {
+// records the write for the session's void rounds first (cleanup.go), since
+// the write may still land after the clean-up; then it voids the entry.
+func (e *Executor) voidFailedWrite(ctx context.Context, q queue, own, owner string, ref leaseRef, unlock func(), err error) {
 	if refused(err) {
-		e.discard(ctx, "", 0, ref, unlock)
+		e.void(ctx, "", 0, ref, unlock)
 		return
 	}
 	if ref.sess != nil {
-		ref.sess.noteUncertain(uncertainWrite{slot: slotKey{lease: ref.id, pfx: q.dir}, entry: own, owner: owner})
+		ref.sess.noteVoid(voidWrite{entryLock: entryKey{lease: ref.id, pfx: q.dir}, entry: own, owner: owner})
 	}
-	e.discard(ctx, own, 0, ref, unlock)
+	e.void(ctx, own, 0, ref, unlock)
 }
 
 // writeErr reports a failed write of the own entry. A shared lease that

@@ -29,11 +29,11 @@ var Refused = refused
 // the client cannot connect at all.
 var ErrNoConnection = errNoConnection
 
-// SlotCount returns how many queue entries e's table of slots holds.
+// SlotCount returns how many queue entries e's table of entryLocks holds.
 func SlotCount(e *Executor) int {
-	e.slots.mu.Lock()
-	defer e.slots.mu.Unlock()
-	return len(e.slots.m)
+	e.entryLocks.mu.Lock()
+	defer e.entryLocks.mu.Unlock()
+	return len(e.entryLocks.m)
 }
 
 // SessionLease returns the lease of e's shared session for ttl, or 0.
@@ -46,7 +46,7 @@ func SessionLease(e *Executor, ttl time.Duration) clientv3.LeaseID {
 	return 0
 }
 
-// UncertainCount returns how many uncertain writes e's shared sessions
+// UncertainCount returns how many writes to void e's shared sessions
 // hold.
 func UncertainCount(e *Executor) int {
 	n := 0
@@ -59,7 +59,7 @@ func UncertainCount(e *Executor) int {
 }
 
 // NoteUncertain records, on e's shared session for ttl (granted if need
-// be), an uncertain write of key's entry by owner, as a write with a lost
+// be), an write to void of key's entry by owner, as a write with a lost
 // reply does, and returns the session's lease.
 func NoteUncertain(ctx context.Context, e *Executor, key, owner string, ttl time.Duration) (clientv3.LeaseID, error) {
 	s, err := e.session(ctx, seconds(ttl))
@@ -67,15 +67,15 @@ func NoteUncertain(ctx context.Context, e *Executor, key, owner string, ttl time
 		return 0, err
 	}
 	q := newQueue(e.prefix + key)
-	s.noteUncertain(uncertainWrite{slot: slotKey{lease: s.id, pfx: q.dir}, entry: q.entry(s.id), owner: owner})
+	s.noteVoid(voidWrite{entryLock: entryKey{lease: s.id, pfx: q.dir}, entry: q.entry(s.id), owner: owner})
 	return s.id, nil
 }
 
-// SweepNow makes one sweep of the uncertain writes of e's shared sessions
+// SweepNow makes one void round of the writes to void of e's shared sessions
 // at once.
 func SweepNow(e *Executor) {
 	for _, s := range liveSessions(e) {
-		s.sweep()
+		s.voidRound()
 	}
 }
 
@@ -92,7 +92,7 @@ func LoseSessions(e *Executor) []clientv3.LeaseID {
 }
 
 // TryOnLostSession runs an attempt at req on e's shared session for
-// req.TTL that is marked lost after the attempt took the entry's slot and
+// req.TTL that is marked lost after the attempt took the entry's entryLock and
 // before it writes: the window between Acquire picking a session and its
 // write. It returns the attempt's outcome and the session's lease, which
 // the caller revokes.
@@ -103,7 +103,7 @@ func TryOnLostSession(ctx context.Context, e *Executor, req executor.Request) (e
 	}
 	ref := leaseRef{id: s.id, sess: s}
 	q := newQueue(e.prefix + req.Key)
-	unlock, err := e.slots.lock(ctx, slotKey{lease: s.id, pfx: q.dir}, false, ref.gone())
+	unlock, err := e.entryLocks.lock(ctx, entryKey{lease: s.id, pfx: q.dir}, false, ref.gone())
 	if err != nil {
 		return nil, s.id, err
 	}

@@ -32,9 +32,9 @@ func TestFailClosed_wrongPassword(t *testing.T) {
 
 // A user without permission on the executor's prefix gets ErrBackend
 // wrapping etcd's "permission denied" on every attempt, waiting or not,
-// watchdog or fixed expiry, and nothing is left behind: no slot held by a
+// watchdog or fixed expiry, and nothing is left behind: no entryLock held by a
 // background clean-up (which would make the next attempt report the key
-// busy), no uncertain write swept forever.
+// busy), no write to void swept forever.
 func TestFailClosed_missingPermission(t *testing.T) {
 	s, certs := authServer(t)
 	root := rootClient(t, s, certs)
@@ -58,10 +58,10 @@ func TestFailClosed_missingPermission(t *testing.T) {
 		}
 	}
 	if n := etcd.SlotCount(e); n != 0 {
-		t.Errorf("%d slots held after refused writes, want 0", n)
+		t.Errorf("%d entryLocks held after refused writes, want 0", n)
 	}
 	if n := etcd.UncertainCount(e); n != 0 {
-		t.Errorf("%d refused writes swept as uncertain, want 0", n)
+		t.Errorf("%d refused writes recorded to void, want 0", n)
 	}
 }
 

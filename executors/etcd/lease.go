@@ -39,8 +39,8 @@ func (e *Executor) newLease(key, entry string, rev int64, ref leaseRef, unlock f
 // last renewal of the entry's etcd lease started its current TTL. A fixed
 // lease that waited in the queue was renewed at the grant.
 func (l *lease) Start() time.Time {
-	if l.ref.own != nil {
-		return l.ref.own.start()
+	if l.ref.grant != nil {
+		return l.ref.grant.start()
 	}
 	return l.ref.sess.renewedAt()
 }
@@ -71,7 +71,7 @@ func (l *lease) AfterLost(f func()) (stop func() bool) {
 // Renew implements [executor.Lease]. etcd cannot change a lease's TTL, so
 // ttl is not used: for a watchdog lock the session's keep-alive already
 // renews the lease and Renew only checks that the entry is still this
-// lock's; for a fixed-expire lock it also resets the own lease to its
+// lock's; for a fixed-expire lock it also resets the grant to its
 // granted TTL.
 func (l *lease) Renew(ctx context.Context, _ time.Duration) error {
 	if l.isReleased() {
@@ -87,8 +87,8 @@ func (l *lease) Renew(ctx context.Context, _ time.Duration) error {
 	if len(resp.Kvs) == 0 || resp.Kvs[0].CreateRevision != l.rev {
 		return fmt.Errorf("etcd: renew %q: %w", l.key, executor.ErrLockNotHeld)
 	}
-	if l.ref.own != nil {
-		if err := l.ref.own.renew(ctx, l.e.c); errors.Is(err, errLeaseGone) {
+	if l.ref.grant != nil {
+		if err := l.ref.grant.renew(ctx, l.e.c); errors.Is(err, errLeaseGone) {
 			return fmt.Errorf("etcd: renew %q: %w: %w", l.key, executor.ErrLockNotHeld, err)
 		} else if err != nil {
 			return opErr("renew", l.key, err)
@@ -99,7 +99,7 @@ func (l *lease) Renew(ctx context.Context, _ time.Duration) error {
 
 // Release implements [executor.Lease]: it deletes the entry only if it
 // still has this lock's create revision, so a late or repeated release
-// never deletes a newer lock. A fixed-expire lock's own lease is revoked
+// never deletes a newer lock. A fixed-expire lock's grant is revoked
 // after. When etcd cannot be reached the delete is retried in the
 // background until it succeeds or the lease ends, and Release reports
 // [executor.ErrBackend]. A watchdog lock whose session was already lost
@@ -129,12 +129,12 @@ func (l *lease) Release(ctx context.Context) error {
 		l.cleaning = true
 		l.mu.Unlock()
 		if start {
-			l.e.discardLater(l.entry, l.rev, l.ref, l.finish)
+			l.e.voidLater(l.entry, l.rev, l.ref, l.finish)
 		}
 		return opErr("release", l.key, err)
 	}
 	l.finish()
-	if l.ref.own != nil {
+	if l.ref.grant != nil {
 		// Best effort: a lease left behind has no keys and ends by TTL.
 		_, _ = l.e.c.Revoke(ctx, l.ref.id)
 	}

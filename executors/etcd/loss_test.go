@@ -24,7 +24,7 @@ func revokeAll(t *testing.T, cli *clientv3.Client, ids []clientv3.LeaseID) {
 }
 
 // Locks held when their session is lost, and never released (the Template
-// ends them by Lost, not by Release), leave no slot behind.
+// ends them by Lost, not by Release), leave no entryLock behind.
 func TestExecutor_sessionLost_dropsSlots(t *testing.T) {
 	testserver.Check(t, srvErr)
 	cli := newClient(t, srv.Addr())
@@ -39,7 +39,7 @@ func TestExecutor_sessionLost_dropsSlots(t *testing.T) {
 	}
 	waiting := acquireAsync(t.Context(), e, executor.Request{Key: k, Owner: newOwner(), TTL: ttl, Renewed: true, Wait: true})
 	if n := etcd.SlotCount(e); n != 2 {
-		t.Fatalf("%d slots while holding two locks, want 2", n)
+		t.Fatalf("%d entryLocks while holding two locks, want 2", n)
 	}
 	if _, err := cli.Revoke(t.Context(), entryLease(t, cli, k)); err != nil {
 		t.Fatal(err)
@@ -54,13 +54,13 @@ func TestExecutor_sessionLost_dropsSlots(t *testing.T) {
 	// The waiter on the same executor starts over on a fresh session and
 	// gets the lock.
 	mustRelease(t, outcome(t, waiting))
-	// Lost closes just before the slots are dropped.
+	// Lost closes just before the entryLocks are dropped.
 	deadline := time.Now().Add(5 * time.Second)
 	for etcd.SlotCount(e) != 0 && time.Now().Before(deadline) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	if n := etcd.SlotCount(e); n != 0 {
-		t.Fatalf("%d slots left after the session was lost, want 0", n)
+		t.Fatalf("%d entryLocks left after the session was lost, want 0", n)
 	}
 	for _, l := range held {
 		if err := l.Release(t.Context()); !errors.Is(err, executor.ErrLockNotHeld) {
@@ -68,12 +68,12 @@ func TestExecutor_sessionLost_dropsSlots(t *testing.T) {
 		}
 	}
 	if n := etcd.SlotCount(e); n != 0 {
-		t.Fatalf("%d slots after a late Release, want 0", n)
+		t.Fatalf("%d entryLocks after a late Release, want 0", n)
 	}
 }
 
 // An attempt whose shared session is marked lost after it picked the
-// session returns no Lease, waiting or not, and leaves no entry and no slot.
+// session returns no Lease, waiting or not, and leaves no entry and no entryLock.
 func TestExecutor_Acquire_sessionLostDuringAttempt(t *testing.T) {
 	testserver.Check(t, srvErr)
 	cli := newClient(t, srv.Addr())
@@ -91,7 +91,7 @@ func TestExecutor_Acquire_sessionLostDuringAttempt(t *testing.T) {
 		}
 		waitEntries(t, cli, k, 0)
 		if n := etcd.SlotCount(e); n != 0 {
-			t.Fatalf("%d slots left, want 0", n)
+			t.Fatalf("%d entryLocks left, want 0", n)
 		}
 		// Acquire starts over on a fresh session.
 		mustRelease(t, mustAcquire(t, e, watchdog(k, wait)))

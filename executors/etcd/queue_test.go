@@ -133,7 +133,7 @@ func TestExecutor_Acquire_sameKeyOneExecutor(t *testing.T) {
 	}
 }
 
-// A fixed-expire lock's own lease is kept alive while it waits, so a wait
+// A fixed-expire lock's grant is kept alive while it waits, so a wait
 // longer than its TTL keeps its place and gets the lock.
 func TestExecutor_Acquire_fixedWaitsLongerThanTTL(t *testing.T) {
 	testserver.Check(t, srvErr)
@@ -399,7 +399,7 @@ func TestExecutor_Acquire_lostReply(t *testing.T) {
 			mustRelease(t, mustAcquire(t, e, watchdog(k, true)))
 
 			// The write could also have landed after that clean-up: the
-			// session keeps it on record, and its sweep removes it.
+			// session keeps it on record, and its void round removes it.
 			if n := etcd.UncertainCount(e); n == 0 {
 				t.Fatal("the write with a lost reply is not on record")
 			}

@@ -46,8 +46,8 @@ type session struct {
 	renewed atomic.Int64
 
 	// writes are the entry writes under this lease whose outcome is
-	// unknown, swept until seen applied or the session ends (uncertain.go).
-	writes uncertainWrites
+	// unknown, swept until seen applied or the session ends (cleanup.go).
+	writes voidWrites
 }
 
 // pendingSession is a grant in flight that concurrent acquisitions wait for
@@ -204,7 +204,7 @@ func (s *session) lose(cause error) {
 		cause = errLeaseGone
 	}
 	s.markLost(fmt.Errorf("%w: lease %x: %w", errSessionLost, int64(s.id), cause))
-	s.e.slots.dropLease(s.id) // after markLost: see slots.dropLease
+	s.e.entryLocks.dropLease(s.id) // after markLost: see entryLocks.dropLease
 	s.stop()
 	s.e.dropSession(s)
 	s.e.log.LogAttrs(context.Background(), slog.LevelWarn, "etcd: keep-alive session lost; its locks are lost",
@@ -237,7 +237,7 @@ func (s *session) close() error {
 	s.stop()
 	<-s.stopped
 	s.markLost(fmt.Errorf("%w: %w", errSessionLost, ErrClosed))
-	s.e.slots.dropLease(s.id)
+	s.e.entryLocks.dropLease(s.id)
 	ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
 	defer cancel()
 	if _, err := s.e.c.Revoke(ctx, s.id); err != nil && !errors.Is(err, rpctypes.ErrLeaseNotFound) {

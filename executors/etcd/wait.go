@@ -170,7 +170,7 @@ var errWaitEnded = errors.New("wait ended")
 //     reads that bound the tail. In a longer queue a new entry waits longer
 //     than that, and its watch is synced by the time it matters.
 //
-// While it waits it keeps an own lease alive, so a long queue cannot
+// While it waits it keeps an grant alive, so a long queue cannot
 // outlast a fixed-expire lease.
 func (e *Executor) waitDelete(ctx context.Context, t turn, ref leaseRef) error {
 	wctx, cancel := context.WithCancel(clientv3.WithRequireLeader(ctx))
@@ -180,8 +180,8 @@ func (e *Executor) waitDelete(ctx context.Context, t turn, ref leaseRef) error {
 	defer w.poll.Stop()
 	wch := e.c.Watch(wctx, w.key, clientv3.WithCreatedNotify(), clientv3.WithFilterPut())
 	var renew <-chan time.Time
-	if ref.own != nil {
-		timer := time.NewTimer(ref.own.renewIn())
+	if ref.grant != nil {
+		timer := time.NewTimer(ref.grant.renewIn())
 		defer timer.Stop()
 		renew = timer.C
 		w.renewTimer = timer
@@ -288,13 +288,13 @@ func (w *predWatch) read(ctx context.Context) (bool, error) {
 // renewOwn renews a waiting fixed lock's grant, so a long queue cannot
 // outlast it, and schedules the next renewal.
 func (w *predWatch) renewOwn(ctx context.Context, ref leaseRef) error {
-	if err := ref.own.renew(ctx, w.e.c); err != nil {
+	if err := ref.grant.renew(ctx, w.e.c); err != nil {
 		if ctx.Err() != nil {
 			return errWaitEnded
 		}
 		return err
 	}
-	w.renewTimer.Reset(ref.own.renewIn())
+	w.renewTimer.Reset(ref.grant.renewIn())
 	return nil
 }
 

@@ -101,8 +101,8 @@ func TestACLRules_derivedNames(t *testing.T) {
 			case <-time.After(5 * time.Second):
 				t.Fatal("the waiter was not woken by the release")
 			}
-			if !redis.Compensate(e, key, owner(), time.Second) {
-				t.Fatal("the compensation (void marker) was refused")
+			if !redis.Void(e, key, owner(), time.Second) {
+				t.Fatal("the void (its marker) was refused")
 			}
 			checkACLLog(t, admin, user)
 		})

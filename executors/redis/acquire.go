@@ -2,6 +2,7 @@ package redis
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -26,14 +27,14 @@ import (
 //
 // Whenever the script may have run without its token reaching us (a lost
 // reply, a call abandoned at ctx's end), Acquire reports an error, never a
-// lease, and compensates in the background, as the contract requires of a
+// lease, and voids in the background, as the contract requires of a
 // lost reply. Deleting the key if it holds req.Owner is not enough: the
 // acquisition's command may still land after that delete (a go-redis retry,
 // a delayed packet, a command left in the buffer of a dead connection). So
-// the compensation script also sets a void marker for req.Owner under the
+// the void script also sets a void marker for req.Owner under the
 // key's hash tag, living as long as the lease would and at least 30s, and
 // the acquire script refuses an owner whose marker exists: whichever of the
-// two reaches Redis first, no lock is left. The compensation is retried
+// two reaches Redis first, no lock is left. The void is retried
 // with backoff (each attempt bounded by [Options.CleanupTimeout]) until it
 // succeeds, the executor is closed, or the lease it guards against has
 // surely expired. An orphan lock thus outlives the call only while Redis
@@ -71,7 +72,7 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 	}
 	// A failed or abandoned call, or a retry without a counter: the key may
 	// hold req.Owner.
-	e.compensate(l, req.TTL)
+	e.voidLater(l, req.TTL)
 	err := r.err
 	if err == nil {
 		err = errNoCounter
@@ -105,3 +106,21 @@ type ttlArg struct {
 
 // ms converts a positive duration to whole milliseconds, at least 1.
 func ms(d time.Duration) int64 { return max(d.Milliseconds(), 1) }
+
+// Internal causes, wrapped beside the executor sentinels.
+var (
+	// errNoCounter: an acquisition retried by go-redis whose fencing counter
+	// vanished meanwhile; no token can be trusted.
+	errNoCounter = errors.New("redis: fencing counter missing")
+
+	// errVoided: the owner's acquisitions were voided by the void of
+	// an earlier attempt with the same owner; nothing was written.
+	errVoided = errors.New("redis: owner voided after a lost reply")
+)
+
+// acquireErr reports an acquire round trip of key that failed with err, or
+// that the caller abandoned (err is then ctx's error), as
+// [executor.AttemptError] classifies it.
+func acquireErr(ctx context.Context, key string, err error) error {
+	return fmt.Errorf("redis: acquire %q: %w", key, executor.AttemptError(ctx, err))
+}

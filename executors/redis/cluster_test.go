@@ -83,11 +83,11 @@ func TestCluster_keys(t *testing.T) {
 		}
 		_ = l.Release(t.Context())
 
-		// The compensation of a lost reply touches the key's slot only,
+		// The void of a lost reply touches the key's slot only,
 		// and voids its owner there.
 		r := req(k, time.Minute)
-		if !redis.Compensate(other, k, r.Owner, time.Minute) {
-			t.Fatalf("compensation of %q failed", k)
+		if !redis.Void(other, k, r.Owner, time.Minute) {
+			t.Fatalf("void of %q failed", k)
 		}
 		if _, err := other.Acquire(t.Context(), r); !errors.Is(err, executor.ErrNotAcquired) || errors.Is(err, executor.ErrBackend) {
 			t.Fatalf("Acquire(%q) by a voided owner = %v, want only ErrNotAcquired", k, err)

@@ -1,11 +1,14 @@
 package redis
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	goredis "github.com/redis/go-redis/v9"
 
@@ -26,13 +29,13 @@ type Executor struct {
 	lastTTL       atomic.Pointer[ttlArg]
 	hub           *hub
 
-	voids voidQueue // compensations of lost replies
+	voids voidQueue // voids of lost replies
 
 	mu     sync.Mutex
 	closed bool
 	idle   []*worker     // parked workers of run, the last parked on top
 	done   chan struct{} // closed by Close
-	bg     kit.Group     // background work: workers, compensations, the start-up check
+	bg     kit.Group     // background work: workers, voids, the start-up check
 }
 
 var (
@@ -106,8 +109,8 @@ func (e *Executor) Capabilities() executor.Capabilities { return executor.Capabi
 
 // Close stops the executor's shared pub/sub connection and its background
 // work, and waits for it to end: the start-up check, its workers (a call
-// abandoned by its context finishes first), compensations of lost replies (a round in progress
-// finishes; compensations waiting for a retry are dropped with a warning,
+// abandoned by its context finishes first), voids of lost replies (a round in progress
+// finishes; voids waiting for a retry are dropped with a warning,
 // and their keys stay locked until their TTL at worst). It does not close
 // the client. Leases stay usable after Close; WatchRelease then returns
 // channels that never fire. Close is idempotent.
@@ -129,3 +132,34 @@ func (e *Executor) Close() error {
 
 // isNil reports whether err is the nil reply of go-redis.
 func isNil(err error) bool { return errors.Is(err, goredis.Nil) }
+
+// evictionCheckTimeout bounds the start-up check of maxmemory-policy.
+const evictionCheckTimeout = 2 * time.Second
+
+// checkEviction warns when the server's maxmemory-policy may evict keys,
+// which would silently drop held locks. Servers that refuse CONFIG (managed
+// services, ACLs) are skipped with a debug message.
+func (e *Executor) checkEviction() {
+	ctx, cancel := context.WithTimeout(context.Background(), evictionCheckTimeout)
+	defer cancel()
+	policy, err := e.client.ConfigGet(ctx, "maxmemory-policy").Result()
+	if err != nil {
+		e.log.Debug("redis: cannot read maxmemory-policy; eviction check skipped", "err", err)
+		return
+	}
+	e.warnIfEvicting(policy["maxmemory-policy"])
+}
+
+// warnIfEvicting logs a warning when policy lets Redis evict lock keys.
+func (e *Executor) warnIfEvicting(policy string) {
+	if evicting(policy) {
+		e.log.Warn("redis: maxmemory-policy evicts keys; under memory pressure held locks can be dropped and taken by another owner; use noeviction on lock servers",
+			"maxmemory-policy", policy)
+	}
+}
+
+// evicting reports whether a maxmemory-policy may evict lock keys: every
+// allkeys-* policy, and volatile-* ones since lock keys carry a TTL.
+func evicting(policy string) bool {
+	return strings.HasPrefix(policy, "allkeys-") || strings.HasPrefix(policy, "volatile-")
+}

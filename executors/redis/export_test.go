@@ -20,20 +20,20 @@ var (
 	VoidTTL      = voidTTL
 )
 
-// Compensate runs, once and in the caller's goroutine, the compensation of
+// Void runs, once and in the caller's goroutine, the void of
 // an acquisition of key by owner with a lease of ttl, as after a lost reply.
-// It reports whether the compensation reached Redis.
-func Compensate(e *Executor, key, owner string, ttl time.Duration) bool {
+// It reports whether the void reached Redis.
+func Void(e *Executor, key, owner string, ttl time.Duration) bool {
 	d := voidTTL(ttl)
 	it := voidItem{l: newLease(e, key, owner), ttlArg: ms(d), giveUp: time.Now().Add(d)}
 	failed, _ := e.voidRound([]voidItem{it})
 	return len(failed) == 0
 }
 
-// CompensateLater schedules the compensation of an acquisition of key by
+// VoidLater schedules the void of an acquisition of key by
 // owner with a lease of ttl, as Acquire does after a lost reply.
-func CompensateLater(e *Executor, key, owner string, ttl time.Duration) {
-	e.compensate(newLease(e, key, owner), ttl)
+func VoidLater(e *Executor, key, owner string, ttl time.Duration) {
+	e.voidLater(newLease(e, key, owner), ttl)
 }
 
 // Run calls fn as the executor calls Redis: in the caller's goroutine when

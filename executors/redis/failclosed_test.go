@@ -26,7 +26,7 @@ import (
 // error wrapping ErrBackend that names the cause and never a lock, after a
 // bounded number of attempts, with each warning logged at most once; the
 // test reports what the client and the server saw, including the
-// background compensations in the second after the call.
+// background voids in the second after the call.
 func TestFailClosed_acquire(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -93,7 +93,7 @@ func failClosedAcquire(t *testing.T, addr string, admin *goredis.Client, opts []
 	}
 	atLock := dials.Load()
 	mid, midConns := serverCounts(t, admin)
-	time.Sleep(time.Second) // what keeps going in the background: the compensations
+	time.Sleep(time.Second) // what keeps going in the background: the voids
 	after, afterConns := serverCounts(t, admin)
 	t.Logf("%v after %d attempts in %v; client dials %d during Lock, %d in the next second; server: %s during Lock, %s in the next second",
 		err, ae.Attempts, took.Round(time.Millisecond), atLock, dials.Load()-atLock,

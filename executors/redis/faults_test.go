@@ -116,7 +116,7 @@ func TestFault_paused(t *testing.T) {
 				t.Fatal(err)
 			}
 			// The acquisition may have run once the server resumed; its
-			// compensation must remove it long before its TTL.
+			// void must remove it long before its TTL.
 			if !eventually(5*time.Second, func() bool { return c.Exists(t.Context(), key).Val() == 0 }) {
 				t.Fatal("orphan lock left by the timed-out acquisition")
 			}
@@ -196,7 +196,7 @@ func TestFault_proxy(t *testing.T) {
 }
 
 // TestFault_lostReply loses the replies of an acquisition and of the first
-// attempts of its compensation: the compensation is retried until it
+// attempts of its void: the void is retried until it
 // reaches Redis, removes the lock long before its TTL and voids the owner,
 // so the same write landing later (a go-redis retry, a delayed packet)
 // takes nothing.
@@ -233,12 +233,12 @@ func TestFault_lostReply(t *testing.T) {
 			if c.Exists(t.Context(), redis.CounterKey(key)).Val() != 1 {
 				t.Fatal("the acquire script never reached the server")
 			}
-			// ... and no attempt of its compensation can be sure of its
+			// ... and no attempt of its void can be sure of its
 			// effect while replies are lost.
 			select {
 			case <-retrying:
 			case <-time.After(10 * time.Second):
-				t.Fatal("no failed compensation attempt reported while replies are lost")
+				t.Fatal("no failed void attempt reported while replies are lost")
 			}
 			p.SetDropReplies(false)
 			// A retry reaches Redis, long before the TTL.
@@ -249,10 +249,10 @@ func TestFault_lostReply(t *testing.T) {
 			}
 			// The acquisition's write landing now is refused.
 			if _, err := e.Acquire(t.Context(), r); !errors.Is(err, executor.ErrNotAcquired) {
-				t.Fatalf("the lost acquisition landing after its compensation = %v, want ErrNotAcquired", err)
+				t.Fatalf("the lost acquisition landing after its void = %v, want ErrNotAcquired", err)
 			}
 			if n := c.Exists(t.Context(), key).Val(); n != 0 {
-				t.Fatal("the lost acquisition took the key after its compensation")
+				t.Fatal("the lost acquisition took the key after its void")
 			}
 			p.Cut()
 		})
@@ -302,11 +302,11 @@ func TestFault_cancelledPaused(t *testing.T) {
 			if err := s.Resume(); err != nil {
 				t.Fatal(err)
 			}
-			// The compensation reaches Redis once it resumes; Close then
+			// The void reaches Redis once it resumes; Close then
 			// waits for the abandoned call, so the acquisition's script has
-			// run too, before or after the compensation: no lock either way.
+			// run too, before or after the void: no lock either way.
 			if !eventually(10*time.Second, func() bool { return c.Exists(t.Context(), redis.VoidKey(r.Key, r.Owner)).Val() == 1 }) {
-				t.Fatal("the cancelled acquisition was not compensated")
+				t.Fatal("the cancelled acquisition was not voided")
 			}
 			if err := e.Close(); err != nil {
 				t.Fatal(err)

@@ -37,14 +37,14 @@ type Options struct {
 	// Zero means 250ms.
 	SubscribeTimeout time.Duration
 
-	// CleanupTimeout bounds each attempt of the compensation of an
+	// CleanupTimeout bounds each attempt of the void of an
 	// acquisition whose reply was lost (see [Executor.Acquire]; failed
 	// attempts are retried), and a Release whose context has already ended.
 	// Zero means 2s.
 	CleanupTimeout time.Duration
 
 	// Logger receives warnings (an evicting maxmemory-policy, a failed
-	// compensation) and debug messages. Nil means [slog.Default].
+	// void) and debug messages. Nil means [slog.Default].
 	Logger *slog.Logger
 }
 

@@ -5,7 +5,7 @@ import goredis "github.com/redis/go-redis/v9"
 // The Lua scripts. Each touches only KEYS of one Cluster slot (the lock key
 // and, for acquire and void, names derived from it: see derive). go-redis
 // runs them with EVALSHA and falls back to EVAL when the server does not
-// know the digest; the compensations are pipelined with EVAL. A lock key of
+// know the digest; the voids are pipelined with EVAL. A lock key of
 // another type (Redisson's hash lock) makes GET fail with WRONGTYPE; the
 // scripts read it with redis.pcall, so it counts as held by another owner
 // instead of failing the call.
@@ -15,7 +15,7 @@ const (
 	// tokenMissing: a retried acquisition found its own owner in the key,
 	// but no fencing counter.
 	tokenMissing = -1
-	// ownerVoided: the owner's acquisitions were voided by a compensation;
+	// ownerVoided: the owner's acquisitions were voided by a void;
 	// nothing was written.
 	ownerVoided = -2
 )
@@ -35,7 +35,7 @@ const (
 // upgrade, and while old and new processes take the same key.
 //
 // It first checks the void marker KEYS[2] of this owner: once a
-// compensation has run for the owner (see voidScript), the acquisition is
+// void has run for the owner (see voidScript), the acquisition is
 // refused with ownerVoided and writes nothing, whenever its command lands (a
 // go-redis retry, a delayed packet, a command left in the buffer of a dead
 // connection). When the key already holds this very owner, the command is a
@@ -94,7 +94,7 @@ return 0
 // release on channel ARGV[2] and returns 1; it returns 0 otherwise.
 var releaseScript = goredis.NewScript(compareAndDelete)
 
-// voidScript is the compensation of an acquisition whose outcome is
+// voidScript is the void of an acquisition whose outcome is
 // unknown. It sets the void marker KEYS[2] of the owner ARGV[1] for ARGV[3]
 // ms, so that the acquisition can no longer take KEYS[1] should its command
 // land later, then deletes KEYS[1] if it holds the owner, announcing the

@@ -113,7 +113,7 @@ func TestExecutor_run_afterClose(t *testing.T) {
 // acquisition over a client that does not bound calls by context deadlines
 // and waits without a read timeout, while the server is paused: the call
 // runs in a worker, so Acquire returns at the cancellation with a give-up,
-// and the acquisition is compensated once the server resumes. The
+// and the acquisition is voided once the server resumes. The
 // Template's attempts always carry a deadline.
 func TestFault_cancelledWithDeadline(t *testing.T) {
 	s := server(t)
@@ -157,7 +157,7 @@ func TestFault_cancelledWithDeadline(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !eventually(10*time.Second, func() bool { return c.Exists(t.Context(), redis.VoidKey(r.Key, r.Owner)).Val() == 1 }) {
-		t.Fatal("the cancelled acquisition was not compensated")
+		t.Fatal("the cancelled acquisition was not voided")
 	}
 	if err := e.Close(); err != nil {
 		t.Fatal(err)

@@ -52,7 +52,7 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 	actx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
-	p := &pending{parent: e.keyPath(req.Key), guid: newGUID()}
+	p := &attemptState{parent: e.keyPath(req.Key), guid: newGUID()}
 	res := e.startAttempt(actx, req, p)
 	select {
 	case r := <-res:
@@ -66,11 +66,11 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 			go r.l.abandon()
 		}
 	case <-ctx.Done():
-		if p.giveUp() {
-			e.reapPending(p)
+		if p.abandon() {
+			e.voidPending(p)
 		}
 	case <-e.done:
-		p.giveUp() // nothing runs in the background any more
+		p.abandon() // nothing runs in the background any more
 		return nil, backendErr("acquire", req.Key, errClosed)
 	}
 	return nil, fmt.Errorf("zookeeper: acquire %q: %w", req.Key, executor.GaveUp(ctx))
@@ -86,7 +86,7 @@ type attemptResult struct {
 // calls take no context. The returned channel is unbuffered: the result is
 // delivered only if Acquire takes it; a lease acquired after actx ended
 // (the caller is gone) is abandoned.
-func (e *Executor) startAttempt(actx context.Context, req executor.Request, p *pending) <-chan attemptResult {
+func (e *Executor) startAttempt(actx context.Context, req executor.Request, p *attemptState) <-chan attemptResult {
 	res := make(chan attemptResult)
 	go func() {
 		l, err := e.attempt(actx, req, p)
@@ -104,7 +104,7 @@ func (e *Executor) startAttempt(actx context.Context, req executor.Request, p *p
 
 // attempt creates the node and queues until it holds the lock, fails, or
 // ctx ends. On every failure it removes its node.
-func (e *Executor) attempt(ctx context.Context, req executor.Request, p *pending) (*lease, error) {
+func (e *Executor) attempt(ctx context.Context, req executor.Request, p *attemptState) (*lease, error) {
 	parent, guid := p.parent, p.guid
 	name, err := e.create(p, []byte(req.Owner))
 	if err != nil {

@@ -24,9 +24,9 @@ var errUncertain = errors.New("zookeeper: create outcome unknown, cleaning up in
 // an error wrapping errUncertain. Once p's caller gave up it issues no
 // further create; a node whose create completed is returned all the same
 // (the caller deletes it), and when the outcome of the last create is
-// unknown the reaper the caller scheduled ([Executor.reapPending]) deletes
+// unknown the void loop the caller scheduled ([Executor.voidPending]) deletes
 // it.
-func (e *Executor) create(p *pending, data []byte) (string, error) {
+func (e *Executor) create(p *attemptState, data []byte) (string, error) {
 	parent, guid := p.parent, p.guid
 	prefix := lockPrefix(parent, guid)
 	var err error
@@ -51,7 +51,7 @@ func (e *Executor) create(p *pending, data []byte) (string, error) {
 		default:
 			name, found, serr := e.findGUID(parent, guid)
 			if serr != nil {
-				e.reapGUID(parent, guid)
+				e.voidGUID(parent, guid)
 				return "", fmt.Errorf("%w: %w", errUncertain, err)
 			}
 			if found {

@@ -64,7 +64,7 @@ func TestFailClosed_noAuth(t *testing.T) {
 					}
 				}
 			}
-			if n := e.stats.reaps.Load(); n != 0 {
+			if n := e.stats.voids.Load(); n != 0 {
 				t.Errorf("%d background deletions after refused creates, want 0", n)
 			}
 			children, _, err := ownerConn.Children(owner.keyPath(held))

@@ -232,7 +232,7 @@ func TestExecutor_Acquire_cancelWhileDisconnected(t *testing.T) {
 	proxy.SetBlackhole(false)
 	proxy.Cut() // its reply will never come: the conn reconnects
 	awaitWaiters(t, holder, key, 0)
-	if n := waiter.stats.reaps.Load(); n != 1 {
+	if n := waiter.stats.voids.Load(); n != 1 {
 		t.Fatalf("%d background deletions, want 1", n)
 	}
 	if err := l.Release(t.Context()); err != nil {

@@ -85,8 +85,8 @@ func (l *lease) Renew(ctx context.Context, _ time.Duration) error {
 	if l.state.Load() != stateHeld {
 		return l.notHeld("renew")
 	}
-	if cause, reap := l.e.mon.verdict(l.session, time.Time{}); cause != nil {
-		l.lose(cause, reap)
+	if cause, void := l.e.mon.verdict(l.session, time.Time{}); cause != nil {
+		l.lose(cause, void)
 		return l.notHeld("renew")
 	}
 	if err := ctx.Err(); err != nil {
@@ -130,11 +130,11 @@ func (l *lease) Release(ctx context.Context) error {
 	}
 	// Judge before the monitor forgets the lease (and, idle, the
 	// connection's past).
-	cause, reap := l.e.mon.verdict(l.session, time.Time{})
+	cause, void := l.e.mon.verdict(l.session, time.Time{})
 	l.e.mon.remove(l)
 	if cause != nil {
-		if reap {
-			l.e.reapPath(l.path, l.session)
+		if void {
+			l.e.voidPath(l.path, l.session)
 		}
 		return fmt.Errorf("zookeeper: release %q: %w: %w", l.key, executor.ErrLockNotHeld, cause)
 	}
@@ -209,10 +209,10 @@ func (l *lease) abandon() {
 	}
 }
 
-// lose marks a held lease lost for cause, closing Lost. With reap set the
+// lose marks a held lease lost for cause, closing Lost. With void set the
 // node may still exist (the connection dropped but the session may live
 // on), so it is deleted in the background.
-func (l *lease) lose(cause error, reap bool) {
+func (l *lease) lose(cause error, void bool) {
 	if !l.state.CompareAndSwap(stateHeld, stateLost) {
 		return
 	}
@@ -220,8 +220,8 @@ func (l *lease) lose(cause error, reap bool) {
 	l.e.log.LogAttrs(context.Background(), slog.LevelWarn, "zookeeper: lease lost",
 		slog.String("key", l.key), slog.String("path", l.path), slog.Any("cause", cause))
 	l.markLost(cause)
-	if reap {
-		l.e.reapPath(l.path, l.session)
+	if void {
+		l.e.voidPath(l.path, l.session)
 	}
 }
 

@@ -132,7 +132,7 @@ func (m *monitor) idle() bool {
 type loss struct {
 	l     *lease
 	cause error
-	reap  bool
+	void  bool
 }
 
 // observeLocked records the connection state seen at now and returns since
@@ -166,7 +166,7 @@ func downErr(since, now time.Time) error {
 // may live on, so the node is to be deleted once reconnected). seenDown, if
 // not zero, is when the caller saw the connection without its session (a
 // call failed for it) even if it has its session again.
-func (m *monitor) verdict(session int64, seenDown time.Time) (cause error, reap bool) {
+func (m *monitor) verdict(session int64, seenDown time.Time) (cause error, void bool) {
 	current, state, now := m.e.conn.SessionID(), m.e.conn.State(), time.Now()
 	if session != current {
 		return errSessionEnded, false
@@ -221,7 +221,7 @@ func (m *monitor) check() {
 	}
 	m.mu.Unlock()
 	for _, x := range lost {
-		x.l.lose(x.cause, x.reap)
+		x.l.lose(x.cause, x.void)
 	}
 	for _, l := range rearm {
 		m.e.bg.Go(func() { m.rearm(l) })

@@ -60,7 +60,7 @@ type Options struct {
 	DisconnectGrace time.Duration
 
 	// Logger receives background events: lost leases and nodes whose
-	// deletion is retried. Zero means no logging.
+	// deletion is retried. Zero means slog.Default(), as in every executor.
 	Logger *slog.Logger
 }
 
@@ -83,7 +83,7 @@ func (o Options) withDefaults() (Options, error) {
 		o.ACL = zk.WorldACL(zk.PermAll)
 	}
 	if o.Logger == nil {
-		o.Logger = slog.New(slog.DiscardHandler)
+		o.Logger = slog.Default()
 	}
 	return o, nil
 }

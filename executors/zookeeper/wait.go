@@ -15,7 +15,7 @@ import (
 type queuer struct {
 	e      *Executor
 	req    executor.Request
-	p      *pending
+	p      *attemptState
 	parent string
 	guid   string
 	name   string

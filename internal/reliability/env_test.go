@@ -162,7 +162,7 @@ func (s space) inventory(t *testing.T) inventory {
 // redisBookkeeping reports whether a Redis key is one of the executor's
 // own, which outlive the locks by design and always carry a TTL: a fencing
 // counter ("{key}:token", or "<key>##token" for a key with a hash tag, kept
-// for the token window) or the void marker of a compensated acquisition
+// for the token window) or the void marker of a voided acquisition
 // ("{key}:void:<owner>", "<key>##void:<owner>", kept for max(lease, 30s) so
 // that a late copy of the acquisition cannot take the key).
 func redisBookkeeping(k string) bool {

@@ -11,15 +11,15 @@ import (
 )
 
 // leaseRef is the etcd lease an acquisition writes its entry under: a
-// shared session's (watchdog locks) or one of its own (fixed expiry).
+// shared session's (watchdog locks) or a grant of its own (fixed expiry).
 type leaseRef struct {
-	id   clientv3.LeaseID
-	sess *session  // shared keep-alive session, or nil
-	own  *ownLease // the acquisition's own lease, or nil
+	id    clientv3.LeaseID
+	sess  *session // shared keep-alive session, or nil
+	grant *grant   // the acquisition's own etcd lease, or nil
 }
 
 // gone returns a channel closed when a shared session is lost; nil (never
-// ready) for an own lease.
+// ready) for a grant.
 func (r leaseRef) gone() <-chan struct{} {
 	if r.sess != nil {
 		return r.sess.lost.Done()
@@ -27,12 +27,12 @@ func (r leaseRef) gone() <-chan struct{} {
 	return nil
 }
 
-// ownLease is the lease of one fixed-expire lock. Nothing keeps it alive
+// grant is the lease of one fixed-expire lock. Nothing keeps it alive
 // while the lock is held, so it ends with its TTL; while the entry waits in
 // the queue it is renewed every third of its TTL, so a long queue cannot
 // outlast it. Its end is therefore never before the acquisition began plus
 // the TTL, which is when the Template's local clock ends the lock.
-type ownLease struct {
+type grant struct {
 	id clientv3.LeaseID
 
 	mu   sync.Mutex
@@ -40,33 +40,33 @@ type ownLease struct {
 	sent time.Time     // when the grant or the last renewal was sent
 }
 
-// grantOwn grants a lease of ttl seconds, with no keep-alive.
-func (e *Executor) grantOwn(ctx context.Context, ttl int64) (*ownLease, error) {
+// grantFixed grants a lease of ttl seconds, with no keep-alive.
+func (e *Executor) grantFixed(ctx context.Context, ttl int64) (*grant, error) {
 	sent := time.Now()
 	resp, err := e.c.Grant(ctx, ttl)
 	if err != nil {
 		// A lost reply may leave a lease without keys: it expires by TTL.
 		return nil, err
 	}
-	return &ownLease{id: resp.ID, ttl: time.Duration(resp.TTL) * time.Second, sent: sent}, nil
+	return &grant{id: resp.ID, ttl: time.Duration(resp.TTL) * time.Second, sent: sent}, nil
 }
 
 // end returns when the lease ends at the earliest, by the local clock.
-func (o *ownLease) end() time.Time {
+func (o *grant) end() time.Time {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return o.sent.Add(o.ttl)
 }
 
 // start returns when the grant or the last renewal was sent.
-func (o *ownLease) start() time.Time {
+func (o *grant) start() time.Time {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return o.sent
 }
 
 // renewIn returns how long until the next renewal is due while waiting.
-func (o *ownLease) renewIn() time.Duration {
+func (o *grant) renewIn() time.Duration {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return time.Until(o.sent.Add(o.ttl / 3))
@@ -74,7 +74,7 @@ func (o *ownLease) renewIn() time.Duration {
 
 // renew resets the lease to its full TTL. It returns errLeaseGone when the
 // lease no longer exists.
-func (o *ownLease) renew(ctx context.Context, c *clientv3.Client) error {
+func (o *grant) renew(ctx context.Context, c *clientv3.Client) error {
 	at := time.Now()
 	resp, err := c.KeepAliveOnce(ctx, o.id)
 	if errors.Is(err, rpctypes.ErrLeaseNotFound) {

@@ -29,17 +29,17 @@ const (
 	phaseDone
 )
 
-// pending is what an Acquire and its attempt goroutine share so that the
+// attemptState is what an Acquire and its attempt goroutine share so that the
 // attempt's lock node is deleted whichever of the two learns last that the
 // caller gave up: a node left in the queue would one day be granted to
 // nobody. It is safe for concurrent use.
 //
 // The rule: when Acquire gives up while the attempt is busy (a create or a
 // queue read may be waiting for a reply that never comes), it schedules the
-// deletion of whatever carries the attempt's GUID ([Executor.reapPending]);
+// deletion of whatever carries the attempt's GUID ([Executor.voidPending]);
 // once abandoned, the attempt issues no new create, deletes a node whose
 // create completes late, and parks no more.
-type pending struct {
+type attemptState struct {
 	parent string // the key's lock parent
 	guid   string // the GUID in the attempt's node name
 
@@ -51,7 +51,7 @@ type pending struct {
 
 // beginCreate marks a create call in flight. It reports false, and the
 // create must not be issued, once the caller gave up.
-func (p *pending) beginCreate() bool {
+func (p *attemptState) beginCreate() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.abandoned {
@@ -63,7 +63,7 @@ func (p *pending) beginCreate() bool {
 
 // endCreate marks the create call returned and reports whether the caller
 // gave up meanwhile.
-func (p *pending) endCreate() (abandoned bool) {
+func (p *attemptState) endCreate() (abandoned bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.creating = false
@@ -71,14 +71,14 @@ func (p *pending) endCreate() (abandoned bool) {
 }
 
 // isCreating reports whether a create call is in flight.
-func (p *pending) isCreating() bool {
+func (p *attemptState) isCreating() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.creating
 }
 
 // isAbandoned reports whether the caller gave up.
-func (p *pending) isAbandoned() bool {
+func (p *attemptState) isAbandoned() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.abandoned
@@ -86,7 +86,7 @@ func (p *pending) isAbandoned() bool {
 
 // park marks the attempt waiting on a watch. It reports false, and the
 // attempt must not wait, once the caller gave up.
-func (p *pending) park() bool {
+func (p *attemptState) park() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.abandoned {
@@ -99,7 +99,7 @@ func (p *pending) park() bool {
 // unpark ends a wait: the attempt goes on queueing if goOn is set and the
 // caller is still there, otherwise it deletes its node. It reports false,
 // and the attempt must only delete its node, once the caller gave up.
-func (p *pending) unpark(goOn bool) bool {
+func (p *attemptState) unpark(goOn bool) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if goOn && !p.abandoned {
@@ -111,22 +111,22 @@ func (p *pending) unpark(goOn bool) bool {
 }
 
 // removing marks the attempt stopped and deleting its node itself.
-func (p *pending) removing() {
+func (p *attemptState) removing() {
 	p.mu.Lock()
 	p.phase = phaseRemoving
 	p.mu.Unlock()
 }
 
 // finish marks the attempt returned.
-func (p *pending) finish() {
+func (p *attemptState) finish() {
 	p.mu.Lock()
 	p.phase = phaseDone
 	p.mu.Unlock()
 }
 
-// giveUp marks the caller gone and reports whether the attempt is busy, in
-// which case the caller must schedule [Executor.reapPending].
-func (p *pending) giveUp() (reap bool) {
+// abandon marks the caller gone and reports whether the attempt is busy, in
+// which case the caller must schedule [Executor.voidPending].
+func (p *attemptState) abandon() (void bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.abandoned = true

@@ -9,26 +9,26 @@ import (
 	"github.com/lock4go/lock4go/executor"
 )
 
-// slotKey names one queue entry: a lock key under one lease. Two
+// entryKey names one queue entry: a lock key under one lease. Two
 // acquisitions of one key under one shared lease would write the same etcd
 // key "<key>/<lease>", so the second would find the first's entry and take
-// it for its own; a slot lets only one of them use the entry at a time.
-type slotKey struct {
+// it for its own; a entryLock lets only one of them use the entry at a time.
+type entryKey struct {
 	lease clientv3.LeaseID
 	pfx   string
 }
 
-// slot is a one-token semaphore: holding the token means owning the entry.
-type slot struct {
+// entryLock is a one-token semaphore: holding the token means owning the entry.
+type entryLock struct {
 	token chan struct{}
 	refs  int
 }
 
-// slots is the table of entries in use in this process. It is safe for
+// entryLocks is the table of entries in use in this process. It is safe for
 // concurrent use.
-type slots struct {
+type entryLocks struct {
 	mu sync.Mutex
-	m  map[slotKey]*slot
+	m  map[entryKey]*entryLock
 }
 
 // lock takes the entry k. When wait is false and the entry is in use it
@@ -38,17 +38,17 @@ type slots struct {
 // its token is free, so lock returns errSessionLost whenever gone is
 // closed, before or after the wait. The returned unlock may be called any
 // number of times; the first frees the entry.
-func (t *slots) lock(ctx context.Context, k slotKey, wait bool, gone <-chan struct{}) (unlock func(), err error) {
+func (t *entryLocks) lock(ctx context.Context, k entryKey, wait bool, gone <-chan struct{}) (unlock func(), err error) {
 	t.mu.Lock()
 	if isClosed(gone) {
-		// Checked under mu: dropLease runs after gone closes, so no slot of
+		// Checked under mu: dropLease runs after gone closes, so no entryLock of
 		// an ended lease is made again once dropLease has run.
 		t.mu.Unlock()
 		return nil, errSessionLost
 	}
 	s := t.m[k]
 	if s == nil {
-		s = &slot{token: make(chan struct{}, 1)}
+		s = &entryLock{token: make(chan struct{}, 1)}
 		t.m[k] = s
 	}
 	s.refs++
@@ -78,7 +78,7 @@ func (t *slots) lock(ctx context.Context, k slotKey, wait bool, gone <-chan stru
 // taken returns the unlock of a token just taken of s, or gives the token
 // back and returns errSessionLost when gone closed meanwhile (a select with
 // both ready picks either).
-func (t *slots) taken(k slotKey, s *slot, gone <-chan struct{}) (func(), error) {
+func (t *entryLocks) taken(k entryKey, s *entryLock, gone <-chan struct{}) (func(), error) {
 	unlock := sync.OnceFunc(func() { <-s.token; t.drop(k, s) })
 	if isClosed(gone) {
 		unlock()
@@ -89,7 +89,7 @@ func (t *slots) taken(k slotKey, s *slot, gone <-chan struct{}) (func(), error) 
 
 // drop releases one reference to s and forgets it with the last, unless
 // dropLease already has.
-func (t *slots) drop(k slotKey, s *slot) {
+func (t *entryLocks) drop(k entryKey, s *entryLock) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	s.refs--
@@ -98,12 +98,12 @@ func (t *slots) drop(k slotKey, s *slot) {
 	}
 }
 
-// dropLease forgets every slot of lease id. It is called once the lease's
+// dropLease forgets every entryLock of lease id. It is called once the lease's
 // session is lost or closed, after its gone channel has closed: the locks
-// that still hold a slot are lost and may never call Release (the Template
-// ends them by their Lost channel), and lock hands out no slot of id any
+// that still hold a entryLock are lost and may never call Release (the Template
+// ends them by their Lost channel), and lock hands out no entryLock of id any
 // more, so nothing can take one of these entries again.
-func (t *slots) dropLease(id clientv3.LeaseID) {
+func (t *entryLocks) dropLease(id clientv3.LeaseID) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for k := range t.m {

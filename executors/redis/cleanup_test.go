@@ -11,12 +11,12 @@ import (
 	"github.com/lock4go/lock4go/internal/testserver"
 )
 
-// TestExecutor_compensate_voidsLateWrites covers the two orders in which an
-// acquisition whose reply was lost and its compensation can reach Redis: the
-// write first (the compensation deletes it), or the compensation first (a
+// TestExecutor_void_voidsLateWrites covers the two orders in which an
+// acquisition whose reply was lost and its void can reach Redis: the
+// write first (the void deletes it), or the void first (a
 // go-redis retry, a delayed packet): the void marker refuses the late write,
 // which takes nothing.
-func TestExecutor_compensate_voidsLateWrites(t *testing.T) {
+func TestExecutor_void_voidsLateWrites(t *testing.T) {
 	s := server(t)
 	c := newClient(t, s.Addr())
 	e := newExecutor(t, newClient(t, s.Addr()), redis.Options{})
@@ -26,21 +26,21 @@ func TestExecutor_compensate_voidsLateWrites(t *testing.T) {
 			ttl := time.Minute
 			r := req(key, ttl)
 
-			// The write landed first: the compensation deletes it.
+			// The write landed first: the void deletes it.
 			l, err := e.Acquire(t.Context(), r)
 			if err != nil {
 				t.Fatal(err)
 			}
 			w, stop := e.WatchRelease(t.Context(), key)
 			defer stop()
-			if !redis.Compensate(e, key, r.Owner, ttl) {
-				t.Fatal("compensation failed")
+			if !redis.Void(e, key, r.Owner, ttl) {
+				t.Fatal("void failed")
 			}
 			if n := c.Exists(t.Context(), key).Val(); n != 0 {
-				t.Fatal("key still held after its compensation")
+				t.Fatal("key still held after its void")
 			}
 			if !fired(w, 2*time.Second) {
-				t.Fatal("the compensation's delete did not wake waiters")
+				t.Fatal("the void.s delete did not wake waiters")
 			}
 			void := redis.VoidKey(key, r.Owner)
 			if d := c.PTTL(t.Context(), void).Val(); d < ttl-5*time.Second || d > redis.VoidTTL(ttl) {
@@ -48,7 +48,7 @@ func TestExecutor_compensate_voidsLateWrites(t *testing.T) {
 			}
 
 			// The same write landing again (a go-redis retry after the
-			// compensation) is refused and writes nothing.
+			// void) is refused and writes nothing.
 			if _, err := e.Acquire(t.Context(), r); !errors.Is(err, executor.ErrNotAcquired) || errors.Is(err, executor.ErrBackend) {
 				t.Fatalf("Acquire of a voided owner = %v, want only ErrNotAcquired", err)
 			}
@@ -56,40 +56,40 @@ func TestExecutor_compensate_voidsLateWrites(t *testing.T) {
 				t.Fatal("a voided owner took the key")
 			}
 			if err := l.Release(t.Context()); !errors.Is(err, executor.ErrLockNotHeld) {
-				t.Fatalf("Release of a compensated lease = %v, want ErrLockNotHeld", err)
+				t.Fatalf("Release of a voided lease = %v, want ErrLockNotHeld", err)
 			}
 
-			// The compensation reached Redis first, while another owner
+			// The void reached Redis first, while another owner
 			// holds the key: it leaves that lock alone, and the late write
 			// of its owner is refused after the key is free again.
 			other, err := e.Acquire(t.Context(), req(key, ttl))
 			if err != nil {
-				t.Fatalf("Acquire by another owner after a compensation = %v", err)
+				t.Fatalf("Acquire by another owner after a void = %v", err)
 			}
 			late := req(key, ttl)
-			if !redis.Compensate(e, key, late.Owner, ttl) {
-				t.Fatal("compensation failed")
+			if !redis.Void(e, key, late.Owner, ttl) {
+				t.Fatal("void failed")
 			}
 			if err := other.Renew(t.Context(), ttl); err != nil {
-				t.Fatalf("another owner's lease after a foreign compensation: Renew = %v", err)
+				t.Fatalf("another owner's lease after a foreign void: Renew = %v", err)
 			}
 			if err := other.Release(t.Context()); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := e.Acquire(t.Context(), late); !errors.Is(err, executor.ErrNotAcquired) {
-				t.Fatalf("late Acquire after its compensation = %v, want ErrNotAcquired", err)
+				t.Fatalf("late Acquire after its void = %v, want ErrNotAcquired", err)
 			}
 			if n := c.Exists(t.Context(), key).Val(); n != 0 {
-				t.Fatal("a late write took the key after its compensation")
+				t.Fatal("a late write took the key after its void")
 			}
 		})
 	}
 }
 
-// TestExecutor_Close_pendingCompensation closes an executor whose
-// compensation cannot reach Redis (a partition): Close does not wait for the
+// TestExecutor_Close_pendingVoid closes an executor whose
+// void cannot reach Redis (a partition): Close does not wait for the
 // retries, and says what it gave up.
-func TestExecutor_Close_pendingCompensation(t *testing.T) {
+func TestExecutor_Close_pendingVoid(t *testing.T) {
 	s := server(t)
 	p, err := testserver.NewProxy(s.Addr())
 	if err != nil {
@@ -112,7 +112,7 @@ func TestExecutor_Close_pendingCompensation(t *testing.T) {
 	select {
 	case <-retrying:
 	case <-time.After(5 * time.Second):
-		t.Fatal("no failed compensation attempt reported through a partition")
+		t.Fatal("no failed void attempt reported through a partition")
 	}
 	start := time.Now()
 	if err := e.Close(); err != nil {
@@ -122,14 +122,14 @@ func TestExecutor_Close_pendingCompensation(t *testing.T) {
 	// most for a round in progress and for New's eviction check, which the
 	// partition may have caught (bounded by 2s).
 	if took := time.Since(start); took > 5*time.Second {
-		t.Fatalf("Close with a pending compensation took %v", took)
+		t.Fatalf("Close with a pending void took %v", took)
 	}
 	p.SetBlackhole(false)
 }
 
-// While every compensation is refused, rounds send one probe instead of the
+// While every void is refused, rounds send one probe instead of the
 // whole backlog; once the probe succeeds, the backlog follows at once.
-func TestExecutor_compensate_outageProbes(t *testing.T) {
+func TestExecutor_void_outageProbes(t *testing.T) {
 	s := server(t)
 	admin := newClient(t, s.Addr())
 	user := newACLUser(t, admin, redis.ACLRules("other"))
@@ -140,14 +140,14 @@ func TestExecutor_compensate_outageProbes(t *testing.T) {
 	before := commandStats(t, admin)
 	for i := range n {
 		keys[i], owners[i] = uniq(t, "lock4go:probe:"), owner()
-		redis.CompensateLater(e, keys[i], owners[i], time.Minute)
+		redis.VoidLater(e, keys[i], owners[i], time.Minute)
 	}
 	time.Sleep(time.Second) // rounds at 50, 100, 200, 400 and 800ms of backoff
 	refused := commandStats(t, admin)["eval"].rejected - before["eval"].rejected
 	// The first rounds may each carry the items queued meanwhile (at most
 	// n in all); after that, one probe per round, and at most 5 rounds fit.
 	if refused < n || refused > n+5 {
-		t.Fatalf("%d EVALs refused in the first second of an outage with %d compensations pending, want between %d and %d", refused, n, n, n+5)
+		t.Fatalf("%d EVALs refused in the first second of an outage with %d voids pending, want between %d and %d", refused, n, n, n+5)
 	}
 	if err := admin.Do(t.Context(), "ACL", "SETUSER", user, "~lock4go:*", "~{lock4go:*", "&{lock4go:*").Err(); err != nil {
 		t.Fatal(err)
@@ -155,7 +155,7 @@ func TestExecutor_compensate_outageProbes(t *testing.T) {
 	select {
 	case <-recovered:
 	case <-time.After(10 * time.Second):
-		t.Fatal("compensations did not recover after the permission came back")
+		t.Fatal("voids did not recover after the permission came back")
 	}
 	if !eventually(5*time.Second, func() bool {
 		for i := range n {
@@ -165,7 +165,7 @@ func TestExecutor_compensate_outageProbes(t *testing.T) {
 		}
 		return true
 	}) {
-		t.Fatal("not every pending compensation ran after the probe succeeded")
+		t.Fatal("not every pending void ran after the probe succeeded")
 	}
-	t.Logf("%d compensations pending: %d EVALs refused in the first second of the outage", n, refused)
+	t.Logf("%d voids pending: %d EVALs refused in the first second of the outage", n, refused)
 }

@@ -2,28 +2,30 @@ package redis
 
 import (
 	"context"
+	"log/slog"
 	"sync"
 	"time"
 
-	"github.com/lock4go/lock4go/internal/kit"
 	goredis "github.com/redis/go-redis/v9"
+
+	"github.com/lock4go/lock4go/internal/kit"
 )
 
-// Bounds of the compensations, see [Executor.compensate].
+// Bounds of the voids, see [Executor.void].
 const (
 	// minVoidTTL is the shortest life of a void marker: long enough for a
 	// delayed command (TCP retransmissions, a stalled server) to find it.
 	minVoidTTL = 30 * time.Second
-	// Backoff between rounds of failed compensations: doubled from the
+	// Backoff between rounds of failed voids: doubled from the
 	// first to the last value.
 	voidBackoffMin = 50 * time.Millisecond
 	voidBackoffMax = 2 * time.Second
-	// voidBatch bounds the compensations sent in one pipeline, so that a
+	// voidBatch bounds the voids sent in one pipeline, so that a
 	// backlog built up while Redis was down comes back in parts.
 	voidBatch = 256
 )
 
-// voidItem is one pending compensation.
+// voidItem is one pending void.
 type voidItem struct {
 	l        *lease
 	ttlArg   any       // the void marker's life in ms, boxed
@@ -31,12 +33,12 @@ type voidItem struct {
 	failures int
 }
 
-// voidQueue holds an executor's pending compensations. Its fields are
+// voidQueue holds an executor's pending voids. Its fields are
 // guarded by mu.
 type voidQueue struct {
 	mu      sync.Mutex
 	items   []voidItem
-	running bool // the compensation goroutine runs
+	running bool // the void goroutine runs
 	outage  bool // the last round failed entirely: send new items and one probe
 	warned  bool // a failure since the last clean round was logged as a warning
 	gaveUp  bool // a give-up since the last clean round was logged as a warning
@@ -46,23 +48,23 @@ type voidQueue struct {
 // ttl lives: at least as long as the lease, and at least minVoidTTL.
 func voidTTL(ttl time.Duration) time.Duration { return max(ttl, minVoidTTL) }
 
-// compensate schedules the compensation of l, an acquisition with a lease
+// void schedules the void of l, an acquisition with a lease
 // of ttl whose outcome is unknown: the void script, which sets the owner's
 // void marker (so the acquisition can no longer take the key) and deletes
 // the key if it holds the owner. It never blocks on the network, except
 // after Close, when it makes one attempt in the caller's goroutine.
 //
 // One goroutine per executor, started on demand, runs the pending
-// compensations in one pipeline per round (per Cluster node) and retries the
+// voids in one pipeline per round (per Cluster node) and retries the
 // failed ones with backoff until they succeed, the executor is closed, or
-// their lease has surely expired. While every compensation fails (Redis
-// down, credentials refused), a round sends only the compensations never
+// their lease has surely expired. While every void fails (Redis
+// down, credentials refused), a round sends only the voids never
 // tried and one of the failed ones as a probe; all are retried once a
 // round succeeds. So a Redis that is down causes neither a goroutine per
 // failed acquisition nor a storm of retries, and the backlog is bounded by
 // what fails during one lease. A failing outage is logged as a warning
 // once, until a round succeeds again.
-func (e *Executor) compensate(l *lease, ttl time.Duration) {
+func (e *Executor) voidLater(l *lease, ttl time.Duration) {
 	d := voidTTL(ttl)
 	it := voidItem{l: l, ttlArg: ms(d), giveUp: time.Now().Add(d)}
 	q := &e.voids
@@ -76,7 +78,7 @@ func (e *Executor) compensate(l *lease, ttl time.Duration) {
 	}
 }
 
-// voidLoop runs rounds of the pending compensations until none is left, or
+// voidLoop runs rounds of the pending voids until none is left, or
 // the executor is closed while some wait for a retry.
 func (e *Executor) voidLoop() {
 	backoff := kit.Backoff{Min: voidBackoffMin, Max: voidBackoffMax}
@@ -100,7 +102,7 @@ func (e *Executor) voidLoop() {
 	}
 }
 
-// takeVoids removes the compensations whose lease has surely expired by now
+// takeVoids removes the voids whose lease has surely expired by now
 // (returned as expired: too late to matter) and the next batch to send: up
 // to voidBatch from the front of the queue, or during an outage the ones
 // never tried and one failed one. When nothing is pending it marks the loop
@@ -131,7 +133,7 @@ func (e *Executor) takeVoids(now time.Time) (items, expired []voidItem) {
 	return items, expired
 }
 
-// requeueVoids puts failed compensations back at the end of the queue;
+// requeueVoids puts failed voids back at the end of the queue;
 // allFailed records whether the round failed entirely (an outage).
 func (e *Executor) requeueVoids(failed []voidItem, allFailed bool) {
 	q := &e.voids
@@ -141,7 +143,7 @@ func (e *Executor) requeueVoids(failed []voidItem, allFailed bool) {
 	q.mu.Unlock()
 }
 
-// dropVoids gives the pending compensations up, as the executor closes.
+// dropVoids gives the pending voids up, as the executor closes.
 func (e *Executor) dropVoids() {
 	q := &e.voids
 	q.mu.Lock()
@@ -155,7 +157,7 @@ func (e *Executor) dropVoids() {
 }
 
 // voidRound runs the void script of every item in one pipeline (sent with
-// EVAL: compensations are rare, and this spares the NOSCRIPT fallback),
+// EVAL: voids are rare, and this spares the NOSCRIPT fallback),
 // bounded by CleanupTimeout, and returns the items that failed, each with
 // one more failure, and the first error.
 func (e *Executor) voidRound(items []voidItem) (failed []voidItem, firstErr error) {
@@ -172,7 +174,7 @@ func (e *Executor) voidRound(items []voidItem) (failed []voidItem, firstErr erro
 	for i, it := range items {
 		deleted, err := pipelinedInt(cmds[i], perr)
 		if err == nil {
-			e.log.Debug("redis: compensated an acquisition whose reply was lost",
+			e.log.Debug("redis: voided an acquisition whose reply was lost",
 				"key", it.l.key(), "deleted", deleted == 1, "attempts", it.failures+1)
 			continue
 		}
@@ -183,4 +185,51 @@ func (e *Executor) voidRound(items []voidItem) (failed []voidItem, firstErr erro
 		failed = append(failed, it)
 	}
 	return failed, firstErr
+}
+
+// reportRound logs the outcome of a void round. The first failure
+// after a clean round is a warning; later ones are debug messages until a
+// round succeeds entirely, which is logged at info level if a warning was
+// given: one warning per outage and cause, not one per round.
+func (e *Executor) reportRound(items, failed []voidItem, firstErr error) {
+	q := &e.voids
+	q.mu.Lock()
+	warn := len(failed) > 0 && !q.warned
+	recovered := len(failed) == 0 && q.warned
+	if len(failed) > 0 {
+		q.warned = true
+	} else {
+		q.warned, q.gaveUp = false, false
+	}
+	q.mu.Unlock()
+	switch {
+	case len(failed) > 0:
+		level := slog.LevelDebug
+		if warn {
+			level = slog.LevelWarn
+		}
+		e.log.Log(context.Background(), level, "redis: an acquisition's reply was lost and removing its possible lock failed; retrying in the background (logged once until removals succeed again)",
+			"key", failed[0].l.key(), "count", len(failed), "err", firstErr)
+	case recovered:
+		e.log.Info("redis: removals of the possible locks of lost replies succeed again", "count", len(items))
+	}
+}
+
+// reportGiveUps logs voids given up because their lease has surely
+// expired: a warning for the first since a clean round, debug messages
+// after it.
+func (e *Executor) reportGiveUps(expired []voidItem) {
+	if len(expired) == 0 {
+		return
+	}
+	q := &e.voids
+	q.mu.Lock()
+	level := slog.LevelDebug
+	if !q.gaveUp {
+		q.gaveUp = true
+		level = slog.LevelWarn
+	}
+	q.mu.Unlock()
+	e.log.Log(context.Background(), level, "redis: gave up removing the possible locks of acquisitions whose reply was lost; their leases have expired by now",
+		"key", expired[0].l.key(), "count", len(expired))
 }

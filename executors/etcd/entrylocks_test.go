@@ -7,32 +7,32 @@ import (
 )
 
 // newSlots returns an empty table.
-func newSlots() *slots { return &slots{m: map[slotKey]*slot{}} }
+func newSlots() *entryLocks { return &entryLocks{m: map[entryKey]*entryLock{}} }
 
-// A slot of a lease whose session is lost is never handed out, even when
+// A entryLock of a lease whose session is lost is never handed out, even when
 // its token is free (the fast path), waiting or not.
 func TestSlots_lock_goneFastPath(t *testing.T) {
 	gone := make(chan struct{})
 	close(gone)
 	for _, wait := range []bool{false, true} {
 		tb := newSlots()
-		if _, err := tb.lock(t.Context(), slotKey{lease: 1, pfx: "k/"}, wait, gone); !errors.Is(err, errSessionLost) {
-			t.Fatalf("lock(wait=%v) of a free slot after loss = %v, want errSessionLost", wait, err)
+		if _, err := tb.lock(t.Context(), entryKey{lease: 1, pfx: "k/"}, wait, gone); !errors.Is(err, errSessionLost) {
+			t.Fatalf("lock(wait=%v) of a free entryLock after loss = %v, want errSessionLost", wait, err)
 		}
 		if n := len(tb.m); n != 0 {
-			t.Fatalf("%d slots left after a refused lock, want 0", n)
+			t.Fatalf("%d entryLocks left after a refused lock, want 0", n)
 		}
 	}
 }
 
-// dropLease forgets the slots of a lost lease, held or waited for, and only
+// dropLease forgets the entryLocks of a lost lease, held or waited for, and only
 // those; nobody gets one of them again, and a late unlock by a holder that
 // never released until after the loss forgets nothing else.
 func TestSlots_dropLease(t *testing.T) {
 	tb := newSlots()
 	gone := make(chan struct{})
-	lost := slotKey{lease: 1, pfx: "k/"}
-	other := slotKey{lease: 2, pfx: "k/"}
+	lost := entryKey{lease: 1, pfx: "k/"}
+	other := entryKey{lease: 2, pfx: "k/"}
 	unlockHeld, err := tb.lock(t.Context(), lost, false, gone)
 	if err != nil {
 		t.Fatal(err)
@@ -47,23 +47,23 @@ func TestSlots_dropLease(t *testing.T) {
 		waiter <- err
 	}()
 
-	close(gone) // the session is marked lost, then its slots are dropped
+	close(gone) // the session is marked lost, then its entryLocks are dropped
 	tb.dropLease(1)
 	if err := <-waiter; !errors.Is(err, errSessionLost) {
 		t.Fatalf("waiter after loss = %v, want errSessionLost", err)
 	}
 	if _, ok := tb.m[lost]; ok || len(tb.m) != 1 {
-		t.Fatalf("slots after dropLease = %v, want only the other lease's", tb.m)
+		t.Fatalf("entryLocks after dropLease = %v, want only the other lease's", tb.m)
 	}
 	unlockHeld() // a Release after the loss
 	if _, err := tb.lock(t.Context(), lost, false, gone); !errors.Is(err, errSessionLost) {
 		t.Fatalf("lock after dropLease = %v, want errSessionLost", err)
 	}
 	if _, ok := tb.m[other]; !ok || len(tb.m) != 1 {
-		t.Fatalf("slots after a late unlock = %v, want only the other lease's", tb.m)
+		t.Fatalf("entryLocks after a late unlock = %v, want only the other lease's", tb.m)
 	}
 	unlockOther()
 	if len(tb.m) != 0 {
-		t.Fatalf("slots at the end = %v, want none", tb.m)
+		t.Fatalf("entryLocks at the end = %v, want none", tb.m)
 	}
 }

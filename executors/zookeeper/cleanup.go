@@ -13,16 +13,16 @@ import (
 
 // Pauses between attempts to delete a node while the connection is down.
 const (
-	reapMinBackoff = 50 * time.Millisecond
-	reapMaxBackoff = time.Second
+	voidMinBackoff = 50 * time.Millisecond
+	voidMaxBackoff = time.Second
 )
 
-// reapStepTimeout is how long a deletion step may wait for its replies on a
+// voidStepTimeout is how long a deletion step may wait for its replies on a
 // connection that has its session before it is tried again: go-zookeeper
 // waits for a lost reply until the connection drops, which on a live
 // connection may be never. The stuck call's goroutine ends when the
 // connection drops or closes.
-const reapStepTimeout = time.Second
+const voidStepTimeout = time.Second
 
 // remove deletes the node at path, created in session (0 if unknown), and
 // returns the result of the first attempt: nil, zk.ErrNoNode when it was
@@ -37,28 +37,28 @@ func (e *Executor) remove(path string, session int64) error {
 	}
 	e.log.LogAttrs(context.Background(), slog.LevelDebug, "zookeeper: retrying node deletion in the background",
 		slog.String("path", path), slog.Any("error", err))
-	e.reapPath(path, session)
+	e.voidPath(path, session)
 	return err
 }
 
-// reapPath deletes the node at path in the background.
-func (e *Executor) reapPath(path string, session int64) {
-	e.reap(session, func() (bool, error) {
+// voidPath deletes the node at path in the background.
+func (e *Executor) voidPath(path string, session int64) {
+	e.void(session, func() (bool, error) {
 		err := e.conn.Delete(path, -1)
 		return err == nil || errors.Is(err, zk.ErrNoNode), err
 	})
 }
 
-// reapGUID deletes, in the background, every child of parent created with
+// voidGUID deletes, in the background, every child of parent created with
 // guid: the node of a create whose outcome is unknown. It ignores session
-// changes, like [Executor.reapPending]: a create queued while disconnected
+// changes, like [Executor.voidPending]: a create queued while disconnected
 // is sent once the conn reconnects, in a new session if the old one
 // expired, so the node may belong to a session that began after the create
 // was issued. It stops once a search finds no such child (the create has
 // returned, so none can appear later), when the executor closes, or when
 // the conn is closed ([Executor.connClosed]).
-func (e *Executor) reapGUID(parent, guid string) {
-	e.reap(0, func() (bool, error) {
+func (e *Executor) voidGUID(parent, guid string) {
+	e.void(0, func() (bool, error) {
 		name, found, err := e.findGUID(parent, guid)
 		if err != nil || !found {
 			return err == nil, err
@@ -69,16 +69,16 @@ func (e *Executor) reapGUID(parent, guid string) {
 	})
 }
 
-// reapPending deletes, in the background, the lock node of an attempt whose
+// voidPending deletes, in the background, the lock node of an attempt whose
 // caller gave up while its ZooKeeper calls were in flight: every child of
 // p's parent carrying p's GUID. It stops once a search finds none and no
 // create of the attempt is in flight, or one is but its node was seen and
 // deleted (a create makes at most one node, and the attempt issues no new
 // create once abandoned). It ignores session changes: a create queued while
 // disconnected may land in the next session.
-func (e *Executor) reapPending(p *pending) {
+func (e *Executor) voidPending(p *attemptState) {
 	var deleted atomic.Bool // the node of the create in flight is gone
-	e.reap(0, func() (bool, error) {
+	e.void(0, func() (bool, error) {
 		creating := p.isCreating() // before the search, which must follow the create
 		name, found, err := e.findGUID(p.parent, p.guid)
 		if err != nil {
@@ -95,21 +95,21 @@ func (e *Executor) reapPending(p *pending) {
 	})
 }
 
-// reap retries step in a goroutine, with backoff, until it reports done,
+// void retries step in a goroutine, with backoff, until it reports done,
 // session (if not 0) ends, the executor closes or the conn is closed. A
-// step still waiting for replies after reapStepTimeout on a connection with
+// step still waiting for replies after voidStepTimeout on a connection with
 // its session is abandoned (its reply was lost) and tried again.
-func (e *Executor) reap(session int64, step func() (done bool, err error)) {
-	e.stats.reaps.Add(1)
-	e.stats.reapers.Add(1)
-	if !e.bg.Go(func() { defer e.stats.reapers.Add(-1); e.reapLoop(session, step) }) {
-		e.stats.reapers.Add(-1)
+func (e *Executor) void(session int64, step func() (done bool, err error)) {
+	e.stats.voids.Add(1)
+	e.stats.voiders.Add(1)
+	if !e.bg.Go(func() { defer e.stats.voiders.Add(-1); e.voidLoop(session, step) }) {
+		e.stats.voiders.Add(-1)
 	}
 }
 
-// reapLoop is the body of [Executor.reap].
-func (e *Executor) reapLoop(session int64, step func() (done bool, err error)) {
-	backoff := kit.Backoff{Min: reapMinBackoff, Max: reapMaxBackoff}
+// voidLoop is the body of [Executor.void].
+func (e *Executor) voidLoop(session int64, step func() (done bool, err error)) {
+	backoff := kit.Backoff{Min: voidMinBackoff, Max: voidMaxBackoff}
 	for {
 		if !backoff.Wait(e.done) {
 			return
@@ -176,13 +176,13 @@ func (e *Executor) connClosed(err error) bool {
 var errStuck = errors.New("zookeeper: no reply on a live connection")
 
 // doPatiently is [Executor.do] for steps of background deletions: it also
-// returns errStuck when f has not returned after reapStepTimeout while the
+// returns errStuck when f has not returned after voidStepTimeout while the
 // connection has its session. While the connection is down it waits on,
 // since go-zookeeper fails or sends queued calls once it reconnects.
 func (e *Executor) doPatiently(f func()) error {
 	done := make(chan struct{})
 	go func() { defer close(done); f() }()
-	t := time.NewTicker(reapStepTimeout)
+	t := time.NewTicker(voidStepTimeout)
 	defer t.Stop()
 	for {
 		select {

@@ -43,8 +43,8 @@ type Executor struct {
 	stats struct {
 		childrenReads atomic.Int64 // children listings while acquiring
 		wakeups       atomic.Int64 // predecessor watches that fired
-		reaps         atomic.Int64 // deletions moved to the background
-		reapers       atomic.Int64 // background deletions running now
+		voids         atomic.Int64 // deletions moved to the background
+		voiders       atomic.Int64 // background deletions running now
 		stuckSteps    atomic.Int64 // background deletion steps that got no reply on a live connection
 		waiting       atomic.Int64 // queuers blocked on a predecessor watch now
 	}

@@ -11,24 +11,24 @@ import (
 func awaitNoReapers(t *testing.T, e *Executor) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
-	for e.stats.reapers.Load() != 0 {
+	for e.stats.voiders.Load() != 0 {
 		if time.Now().After(deadline) {
-			t.Fatalf("%d background deletions still running", e.stats.reapers.Load())
+			t.Fatalf("%d background deletions still running", e.stats.voiders.Load())
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
 }
 
-// TestExecutor_reapGUID_anySession checks the clean-up of a create whose
+// TestExecutor_voidGUID_anySession checks the clean-up of a create whose
 // outcome is unknown: the create may have been queued across a session
 // expiry and landed in a session newer than the one it was issued in, so
 // the node must be deleted whatever its session (here another conn's), and
 // the clean-up must end once no node carries the GUID.
-func TestExecutor_reapGUID_anySession(t *testing.T) {
+func TestExecutor_voidGUID_anySession(t *testing.T) {
 	addr := server(t)
 	e := newExecutor(t, dial(t, testSession, addr), Options{})
 	other := dial(t, testSession, addr)
-	parent := e.keyPath("reap-guid:" + t.Name())
+	parent := e.keyPath("void-guid:" + t.Name())
 	if err := e.ensureParent(parent); err != nil {
 		t.Fatal(err)
 	}
@@ -41,31 +41,31 @@ func TestExecutor_reapGUID_anySession(t *testing.T) {
 	if err != nil || !ok || st.EphemeralOwner == e.conn.SessionID() {
 		t.Fatalf("node %s: exists %v, %v; want it in another session", path, ok, err)
 	}
-	e.reapGUID(parent, guid)
+	e.voidGUID(parent, guid)
 	select {
 	case ev := <-gone:
 		if ev.Type != zk.EventNodeDeleted {
 			t.Fatalf("node %s: %v, want deleted", path, ev)
 		}
 	case <-time.After(5 * time.Second):
-		t.Fatalf("node %s of another session not reaped", path)
+		t.Fatalf("node %s of another session not voided", path)
 	}
 	awaitNoReapers(t, e)
 }
 
-// TestExecutor_reap_connClosed closes the conn under an executor that
+// TestExecutor_void_connClosed closes the conn under an executor that
 // still has deletions to retry: a closed conn keeps its session id, and the
 // clean-ups must stop rather than retry until the executor closes. The
 // session ended with the conn, and its nodes with it.
-func TestExecutor_reap_connClosed(t *testing.T) {
+func TestExecutor_void_connClosed(t *testing.T) {
 	conn := dial(t, testSession, server(t))
 	e := newExecutor(t, conn, Options{})
-	parent := e.keyPath("reap-closed:" + t.Name())
+	parent := e.keyPath("void-closed:" + t.Name())
 	conn.Close()
-	e.reapPath(parent+"/node", 0)
-	e.reapPath(parent+"/node", conn.SessionID())
-	e.reapGUID(parent, newGUID())
-	if n := e.stats.reapers.Load(); n != 3 {
+	e.voidPath(parent+"/node", 0)
+	e.voidPath(parent+"/node", conn.SessionID())
+	e.voidGUID(parent, newGUID())
+	if n := e.stats.voiders.Load(); n != 3 {
 		t.Fatalf("%d background deletions running, want 3", n)
 	}
 	awaitNoReapers(t, e)

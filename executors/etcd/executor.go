@@ -32,7 +32,7 @@ type Executor struct {
 	// tests may change it before first use.
 	pollAfter []time.Duration
 
-	slots slots
+	entryLocks entryLocks
 
 	mu       sync.Mutex
 	sessions map[int64]*session        // shared keep-alive sessions by TTL in seconds
@@ -63,17 +63,17 @@ func New(client *clientv3.Client, opts Options) (*Executor, error) {
 	opts = opts.withDefaults()
 	life, kill := context.WithCancel(context.Background())
 	return &Executor{
-		c:         client,
-		name:      opts.Name,
-		priority:  opts.Priority,
-		prefix:    opts.Prefix,
-		log:       opts.Logger,
-		pollAfter: defaultPollAfter,
-		slots:     slots{m: map[slotKey]*slot{}},
-		sessions:  map[int64]*session{},
-		pending:   map[int64]*pendingSession{},
-		life:      life,
-		kill:      kill,
+		c:          client,
+		name:       opts.Name,
+		priority:   opts.Priority,
+		prefix:     opts.Prefix,
+		log:        opts.Logger,
+		pollAfter:  defaultPollAfter,
+		entryLocks: entryLocks{m: map[entryKey]*entryLock{}},
+		sessions:   map[int64]*session{},
+		pending:    map[int64]*pendingSession{},
+		life:       life,
+		kill:       kill,
 	}, nil
 }
 
@@ -91,7 +91,7 @@ func (e *Executor) Capabilities() executor.Capabilities {
 
 // Close revokes the shared keep-alive sessions (their locks are released at
 // once and reported lost), stops the background goroutines and waits for
-// them. Locks with a fixed expiry keep their own leases until they expire
+// them. Locks with a fixed expiry keep their grants until they expire
 // or are released. Close is idempotent; later Acquire calls fail with
 // [ErrClosed].
 func (e *Executor) Close() error {

@@ -16,9 +16,9 @@ func entryOf(key string, id clientv3.LeaseID) string { return fmt.Sprintf("%s/%x
 
 // A write with a lost reply that lands after its clean-up, on the entry a
 // later acquisition of this process holds, overwrites that entry's value:
-// the sweep must spare the entry while it is held, and delete the late
+// the void round must spare the entry while it is held, and delete the late
 // write once it is the only thing left.
-func TestExecutor_sweep_sparesHeldEntry(t *testing.T) {
+func TestExecutor_voidRound_sparesHeldEntry(t *testing.T) {
 	testserver.Check(t, srvErr)
 	cli := newClient(t, srv.Addr())
 	e := newExec(t, cli, etcd.Options{})
@@ -40,31 +40,31 @@ func TestExecutor_sweep_sparesHeldEntry(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(resp.Kvs) != 1 || resp.Kvs[0].CreateRevision != l.Token() {
-		t.Fatalf("held entry after a sweep: %v, want create revision %d", resp.Kvs, l.Token())
+		t.Fatalf("held entry after a void round: %v, want create revision %d", resp.Kvs, l.Token())
 	}
 	if err := l.Renew(t.Context(), r.TTL); err != nil {
-		t.Fatalf("Renew of the held lock after a sweep = %v", err)
+		t.Fatalf("Renew of the held lock after a void round = %v", err)
 	}
 	mustRelease(t, l)
 	if n := etcd.UncertainCount(e); n != 1 {
-		t.Fatalf("%d uncertain writes, want 1 (not seen applied)", n)
+		t.Fatalf("%d writes to void, want 1 (not seen applied)", n)
 	}
 
 	// Landing after the release, the late write would block the key for
-	// as long as the session lives; the sweep removes it.
+	// as long as the session lives; the void round removes it.
 	if _, err := cli.Put(t.Context(), entry, stale, clientv3.WithLease(id)); err != nil {
 		t.Fatal(err)
 	}
 	etcd.SweepNow(e)
 	waitEntries(t, cli, k, 0)
 	if n := etcd.UncertainCount(e); n != 0 {
-		t.Fatalf("%d uncertain writes after the late one was removed, want 0", n)
+		t.Fatalf("%d writes to void after the late one was removed, want 0", n)
 	}
 	mustRelease(t, mustAcquire(t, newExec(t, cli, etcd.Options{}), watchdog(k, false)))
 }
 
-// The session's own sweeper, not a test's call, removes a late write.
-func TestExecutor_sweep_background(t *testing.T) {
+// The session's own void loop, not a test's call, removes a late write.
+func TestExecutor_voidRound_background(t *testing.T) {
 	testserver.Check(t, srvErr)
 	cli := newClient(t, srv.Addr())
 	e := newExec(t, cli, etcd.Options{})
@@ -77,5 +77,5 @@ func TestExecutor_sweep_background(t *testing.T) {
 	if _, err := cli.Put(t.Context(), entryOf(k, id), stale, clientv3.WithLease(id)); err != nil {
 		t.Fatal(err)
 	}
-	waitEntries(t, cli, k, 0) // the first sweep runs a second after the record
+	waitEntries(t, cli, k, 0) // the first void round runs a second after the record
 }
