@@ -6,27 +6,32 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/lock4go/lock4go"
+	"github.com/lock4go/lock4go/executor"
 	"github.com/lock4go/lock4go/executors/memory"
 )
 
-// The memory executor serves tests and single-instance services: the same
-// semantics as the networked executors, in one process.
+// The executor on its own, as a Template drives it: an expiring lease whose
+// loss is reported, and a key free again afterwards. Services use it
+// through lock4go.New.
 func Example() {
-	tpl, err := lock4go.New(lock4go.Config{}, memory.New(memory.Options{}))
-	if err != nil {
-		panic(err)
-	}
+	e := memory.New(memory.Options{})
 	ctx := context.Background()
-
-	l, err := tpl.Lock(ctx, "order:42", lock4go.WithExpire(time.Minute))
+	lease, err := e.Acquire(ctx, executor.Request{Key: "job:nightly", Owner: "worker-1", TTL: 20 * time.Millisecond})
 	if err != nil {
 		panic(err)
 	}
-	_, err = tpl.TryLock(ctx, "order:42")
-	fmt.Println("second holder:", errors.Is(err, lock4go.ErrNotAcquired))
-	fmt.Println("release:", l.Release(ctx))
+	lost := make(chan struct{})
+	lease.AfterLost(func() { close(lost) })
+
+	_, err = e.Acquire(ctx, executor.Request{Key: "job:nightly", Owner: "worker-2", TTL: time.Second})
+	fmt.Println("busy:", errors.Is(err, executor.ErrNotAcquired))
+
+	<-lost // the lease ran out: nobody renewed it
+	fmt.Println("release after expiry:", errors.Is(lease.Release(ctx), executor.ErrLockNotHeld))
+	next, err := e.Acquire(ctx, executor.Request{Key: "job:nightly", Owner: "worker-2", TTL: time.Second})
+	fmt.Println("free again:", err == nil, next.Token() > lease.Token())
 	// Output:
-	// second holder: true
-	// release: <nil>
+	// busy: true
+	// release after expiry: true
+	// free again: true true
 }

@@ -27,20 +27,9 @@ import (
 //
 // Whenever the script may have run without its token reaching us (a lost
 // reply, a call abandoned at ctx's end), Acquire reports an error, never a
-// lease, and voids in the background, as the contract requires of a
-// lost reply. Deleting the key if it holds req.Owner is not enough: the
-// acquisition's command may still land after that delete (a go-redis retry,
-// a delayed packet, a command left in the buffer of a dead connection). So
-// the void script also sets a void marker for req.Owner under the
-// key's hash tag, living as long as the lease would and at least 30s, and
-// the acquire script refuses an owner whose marker exists: whichever of the
-// two reaches Redis first, no lock is left. The void is retried
-// with backoff (each attempt bounded by [Options.CleanupTimeout]) until it
-// succeeds, the executor is closed, or the lease it guards against has
-// surely expired. An orphan lock thus outlives the call only while Redis
-// cannot be reached, after Close, or for a command delayed past its marker,
-// and then until its TTL at worst. The marker costs one EXISTS inside the
-// acquire script, not a round trip.
+// lease, and voids the owner in the background (voidLater), so that the
+// command cannot take the key even if it lands later. docs/redis.md tells
+// the whole story.
 //
 // An attempt with the owner of the current holder returns the holder's
 // lease again; an owner must not be reused after an error.
