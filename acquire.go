@@ -133,7 +133,7 @@ func (t *Template) acquire(w *waitContext, r *registered, key string, o lockOpti
 	if !try {
 		req.WaitUntil = w.deadline
 	}
-	rw := retryWait{waiter: r.waiter, interval: o.retryInterval}
+	rw := retryWait{waiter: r.waiter, queued: r.caps.QueuedWaits, interval: o.retryInterval}
 	defer rw.stop()
 	for attempts := 1; ; attempts++ {
 		h, err := t.attempt(w, r, &req)
@@ -182,6 +182,7 @@ func (t *Template) attempt(w *waitContext, r *registered, req *executor.Request)
 // when the executor reports a release of the key.
 type retryWait struct {
 	waiter   executor.Waiter
+	queued   bool // the waiter reports releases since the failed attempt
 	interval time.Duration
 	released <-chan struct{}
 	unwatch  func()
@@ -229,9 +230,12 @@ func (r *retryWait) wait(ctx context.Context, key string, err error) bool {
 	busy := errors.Is(err, ErrNotAcquired)
 	if busy && r.waiter != nil && r.unwatch == nil {
 		// Subscribe, then try again at once: a release between the failed
-		// attempt and the subscription would otherwise be missed.
+		// attempt and the subscription would otherwise be missed, unless
+		// the waiter queued at that attempt and reports it.
 		r.released, r.unwatch = r.waiter.WatchRelease(ctx, key)
-		return true
+		if !r.queued {
+			return true
+		}
 	}
 	if r.timer == nil {
 		r.timer = time.NewTimer(r.interval)

@@ -20,6 +20,12 @@ type Capabilities struct {
 	// heartbeat, an etcd keep-alive): the Template's watchdog never calls
 	// [Lease.Renew] on them and learns of their loss by [Lease.AfterLost].
 	SelfRenewing bool
+	// QueuedWaits is true when the executor's [Waiter] keeps its waiters in
+	// a queue on the backend: an attempt of a request with [Request.Wait]
+	// that finds the key busy joins the queue, and WatchRelease reports
+	// every release handed to the waiter since that attempt. The Template
+	// then waits right after WatchRelease instead of trying again at once.
+	QueuedWaits bool
 }
 
 // Waiter is implemented by executors that can tell when a key is released

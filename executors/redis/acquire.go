@@ -11,8 +11,10 @@ import (
 
 // Acquire makes one attempt to take req.Key for req.Owner with one script
 // and one round trip: SET key owner NX PX ttl plus the fencing counter. It
-// never waits, whatever req.Wait says; waiting is the Template's, helped by
-// [Executor.WatchRelease].
+// never waits; waiting is the Template's, helped by [Executor.WatchRelease].
+// A request with req.Wait that finds the key busy queues the executor in
+// the key's wait queue in the same round trip, and one that finds the
+// executor's claim on the key (a release handed it the key) takes it.
 //
 // A key that is the counter or a void marker of a key with a hash tag
 // ("<key>##token", "<key>##void:<owner>") is an error wrapping
@@ -46,14 +48,20 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 	l := newLease(e, req.Key, req.Owner)
 	var r result
 	if e.direct(ctx) {
-		r = l.acquire(ctx, req.TTL)
+		r = l.acquire(ctx, req)
 	} else {
-		r = e.run(ctx, func(ctx context.Context) result { return l.acquire(ctx, req.TTL) })
+		r = e.run(ctx, func(ctx context.Context) result { return l.acquire(ctx, req) })
 	}
 	switch {
 	case r.err == nil && r.val > 0:
 		l.token = r.val
+		if req.Wait {
+			e.waits.setQueued(req.Key, false)
+		}
 		return l, nil
+	case r.err == nil && r.val == queued:
+		e.waits.setQueued(req.Key, true)
+		return nil, fmt.Errorf("redis: %q: %w", req.Key, executor.ErrNotAcquired)
 	case isNil(r.err):
 		return nil, fmt.Errorf("redis: %q: %w", req.Key, executor.ErrNotAcquired)
 	case r.err == nil && r.val == ownerVoided:
@@ -69,11 +77,28 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 	return nil, acquireErr(ctx, req.Key, err)
 }
 
-// acquire runs the acquire script for l with a lease of ttl.
-func (l *lease) acquire(ctx context.Context, ttl time.Duration) result {
-	v, err := acquireScript.Run(ctx, l.e.client, l.keys[:], l.ownerArg, l.e.msArg(ttl), l.e.counterTTLArg).Int64()
+// acquire runs the acquire script for l and req: a waiting request
+// queues the executor when the key is busy, and takes it when it holds the
+// executor's claim.
+func (l *lease) acquire(ctx context.Context, req executor.Request) result {
+	e := l.e
+	member, inQueue := noArg, noArg
+	if req.Wait {
+		member = e.memberArg
+		if e.waits.queued(req.Key) {
+			inQueue = yesArg
+		}
+	}
+	v, err := acquireScript.Run(ctx, e.client, l.keys, l.ownerArg, e.msArg(req.TTL), e.counterTTLArg,
+		member, e.queueTTLArg, inQueue).Int64()
 	return result{val: v, err: err}
 }
+
+// Boxed script arguments shared by every call.
+var (
+	noArg  any = ""
+	yesArg any = "1"
+)
 
 // msArg returns d in whole milliseconds (at least 1) as a script argument,
 // reusing the boxed value of the last duration seen: leases mostly share

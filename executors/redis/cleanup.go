@@ -167,7 +167,7 @@ func (e *Executor) voidRound(items []voidItem) (failed []voidItem, firstErr erro
 	_, perr := e.client.Pipelined(ctx, func(p goredis.Pipeliner) error {
 		for i, it := range items {
 			l := it.l
-			cmds[i] = voidScript.Eval(ctx, p, l.keys[:2], l.ownerArg, l.channel, it.ttlArg)
+			cmds[i] = voidScript.Eval(ctx, p, l.keys[:3], l.ownerArg, l.channel, e.claimArg, it.ttlArg)
 		}
 		return nil
 	})

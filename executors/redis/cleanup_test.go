@@ -20,6 +20,8 @@ func TestExecutor_void_voidsLateWrites(t *testing.T) {
 	s := server(t)
 	c := newClient(t, s.Addr())
 	e := newExecutor(t, newClient(t, s.Addr()), redis.Options{})
+	waiter := newExecutor(t, newClient(t, s.Addr()), redis.Options{})
+	warmWakes(t, waiter)
 	for _, prefix := range []string{"void:", "void:{tag}:", "void}:"} {
 		t.Run(prefix, func(t *testing.T) {
 			key := uniq(t, prefix)
@@ -31,16 +33,20 @@ func TestExecutor_void_voidsLateWrites(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			w, stop := e.WatchRelease(t.Context(), key)
+			w, stop := queueUp(t, waiter, key)
 			defer stop()
 			if !redis.Void(e, key, r.Owner, ttl) {
 				t.Fatal("void failed")
 			}
-			if n := c.Exists(t.Context(), key).Val(); n != 0 {
-				t.Fatal("key still held after its void")
+			if v := c.Get(t.Context(), key).Val(); v != "lock4go:claim:"+redis.Member(waiter) {
+				t.Fatalf("key after its void = %q, want the queued waiter's claim", v)
 			}
 			if !fired(w, 2*time.Second) {
-				t.Fatal("the void.s delete did not wake waiters")
+				t.Fatal("the void did not wake the queued waiter")
+			}
+			stop() // the waiter gives up: its claim is freed
+			if !eventually(2*time.Second, func() bool { return c.Exists(t.Context(), key).Val() == 0 }) {
+				t.Fatal("key still claimed after the waiter gave up")
 			}
 			void := redis.VoidKey(key, r.Owner)
 			if d := c.PTTL(t.Context(), void).Val(); d < ttl-5*time.Second || d > redis.VoidTTL(ttl) {

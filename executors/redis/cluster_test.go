@@ -28,6 +28,7 @@ func TestCluster_keys(t *testing.T) {
 	client := newClusterClient(t)
 	e := newExecutor(t, client, redis.Options{})
 	other := newExecutor(t, newClusterClient(t), redis.Options{})
+	warmWakes(t, other)
 	suffix := uniq(t, "")
 	keys := []string{
 		"lock4j:order#42:" + suffix,
@@ -53,8 +54,8 @@ func TestCluster_keys(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Inspect(%q) = %v", k, err)
 		}
-		if h.Token != l.Token() || h.Waiters != -1 {
-			t.Fatalf("Inspect(%q) = %+v, want token %d and Waiters -1", k, h, l.Token())
+		if h.Token != l.Token() || h.Waiters != 0 {
+			t.Fatalf("Inspect(%q) = %+v, want token %d and Waiters 0", k, h, l.Token())
 		}
 	}
 	// One pipeline per node, spread over every master.
@@ -66,15 +67,15 @@ func TestCluster_keys(t *testing.T) {
 	// Releases wake waiters, whatever node holds the key and whatever node
 	// the waiter's pub/sub connection is on.
 	for i, k := range keys {
-		w, stop := other.WatchRelease(t.Context(), k)
+		w, stop := queueUp(t, other, k)
 		if err := items[i].Lease.Release(t.Context()); err != nil {
 			t.Fatalf("Release(%q) = %v", k, err)
 		}
 		if !fired(w, 2*time.Second) {
 			t.Fatalf("waiter of %q not woken", k)
 		}
+		l, err := take(t, other, k)
 		stop()
-		l, err := other.Acquire(t.Context(), req(k, time.Minute))
 		if err != nil {
 			t.Fatalf("Acquire(%q) after release = %v", k, err)
 		}

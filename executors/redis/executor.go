@@ -29,6 +29,15 @@ type Executor struct {
 	lastTTL       atomic.Pointer[ttlArg]
 	hub           *hub
 
+	// The executor in wait queues: its member name, boxed once, the channel
+	// releases wake it on, and what its callers wait for.
+	member      string
+	memberArg   any
+	wakeChannel string
+	claimArg    any // ClaimWindow in ms, boxed once
+	queueTTLArg any // queueTTL in ms, boxed once
+	waits       waits
+
 	voids voidQueue // voids of lost replies
 
 	mu     sync.Mutex
@@ -86,8 +95,13 @@ func New(client goredis.UniversalClient, opts Options) (*Executor, error) {
 		log:           opts.Logger.With("executor", opts.Name),
 		ctxBound:      honoursContext(client),
 		counterTTLArg: ms(opts.CounterTTL),
+		claimArg:      ms(opts.ClaimWindow),
+		queueTTLArg:   ms(max(queueTTL, opts.ClaimWindow)),
+		member:        newMember(),
 		done:          make(chan struct{}),
 	}
+	e.memberArg = e.member
+	e.wakeChannel = wakeChannelPrefix + e.member
 	e.hub = newHub(client, e.log, opts.SubscribeTimeout)
 	if !e.ctxBound {
 		e.log.Debug("redis: the client does not bound calls by context deadlines (ContextTimeoutEnabled is false); calls whose context can end are handed to worker goroutines")
@@ -104,12 +118,16 @@ func (e *Executor) Name() string { return e.opts.Name }
 func (e *Executor) Priority() int { return e.opts.Priority }
 
 // Capabilities implements [executor.Executor]: the Template's watchdog
-// renews Redis locks.
-func (e *Executor) Capabilities() executor.Capabilities { return executor.Capabilities{} }
+// renews Redis locks, and waiters queue on the server (see
+// [Executor.WatchRelease]).
+func (e *Executor) Capabilities() executor.Capabilities {
+	return executor.Capabilities{QueuedWaits: true}
+}
 
 // Close stops the executor's shared pub/sub connection and its background
 // work, and waits for it to end: the start-up check, its workers (a call
-// abandoned by its context finishes first), voids of lost replies (a round in progress
+// abandoned by its context finishes first), departures from wait queues,
+// voids of lost replies (a round in progress
 // finishes; voids waiting for a retry are dropped with a warning,
 // and their keys stay locked until their TTL at worst). It does not close
 // the client. Leases stay usable after Close; WatchRelease then returns

@@ -12,6 +12,7 @@ var (
 	ReservedKey  = reservedKey
 	ChannelName  = channelName
 	VoidKey      = voidKey
+	QueueKey     = queueKey
 	AcquireNames = acquireNames
 	KeySlot      = keySlot
 	SlotTag      = slotTag
@@ -52,3 +53,9 @@ func IdleWorkers(e *Executor) int {
 	defer e.mu.Unlock()
 	return len(e.idle)
 }
+
+// WakeChannel returns the channel releases wake e's waiters on.
+func WakeChannel(e *Executor) string { return e.wakeChannel }
+
+// Member returns e's name in wait queues.
+func Member(e *Executor) string { return e.member }

@@ -14,28 +14,24 @@ import (
 // Inspect implements [executor.Inspector] with one pipeline: the owner
 // (GET key), the token (GET of the key's counter: the token of the latest
 // acquisition, the holder's unless the key was taken without lock4go, as by
-// Lock4j), the remaining TTL (PTTL) and, except on a Cluster client, the
-// number of pub/sub connections watching the key's releases (PUBSUB NUMSUB):
-// processes with waiters, not waiting goroutines. On a Cluster client, where
-// subscribers may sit on other nodes, Waiters is -1. The values are read
-// together but not atomically. It returns an error wrapping
-// [executor.ErrLockNotHeld] when nobody holds key.
+// Lock4j), the remaining TTL (PTTL) and the number of executors (processes,
+// not goroutines) in the key's wait queue (ZCARD). A key that a release
+// handed to the head of its queue, and that the head has yet to take, has
+// the owner "lock4go:claim:<member>". The values are read together but not
+// atomically. It returns an error wrapping [executor.ErrLockNotHeld] when
+// nobody holds key.
 func (e *Executor) Inspect(ctx context.Context, key string) (executor.Holder, error) {
-	_, cluster := e.client.(*goredis.ClusterClient)
 	var (
 		owner, token *goredis.StringCmd
 		pttl         *goredis.DurationCmd
-		numsub       *goredis.MapStringIntCmd
+		waiters      *goredis.IntCmd
 	)
-	channel := channelName(key)
 	r := e.run(ctx, func(ctx context.Context) result {
 		_, err := e.client.Pipelined(ctx, func(p goredis.Pipeliner) error {
 			owner = p.Get(ctx, key)
 			token = p.Get(ctx, counterKey(key))
 			pttl = p.PTTL(ctx, key)
-			if !cluster {
-				numsub = p.PubSubNumSub(ctx, channel)
-			}
+			waiters = p.ZCard(ctx, queueKey(key))
 			return nil
 		})
 		return result{err: err}
@@ -47,15 +43,12 @@ func (e *Executor) Inspect(ctx context.Context, key string) (executor.Holder, er
 	if isNil(err) || pttl.Val() == -2*time.Nanosecond {
 		return executor.Holder{}, fmt.Errorf("redis: inspect %q: %w", key, executor.ErrLockNotHeld)
 	}
-	h := executor.Holder{Owner: o, Waiters: -1}
+	h := executor.Holder{Owner: o, Waiters: int(waiters.Val())}
 	if t, err := strconv.ParseInt(token.Val(), 10, 64); err == nil {
 		h.Token = t
 	}
 	if d := pttl.Val(); d > 0 {
 		h.TTL = d
-	}
-	if numsub != nil {
-		h.Waiters = int(numsub.Val()[channel])
 	}
 	return h, nil
 }

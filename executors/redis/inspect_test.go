@@ -2,6 +2,7 @@ package redis_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -22,6 +23,11 @@ func TestExecutor_Inspect(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	wr := req(key, 10*time.Second)
+	wr.Wait = true
+	if _, err := watcher.Acquire(t.Context(), wr); !errors.Is(err, executor.ErrNotAcquired) {
+		t.Fatalf("a waiting attempt on a held key = %v, want ErrNotAcquired", err)
+	}
 	_, stop := watcher.WatchRelease(t.Context(), key)
 	defer stop()
 	h, err := e.Inspect(t.Context(), key)
@@ -34,7 +40,15 @@ func TestExecutor_Inspect(t *testing.T) {
 	if err := l.Release(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.Inspect(t.Context(), key); !errors.Is(err, executor.ErrLockNotHeld) {
-		t.Fatalf("Inspect after Release = %v, want ErrLockNotHeld", err)
+	// The release handed the key to the queued executor: a claim.
+	if h, err := e.Inspect(t.Context(), key); err != nil || !strings.HasPrefix(h.Owner, "lock4go:claim:") || h.Waiters != 0 {
+		t.Fatalf("Inspect after a release with a waiter queued = %+v, %v; want a claim and no waiter", h, err)
+	}
+	stop() // the waiter gives up: the claim goes, and nobody is left
+	if !eventually(5*time.Second, func() bool {
+		_, err := e.Inspect(t.Context(), key)
+		return errors.Is(err, executor.ErrLockNotHeld)
+	}) {
+		t.Fatal("the claim of a waiter that gave up was not freed")
 	}
 }

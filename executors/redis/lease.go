@@ -14,11 +14,13 @@ import (
 // is safe for concurrent use.
 type lease struct {
 	e *Executor
-	// keys are the acquire script's KEYS: the lock key, its owner's void
-	// marker, its counter and, for a key with a hash tag, the counter's
-	// legacy name (see legacyCounterKey). They are backed by names.
+	// keys are the acquire script's KEYS: the lock key, its wait queue, its
+	// owner's void marker, its counter and, for a key with a hash tag, the
+	// counter's legacy name (see legacyCounterKey). They are backed by
+	// names. The release script takes the first two, the void script the
+	// first three.
 	keys     []string
-	names    [4]string
+	names    [5]string
 	channel  string // the key's release channel
 	ownerArg any    // the owner value, boxed once for every script call
 	token    int64
@@ -29,11 +31,11 @@ var _ executor.Lease = (*lease)(nil)
 
 // newLease returns the attempt of owner to take key through e.
 func newLease(e *Executor, key, owner string) *lease {
-	void, counter, channel, legacy := acquireNames(key, owner)
-	l := &lease{e: e, names: [4]string{key, void, counter, legacy}, channel: channel, ownerArg: owner, start: time.Now()}
-	l.keys = l.names[:3]
+	queue, void, counter, channel, legacy := acquireNames(key, owner)
+	l := &lease{e: e, names: [5]string{key, queue, void, counter, legacy}, channel: channel, ownerArg: owner, start: time.Now()}
+	l.keys = l.names[:4]
 	if legacy != "" {
-		l.keys = l.names[:4]
+		l.keys = l.names[:5]
 	}
 	return l
 }
@@ -63,8 +65,8 @@ func (l *lease) Renew(ctx context.Context, ttl time.Duration) error {
 	return l.check("renew", r)
 }
 
-// Release deletes the key if it still holds this owner and announces the
-// release to waiters. A ctx that has already ended is replaced by a detached
+// Release frees the key if it still holds this owner: it hands it to the
+// executor at the head of the key's wait queue, or deletes it. A ctx that has already ended is replaced by a detached
 // one bounded by [Options.CleanupTimeout], so a lock is released even by a
 // caller whose request was cancelled.
 func (l *lease) Release(ctx context.Context) error {
@@ -88,10 +90,9 @@ func (l *lease) renew(ctx context.Context, ttl time.Duration) result {
 	return result{val: v, err: err}
 }
 
-// release runs the compare-and-delete script, which also announces the
-// release.
+// release runs the release script, which also hands the key off.
 func (l *lease) release(ctx context.Context) result {
-	v, err := releaseScript.Run(ctx, l.e.client, l.keys[:1], l.ownerArg, l.channel).Int64()
+	v, err := releaseScript.Run(ctx, l.e.client, l.keys[:2], l.ownerArg, l.channel, l.e.claimArg).Int64()
 	return result{val: v, err: err}
 }
 

@@ -7,6 +7,7 @@ const (
 	counterSuffix = ":token"
 	channelSuffix = ":released"
 	voidSuffix    = ":void"
+	queueSuffix   = ":queue"
 
 	// A key with a hash tag keeps it in its derived names, which are the key
 	// plus a suffix. There the counter and void suffixes start with "##" and
@@ -19,6 +20,7 @@ const (
 	// and keep ":released".
 	taggedCounterSuffix = "##token"
 	taggedVoidSuffix    = "##void"
+	taggedQueueSuffix   = "##queue"
 )
 
 // counterKey returns the name of key's fencing counter.
@@ -38,6 +40,10 @@ func legacyCounterKey(key string) string {
 // channelName returns the name of the channel that announces key's releases.
 func channelName(key string) string { return derive(key, channelSuffix, channelSuffix) }
 
+// queueKey returns the name of key's wait queue: a sorted set of the
+// executors waiting for key, by arrival (see docs/redis.md).
+func queueKey(key string) string { return derive(key, queueSuffix, taggedQueueSuffix) }
+
 // voidKey returns the name of the marker that voids owner's acquisitions of
 // key: key's derived name with the void suffix, then ":" and the owner
 // ("{order:42}:void:<owner>", "{app}:order#42##void:<owner>").
@@ -45,37 +51,41 @@ func voidKey(key, owner string) string {
 	return derive(key, voidSuffix, taggedVoidSuffix) + ":" + owner
 }
 
-// reservedKey reports whether key is the fencing counter or a void marker of
-// a key with a hash tag ("<key>##token", "<key>##void:<owner>"): a name the
+// reservedKey reports whether key is the fencing counter, the wait queue or
+// a void marker of a key with a hash tag ("<key>##token", "<key>##queue",
+// "<key>##void:<owner>"): a name the
 // executor writes for its own bookkeeping, which no key builder produces and
 // which must not be locked.
 func reservedKey(key string) bool {
 	if _, ok := hashTag(key); !ok {
 		return false
 	}
-	return strings.HasSuffix(key, taggedCounterSuffix) || strings.Contains(key, taggedVoidSuffix+":")
+	return strings.HasSuffix(key, taggedCounterSuffix) || strings.HasSuffix(key, taggedQueueSuffix) ||
+		strings.Contains(key, taggedVoidSuffix+":")
 }
 
-// acquireNames returns voidKey(key, owner), counterKey(key),
+// acquireNames returns queueKey(key), voidKey(key, owner), counterKey(key),
 // channelName(key) and legacyCounterKey(key): the names an acquisition and
 // its release touch besides key. Except for keys that need a slot tag, they
 // share one allocation, since they are made on every acquisition's path.
-func acquireNames(key, owner string) (void, counter, channel, legacy string) {
+func acquireNames(key, owner string) (queue, void, counter, channel, legacy string) {
 	if _, ok := hashTag(key); ok {
-		s := key + taggedVoidSuffix + ":" + owner + key + taggedCounterSuffix + key + channelSuffix + key + counterSuffix
-		v := len(key) + len(taggedVoidSuffix) + 1 + len(owner)
+		s := key + taggedQueueSuffix + key + taggedVoidSuffix + ":" + owner + key + taggedCounterSuffix + key + channelSuffix + key + counterSuffix
+		q := len(key) + len(taggedQueueSuffix)
+		v := q + len(key) + len(taggedVoidSuffix) + 1 + len(owner)
 		c := v + len(key) + len(taggedCounterSuffix)
 		ch := c + len(key) + len(channelSuffix)
-		return s[:v], s[v:c], s[c:ch], s[ch:]
+		return s[:q], s[q:v], s[v:c], s[c:ch], s[ch:]
 	}
 	if key != "" && !strings.Contains(key, "}") {
 		pre := len(key) + 2
-		s := "{" + key + "}" + voidSuffix + ":" + owner + "{" + key + "}" + counterSuffix + "{" + key + "}" + channelSuffix
-		v := pre + len(voidSuffix) + 1 + len(owner)
+		s := "{" + key + "}" + queueSuffix + "{" + key + "}" + voidSuffix + ":" + owner + "{" + key + "}" + counterSuffix + "{" + key + "}" + channelSuffix
+		q := pre + len(queueSuffix)
+		v := q + pre + len(voidSuffix) + 1 + len(owner)
 		c := v + pre + len(counterSuffix)
-		return s[:v], s[v:c], s[c:], ""
+		return s[:q], s[q:v], s[v:c], s[c:], ""
 	}
-	return voidKey(key, owner), counterKey(key), channelName(key), ""
+	return queueKey(key), voidKey(key, owner), counterKey(key), channelName(key), ""
 }
 
 // derive returns a name unique to key (per suffix) that Redis Cluster hashes

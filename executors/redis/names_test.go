@@ -70,22 +70,23 @@ func TestSlotTag_coversEverySlot(t *testing.T) {
 func TestDerivedNames_sameSlot(t *testing.T) {
 	const o = "0123abcd"
 	for _, k := range slotKeys {
-		c, ch, v := redis.CounterKey(k), redis.ChannelName(k), redis.VoidKey(k, o)
-		if c == k || ch == k || v == k || c == ch || v == c || v == ch {
-			t.Errorf("key %q: counter %q, channel %q, void marker %q are not distinct", k, c, ch, v)
+		c, ch, v, q := redis.CounterKey(k), redis.ChannelName(k), redis.VoidKey(k, o), redis.QueueKey(k)
+		if c == k || ch == k || v == k || q == k || c == ch || v == c || v == ch || q == c || q == v || q == ch {
+			t.Errorf("key %q: counter %q, channel %q, void marker %q, queue %q are not distinct", k, c, ch, v, q)
 		}
 		if v2 := redis.VoidKey(k, o+"x"); v2 == v {
 			t.Errorf("key %q: two owners share the void marker %q", k, v)
 		}
 		lc := redis.LegacyKey(k)
-		if gv, gc, gch, glc := redis.AcquireNames(k, o); gv != v || gc != c || gch != ch || glc != lc {
-			t.Errorf("AcquireNames(%q) = %q, %q, %q, %q; want %q, %q, %q, %q", k, gv, gc, gch, glc, v, c, ch, lc)
+		if gq, gv, gc, gch, glc := redis.AcquireNames(k, o); gq != q || gv != v || gc != c || gch != ch || glc != lc {
+			t.Errorf("AcquireNames(%q) = %q, %q, %q, %q, %q; want %q, %q, %q, %q, %q", k, gq, gv, gc, gch, glc, q, v, c, ch, lc)
 		}
-		if redis.ReservedKey(k) || redis.ReservedKey(c) != (lc != "") || redis.ReservedKey(v) != (lc != "") {
-			t.Errorf("key %q: ReservedKey of the key, its counter %q, its void marker %q = %v, %v, %v",
-				k, c, v, redis.ReservedKey(k), redis.ReservedKey(c), redis.ReservedKey(v))
+		tagged := lc != ""
+		if redis.ReservedKey(k) || redis.ReservedKey(c) != tagged || redis.ReservedKey(v) != tagged || redis.ReservedKey(q) != tagged {
+			t.Errorf("key %q: ReservedKey of the key, its counter %q, its void marker %q, its queue %q = %v, %v, %v, %v",
+				k, c, v, q, redis.ReservedKey(k), redis.ReservedKey(c), redis.ReservedKey(v), redis.ReservedKey(q))
 		}
-		for _, n := range []string{c, ch, v, lc} {
+		for _, n := range []string{c, ch, v, q, lc} {
 			if n == "" {
 				continue
 			}
@@ -100,6 +101,8 @@ func TestDerivedNames_sameSlot(t *testing.T) {
 	for _, tc := range []struct{ got, want string }{
 		{redis.ChannelName("a:{42}"), "a:{42}:released"},
 		{redis.VoidKey("order:42", "o1"), "{order:42}:void:o1"},
+		{redis.QueueKey("order:42"), "{order:42}:queue"},
+		{redis.QueueKey("{app}:order#1"), "{app}:order#1##queue"},
 		{redis.CounterKey("{app}:order#1"), "{app}:order#1##token"},
 		{redis.VoidKey("{app}:order#1", "o1"), "{app}:order#1##void:o1"},
 		{redis.LegacyKey("{app}:order#1"), "{app}:order#1:token"},

@@ -37,6 +37,15 @@ type Options struct {
 	// Zero means 250ms.
 	SubscribeTimeout time.Duration
 
+	// ClaimWindow is how long a released key stays reserved for the executor
+	// at the head of its wait queue (see [Executor.WatchRelease]): the
+	// woken waiter takes it within this window, or anyone may take it after
+	// (a waiter that died while queued costs the next one this window plus
+	// its retry interval at worst). It must exceed the time a wake-up takes
+	// to reach a waiter and its attempt to reach Redis, scheduling delays on
+	// a busy machine included. Zero means 200ms.
+	ClaimWindow time.Duration
+
 	// CleanupTimeout bounds each attempt of the void of an
 	// acquisition whose reply was lost (see [Executor.Acquire]; failed
 	// attempts are retried), and a Release whose context has already ended.
@@ -53,6 +62,7 @@ const (
 	defaultCounterTTL       = 7 * 24 * time.Hour
 	defaultSubscribeTimeout = 250 * time.Millisecond
 	defaultCleanupTimeout   = 2 * time.Second
+	defaultClaimWindow      = 200 * time.Millisecond
 )
 
 // withDefaults validates o and fills in its zero fields.
@@ -64,6 +74,7 @@ func (o Options) withDefaults() (Options, error) {
 		{"CounterTTL", o.CounterTTL},
 		{"SubscribeTimeout", o.SubscribeTimeout},
 		{"CleanupTimeout", o.CleanupTimeout},
+		{"ClaimWindow", o.ClaimWindow},
 	} {
 		if d.v < 0 {
 			return o, fmt.Errorf("redis: %s %v is negative: %w", d.name, d.v, executor.ErrInvalidConfig)
@@ -80,6 +91,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.SubscribeTimeout == 0 {
 		o.SubscribeTimeout = defaultSubscribeTimeout
+	}
+	if o.ClaimWindow == 0 {
+		o.ClaimWindow = defaultClaimWindow
 	}
 	if o.CleanupTimeout == 0 {
 		o.CleanupTimeout = defaultCleanupTimeout

@@ -184,14 +184,23 @@ func (r *sentinelRun) wait(key string) <-chan waited {
 	return ch
 }
 
-// awaitSubscriber waits until node m has a subscriber on key's release
-// channel and returns how long after since that was, or -1 if that did not
-// happen within a minute (an error of the test, which may run in another
-// goroutine than the test's).
+// awaitSubscriber waits until node m has a waiter for key: an executor in
+// key's wait queue whose wake channel has a subscriber on m. It returns how
+// long after since that was, or -1 if that did not happen within a minute
+// (an error of the test, which may run in another goroutine than the
+// test's).
 func (r *sentinelRun) awaitSubscriber(m *testserver.Server, key string, since time.Time) time.Duration {
-	c, ch := r.node(m), redis.ChannelName(key)
-	if !eventually(time.Minute, func() bool { return c.PubSubNumSub(r.t.Context(), ch).Val()[ch] > 0 }) {
-		r.t.Errorf("no subscriber of %s on %s", ch, m.Addr())
+	c, q := r.node(m), redis.QueueKey(key)
+	if !eventually(time.Minute, func() bool {
+		for _, member := range c.ZRange(r.t.Context(), q, 0, -1).Val() {
+			ch := "lock4go:wake:" + member
+			if c.PubSubNumSub(r.t.Context(), ch).Val()[ch] > 0 {
+				return true
+			}
+		}
+		return false
+	}) {
+		r.t.Errorf("no waiter of %s queued and subscribed on %s", key, m.Addr())
 		return -1
 	}
 	return time.Since(since)
