@@ -36,6 +36,12 @@ type Options struct {
 	// the suite can run as a user allowed only some keys. Zero means
 	// "lock4go-conformance".
 	KeyPrefix string
+
+	// Unordered marks executors that wake every waiter of a key at a
+	// release instead of the longest waiting one (the memory executor,
+	// whose Template's local queue orders the waiters of one process); the
+	// arrival-order test is skipped for them.
+	Unordered bool
 }
 
 func (o Options) withDefaults() Options {
@@ -68,6 +74,8 @@ func Run(t *testing.T, f Factory, o Options) {
 		{"RenewalKeepsKey", s.testRenewal},
 		{"TokensIncrease", s.testTokens},
 		{"WakeUp", s.testWakeUp},
+		{"FIFOAcrossExecutors", s.testFIFO},
+		{"DepartedWaiter", s.testDepartedWaiter},
 		{"CancelWhileWaiting", s.testCancelWhileWaiting},
 		{"WaitUntil", s.testWaitUntil},
 		{"FixedLeaseAfterWait", s.testFixedLeaseAfterWait},
@@ -162,28 +170,31 @@ func tryOnce(t *testing.T, e executor.Executor, k string) bool {
 }
 
 // acquireBlocking waits for k the way the Template does: a queue wait where
-// the executor offers one, release notifications where it offers them, and
-// short polling otherwise.
+// the executor offers one, release notifications where it offers them
+// (watched after the first attempt, which may queue the executor, and kept
+// until the end), and short polling otherwise.
 func acquireBlocking(ctx context.Context, e executor.Executor, r executor.Request) (executor.Lease, error) {
 	r.Wait = true
 	w, _ := e.(executor.Waiter)
+	var released <-chan struct{}
+	stop := func() {}
+	defer func() { stop() }()
 	for {
-		var released <-chan struct{}
-		stop := func() {}
-		if w != nil {
-			released, stop = w.WatchRelease(ctx, r.Key)
-		}
 		l, err := e.Acquire(ctx, r)
 		if err == nil || !errors.Is(err, executor.ErrNotAcquired) || ctx.Err() != nil {
-			stop()
 			return l, err
+		}
+		if w != nil && released == nil {
+			released, stop = w.WatchRelease(ctx, r.Key)
+			if !e.Capabilities().QueuedWaits {
+				continue // a release before the watch would be missed
+			}
 		}
 		select {
 		case <-released:
 		case <-time.After(20 * time.Millisecond):
 		case <-ctx.Done():
 		}
-		stop()
 	}
 }
 

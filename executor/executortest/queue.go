@@ -1,0 +1,120 @@
+package executortest
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/lock4go/lock4go/executor"
+)
+
+// waiting waits until key has at least n waiters by inspector's count, or,
+// for an executor that cannot count them, lets the waiters reach their wait
+// (any delay only adds to their wait, never to what is measured).
+func waiting(t *testing.T, inspector executor.Executor, key string, n int) {
+	t.Helper()
+	in, ok := inspector.(executor.Inspector)
+	if ok {
+		counted := eventually(10*time.Second, func() bool {
+			h, err := in.Inspect(t.Context(), key)
+			return err == nil && (h.Waiters < 0 || h.Waiters >= n)
+		})
+		if h, err := in.Inspect(t.Context(), key); counted && err == nil && h.Waiters >= 0 {
+			return
+		} else if !counted {
+			t.Fatalf("Inspect(%q) never counted %d waiters: %+v, %v", key, n, h, err)
+		}
+	}
+	time.Sleep(100 * time.Millisecond)
+}
+
+// testFIFO checks that waiters of different executors (processes) get a
+// busy key in the order they started waiting: each release hands it to the
+// longest waiter, not to whoever retries first.
+func (s *suite) testFIFO(t *testing.T) {
+	if s.o.Unordered {
+		t.Skip("the executor wakes every waiter (Options.Unordered)")
+	}
+	a := s.f(t)
+	k := s.key(t)
+	holder := mustAcquire(t, a, s.req(k, 0, false))
+	const waiters = 3
+	order := make(chan int, waiters)
+	errc := make(chan error, waiters)
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	for i := range waiters {
+		e := s.f(t)
+		go func() {
+			l, err := acquireBlocking(ctx, e, s.req(k, 0, true))
+			if err != nil {
+				errc <- err
+				return
+			}
+			order <- i
+			if err := l.Release(context.WithoutCancel(ctx)); err != nil {
+				errc <- err
+			}
+		}()
+		waiting(t, a, k, i+1)
+	}
+	if err := holder.Release(t.Context()); err != nil {
+		t.Fatalf("Release = %v", err)
+	}
+	for want := range waiters {
+		select {
+		case got := <-order:
+			if got != want {
+				t.Fatalf("waiter %d got the key in turn %d: not in arrival order", got, want)
+			}
+		case err := <-errc:
+			t.Fatalf("waiter failed: %v", err)
+		case <-ctx.Done():
+			t.Fatalf("turn %d: no waiter got the key", want)
+		}
+	}
+}
+
+// testDepartedWaiter checks that a waiter that stopped waiting without a
+// word (its context ended, or its process died right after joining a queue)
+// does not hold up the next one: the release reaches the live waiter within
+// Settle, not after the departed one's lease or session.
+func (s *suite) testDepartedWaiter(t *testing.T) {
+	a, departed, live := s.f(t), s.f(t), s.f(t)
+	k := s.key(t)
+	holder := mustAcquire(t, a, s.req(k, 0, false))
+	dctx, dcancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
+	l, err := departed.Acquire(dctx, s.req(k, 0, true))
+	dcancel()
+	if err == nil {
+		_ = l.Release(t.Context())
+		t.Fatal("a waiting Acquire succeeded while the key is held")
+	}
+	if !errors.Is(err, executor.ErrNotAcquired) {
+		t.Fatalf("waiting Acquire = %v, want ErrNotAcquired", err)
+	}
+	got := make(chan error, 1)
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	go func() {
+		l, err := acquireBlocking(ctx, live, s.req(k, 0, true))
+		if err == nil {
+			err = l.Release(context.WithoutCancel(ctx))
+		}
+		got <- err
+	}()
+	waiting(t, a, k, 1)
+	released := time.Now()
+	if err := holder.Release(t.Context()); err != nil {
+		t.Fatalf("Release = %v", err)
+	}
+	if err := <-got; err != nil {
+		t.Fatalf("live waiter: %v", err)
+	}
+	took := time.Since(released)
+	t.Logf("live waiter got the key %v after the release, past a departed waiter", took)
+	if took > s.o.Settle {
+		t.Fatalf("live waiter got the key %v after the release, want within %v", took, s.o.Settle)
+	}
+}
