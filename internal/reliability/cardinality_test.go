@@ -17,8 +17,9 @@ import (
 )
 
 // TestKeyCardinality acquires and releases 10k distinct keys (from 32
-// goroutines) and then looks at what the backend keeps: no lock key, queue
-// entry or lock node may remain; every remaining Redis key (the fencing
+// goroutines), then 200 keys contended by two Templates, and then looks at
+// what the backend keeps: no lock key, queue entry (Redis wait queues
+// included) or lock node may remain; every remaining Redis key (the fencing
 // counters) must have a TTL; etcd must hold nothing; ZooKeeper keeps one
 // empty lock parent per key, a container node the server deletes some
 // time after it empties (every 60s by default, at most 10000 a minute):
@@ -30,6 +31,7 @@ func TestKeyCardinality(t *testing.T) {
 		const n = 10000
 		ctx := t.Context()
 		memBefore := redisMemory(t, e)
+		zaddBefore := redisCalls(t, e, "zadd")
 		var next, failed atomic.Int64
 		var firstErr, firstExcused sync.Once
 		began := time.Now()
@@ -60,17 +62,51 @@ func TestKeyCardinality(t *testing.T) {
 				}
 			})
 		}
+		// Then contended keys from a second Template (a second process), so
+		// that waiters queue: their queue entries must go too, and any
+		// Redis queue key must carry a TTL.
+		tpl2, _ := s.open(t, lock4go.Config{AcquireTimeout: 10 * time.Second})
+		const contended, rounds = 200, 2000
+		var round atomic.Int64
+		for g := range 32 {
+			wg.Go(func() {
+				on := tpl
+				if g%2 == 1 {
+					on = tpl2
+				}
+				for {
+					i := round.Add(1)
+					if i > rounds {
+						return
+					}
+					k := s.key("card:c:" + strconv.FormatInt(i/2%contended, 10))
+					l, err := on.Lock(ctx, k)
+					if err == nil {
+						err = l.Release(ctx)
+					}
+					if err != nil {
+						failed.Add(1)
+						if excusedFailure(err) {
+							firstExcused.Do(func() { t.Logf("key %s: %v", k, err) })
+						} else {
+							firstErr.Do(func() { t.Errorf("contended key %s: %v", k, err) })
+						}
+					}
+				}
+			})
+		}
 		wg.Wait()
 		took := time.Since(began)
-		if tpl.HeldLocks() != 0 {
+		if tpl.HeldLocks() != 0 || tpl2.HeldLocks() != 0 {
 			t.Errorf("%d locks held after release", tpl.HeldLocks())
 		}
-		if f := failed.Load(); f > n/100 {
-			t.Errorf("%d of %d lock-and-release rounds failed, more than 1%%", f, n)
+		if f := failed.Load(); f > (n+rounds)/100 {
+			t.Errorf("%d of %d lock-and-release rounds failed, more than 1%%", f, n+rounds)
 		}
 		inv := s.inventory(t)
-		if failed.Load() > 0 {
-			// What a failed round left is removed in the background.
+		if len(inv.LockNodes) > 0 {
+			// What a failed round or a departed waiter left is removed in
+			// the background.
 			eventually(30*time.Second, func() bool { inv = s.inventory(t); return len(inv.LockNodes) == 0 })
 		}
 		if len(inv.LockNodes) != 0 {
@@ -83,19 +119,19 @@ func TestKeyCardinality(t *testing.T) {
 		switch e.kind {
 		case Redis:
 			maxTTL := redisMaxTTL(t, e, inv.Entries)
-			if len(inv.Entries) > n {
-				t.Errorf("%d Redis keys for %d lock keys", len(inv.Entries), n)
+			if len(inv.Entries) > n+contended {
+				t.Errorf("%d Redis keys for %d lock keys", len(inv.Entries), n+contended)
 			}
-			detail = fmt.Sprintf("%d fencing counters, longest TTL %v; used_memory grew by %d bytes",
-				len(inv.Entries), maxTTL.Round(time.Hour), redisMemory(t, e)-memBefore)
+			detail = fmt.Sprintf("%d fencing counters, longest TTL %v; used_memory grew by %d bytes; waiters queued %d times",
+				len(inv.Entries), maxTTL.Round(time.Hour), redisMemory(t, e)-memBefore, redisCalls(t, e, "zadd")-zaddBefore)
 		case Etcd:
 			if len(inv.Entries) != 0 {
 				t.Errorf("%d etcd keys left under %q", len(inv.Entries), s.namespace())
 			}
 			detail = fmt.Sprintf("%d etcd keys", len(inv.Entries))
 		case ZooKeeper:
-			if len(inv.Parents) > n {
-				t.Errorf("%d lock parents for %d keys", len(inv.Parents), n)
+			if len(inv.Parents) > n+contended {
+				t.Errorf("%d lock parents for %d keys", len(inv.Parents), n+contended)
 			}
 			detail = fmt.Sprintf("%d empty lock parents (containers)", len(inv.Parents))
 			if soak() {
@@ -106,8 +142,8 @@ func TestKeyCardinality(t *testing.T) {
 				detail += fmt.Sprintf(", all deleted by the server within 4 minutes: %v", gone)
 			}
 		}
-		t.Logf("%s: %d keys locked and released in %v (%d failed); left: %s",
-			e.kind, n, took.Round(time.Millisecond), failed.Load(), detail)
+		t.Logf("%s: %d keys locked and released, then %d contended rounds on %d keys, in %v (%d failed); left: %s",
+			e.kind, n, rounds, contended, took.Round(time.Millisecond), failed.Load(), detail)
 	})
 }
 
@@ -125,6 +161,27 @@ func redisMemory(t *testing.T, e *env) int64 {
 	for line := range strings.Lines(info) {
 		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "used_memory:"); ok {
 			n, _ := strconv.ParseInt(v, 10, 64)
+			return n
+		}
+	}
+	return 0
+}
+
+// redisCalls returns how many times Redis ran cmd (scripts' calls
+// included), or 0 for other backends.
+func redisCalls(t *testing.T, e *env, cmd string) int64 {
+	if e.kind != Redis {
+		return 0
+	}
+	c := goredis.NewClient(&goredis.Options{Addr: e.srv.Addr()})
+	defer c.Close()
+	info, err := c.Info(context.Background(), "commandstats").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line := range strings.Lines(info) {
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "cmdstat_"+cmd+":calls="); ok {
+			n, _ := strconv.ParseInt(strings.SplitN(rest, ",", 2)[0], 10, 64)
 			return n
 		}
 	}
