@@ -1,0 +1,209 @@
+package redis_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/lock4go/lock4go"
+	"github.com/lock4go/lock4go/executor"
+	"github.com/lock4go/lock4go/executors/redis"
+)
+
+// lockAsync runs tpl.Lock(key) with a retry interval of retry in a
+// goroutine, releases the lock at once, and reports the outcome and when
+// the lock was granted.
+func lockAsync(t *testing.T, tpl *lock4go.Template, key string, retry time.Duration) <-chan waitResult {
+	ch := make(chan waitResult, 1)
+	go func() {
+		l, err := tpl.Lock(t.Context(), key, lock4go.WithAcquireTimeout(20*time.Second), lock4go.WithRetryInterval(retry))
+		r := waitResult{at: time.Now(), err: err}
+		if err == nil {
+			r.err = l.Release(context.WithoutCancel(t.Context()))
+		}
+		ch <- r
+	}()
+	return ch
+}
+
+type waitResult struct {
+	at  time.Time
+	err error
+}
+
+// newTemplate returns a Template over a fresh executor (its own client), as
+// another process would have.
+func newTemplate(t *testing.T, o redis.Options) (*lock4go.Template, *redis.Executor) {
+	t.Helper()
+	e := newExecutor(t, newClient(t, server(t).Addr(), ctxTimeouts), o)
+	tpl, err := lock4go.New(lock4go.Config{Logger: testLogger(t)}, e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tpl, e
+}
+
+// queueLen returns how many executors wait in key's queue.
+func queueLen(t *testing.T, key string) int64 {
+	return newClient(t, server(t).Addr()).ZCard(t.Context(), redis.QueueKey(key)).Val()
+}
+
+// TestQueue_deadWaiterSkipped checks Redisson's fair-lock bug does not
+// happen here: a waiter whose process died after queuing (its executor gone
+// without leaving the queue) costs the next live waiter one claim window,
+// after which the live waiter's retry takes the key; and a second release
+// goes straight to the live waiter's successor.
+func TestQueue_deadWaiterSkipped(t *testing.T) {
+	s := server(t)
+	const claim, retry = 150 * time.Millisecond, 50 * time.Millisecond
+	holder := newExecutor(t, newClient(t, s.Addr()), redis.Options{})
+	key := uniq(t, "dead:")
+	l, err := holder.Acquire(t.Context(), req(key, time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The dead waiter: it queued, then its process ended (nothing closes
+	// the executor's queue entry: a kill -9).
+	dead := newExecutor(t, newClient(t, s.Addr()), redis.Options{ClaimWindow: claim})
+	r := req(key, time.Minute)
+	r.Wait = true
+	if _, err := dead.Acquire(t.Context(), r); !errors.Is(err, executor.ErrNotAcquired) {
+		t.Fatalf("dead waiter's attempt = %v, want ErrNotAcquired", err)
+	}
+	live, _ := newTemplate(t, redis.Options{ClaimWindow: claim})
+	got := lockAsync(t, live, key, retry)
+	if !eventually(5*time.Second, func() bool { return queueLen(t, key) == 2 }) {
+		t.Fatal("the live waiter did not queue behind the dead one")
+	}
+	released := time.Now()
+	if err := l.Release(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	res := <-got
+	if res.err != nil {
+		t.Fatalf("live waiter: %v", res.err)
+	}
+	took := res.at.Sub(released)
+	t.Logf("live waiter got the key %v after the release (claim window %v, retry interval %v)", took, claim, retry)
+	if took < claim {
+		t.Fatalf("live waiter got the key %v after the release, inside the dead waiter's claim window %v", took, claim)
+	}
+	// Bounded by the claim window plus one retry interval; the slack is for
+	// a busy machine's scheduling, far below Redisson's ~5 s per dead waiter.
+	if limit := claim + retry + time.Second; took > limit {
+		t.Fatalf("live waiter got the key %v after the release, want within %v", took, limit)
+	}
+	if n := queueLen(t, key); n != 0 {
+		t.Fatalf("%d executors still queued after the waits ended", n)
+	}
+}
+
+// TestQueue_evictedWaiter checks that a waiter whose queue entry vanished
+// (the queue expired or was deleted, or its claim lapsed while it was
+// slow) does not hang: its retry takes the key after the release.
+func TestQueue_evictedWaiter(t *testing.T) {
+	s := server(t)
+	const retry = 50 * time.Millisecond
+	holder := newExecutor(t, newClient(t, s.Addr()), redis.Options{})
+	key := uniq(t, "evicted:")
+	l, err := holder.Acquire(t.Context(), req(key, time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	waiter, _ := newTemplate(t, redis.Options{})
+	got := lockAsync(t, waiter, key, retry)
+	if !eventually(5*time.Second, func() bool { return queueLen(t, key) == 1 }) {
+		t.Fatal("the waiter did not queue")
+	}
+	c := newClient(t, s.Addr())
+	if err := c.Del(t.Context(), redis.QueueKey(key)).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Release(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case res := <-got:
+		if res.err != nil {
+			t.Fatalf("evicted waiter: %v", res.err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("an evicted waiter hung after the release")
+	}
+}
+
+// TestQueue_keysExpire checks that a wait queue carries a TTL (it expires
+// after its last registration, so the queues of dead waiters go), and that
+// a later registration never shortens it.
+func TestQueue_keysExpire(t *testing.T) {
+	s := server(t)
+	c := newClient(t, s.Addr())
+	holder := newExecutor(t, newClient(t, s.Addr()), redis.Options{})
+	key := uniq(t, "ttl:")
+	if _, err := holder.Acquire(t.Context(), req(key, time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 {
+		e := newExecutor(t, newClient(t, s.Addr()), redis.Options{})
+		r := req(key, time.Minute)
+		r.Wait = true
+		if _, err := e.Acquire(t.Context(), r); !errors.Is(err, executor.ErrNotAcquired) {
+			t.Fatalf("waiter %d: %v, want ErrNotAcquired", i, err)
+		}
+		d := c.PTTL(t.Context(), redis.QueueKey(key)).Val()
+		if d <= 20*time.Second || d > 30*time.Second {
+			t.Fatalf("PTTL of the queue after registration %d = %v, want about 30s", i, d)
+		}
+	}
+	// A key that does not wait never queues.
+	e := newExecutor(t, newClient(t, s.Addr()), redis.Options{})
+	if _, err := e.Acquire(t.Context(), req(key, time.Minute)); !errors.Is(err, executor.ErrNotAcquired) {
+		t.Fatalf("non-waiting attempt = %v, want ErrNotAcquired", err)
+	}
+	if n := c.ZCard(t.Context(), redis.QueueKey(key)).Val(); n != 2 {
+		t.Fatalf("queue holds %d executors, want 2 (a non-waiting attempt queued)", n)
+	}
+}
+
+// TestQueue_fifoAcrossTemplates checks that waiters of four Templates (four
+// processes) get a key in the order they came, each woken by the release
+// before it, with the retry interval far away.
+func TestQueue_fifoAcrossTemplates(t *testing.T) {
+	s := server(t)
+	holder := newExecutor(t, newClient(t, s.Addr()), redis.Options{})
+	key := uniq(t, "fifo:")
+	l, err := holder.Acquire(t.Context(), req(key, time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 4
+	var waits []<-chan waitResult
+	for i := range n {
+		tpl, _ := newTemplate(t, redis.Options{})
+		waits = append(waits, lockAsync(t, tpl, key, 10*time.Second))
+		if !eventually(5*time.Second, func() bool { return queueLen(t, key) == int64(i+1) }) {
+			t.Fatalf("waiter %d did not queue", i)
+		}
+	}
+	released := time.Now()
+	if err := l.Release(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	prev := released
+	for i, w := range waits {
+		res := <-w
+		if res.err != nil {
+			t.Fatalf("waiter %d: %v", i, res.err)
+		}
+		if res.at.Before(prev) {
+			t.Fatalf("waiter %d got the key before waiter %d: not in arrival order", i, i-1)
+		}
+		prev = res.at
+	}
+	// With a 10 s retry interval, only wakes can explain this.
+	if took := prev.Sub(released); took > 5*time.Second {
+		t.Fatalf("%d hand-offs took %v: waiters were not woken", n, took)
+	}
+	t.Logf("%d hand-offs across Templates in %v", n, prev.Sub(released))
+}
