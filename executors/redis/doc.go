@@ -12,8 +12,10 @@
 // service on Lock4j's RedisTemplate executor and a Go service on lock4go
 // exclude each other on the same key. Each acquisition also increments a
 // fencing counter kept in the key's Cluster slot, whose value is the token.
-// The Template's watchdog renews held locks, many per pipeline; a release
-// wakes waiters through pub/sub.
+// The Template's watchdog renews held locks, many per pipeline. Waiters
+// queue on the server, one entry per executor in arrival order; a release
+// hands the key to the longest waiter and wakes only it, through one
+// pub/sub subscription per executor (see [Executor.WatchRelease]).
 //
 // Guarantees and caveats:
 //
@@ -26,13 +28,12 @@
 //     grant a held lock again, with a reused token. Use etcd or ZooKeeper
 //     when that must never happen.
 //   - Keys you build yourself must not look like the names derived from a
-//     key (counters, void markers); build them with keybuilder.Join.
+//     key (counters, queues, void markers); build them with keybuilder.Join.
 //
-// [ACLRules] returns the ACL of a Redis user that can lock one key prefix
-// and nothing else. Credentials, TLS and Sentinel are configured on the
-// go-redis client.
+// [ACLRules] returns the ACL of a user that can lock one key prefix and no
+// more; credentials, TLS and Sentinel are set on the go-redis client.
 //
-// The protocol, the derived key names, the lost-reply handling, wake-up and
-// operations are described in docs/redis.md of the repository:
+// The protocol, the derived key names, the lost-reply handling, the wait
+// queue and operations are described in docs/redis.md of the repository:
 // https://github.com/lock4go/lock4go/blob/main/docs/redis.md
 package redis
