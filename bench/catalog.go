@@ -39,35 +39,7 @@ func NewCatalog(ctx context.Context, env *Env) (*Catalog, error) {
 		return nil
 	}
 	rc := env.RedisClient()
-	redisExec := func(ctx context.Context) (executor.Executor, func() error, error) {
-		e, err := lredis.New(env.RedisClient(), lredis.Options{})
-		if err != nil {
-			return nil, nil, err
-		}
-		return e, e.Close, nil
-	}
-	etcdExec := func(ctx context.Context) (executor.Executor, func() error, error) {
-		c, err := env.EtcdClient()
-		if err != nil {
-			return nil, nil, err
-		}
-		e, err := letcd.New(c, letcd.Options{Prefix: "lockbench-lock4go/"})
-		if err != nil {
-			return nil, nil, err
-		}
-		return e, e.Close, nil
-	}
-	zkExec := func(ctx context.Context) (executor.Executor, func() error, error) {
-		c, err := env.ZooKeeperConn(ctx)
-		if err != nil {
-			return nil, nil, err
-		}
-		e, err := lzk.New(c, lzk.Options{BasePath: "/lockbench-lock4go"})
-		if err != nil {
-			return nil, nil, err
-		}
-		return e, e.Close, nil
-	}
+	redisExec, etcdExec, zkExec := redisExecutor(env), etcdExecutor(env), zkExecutor(env)
 	ec, err := env.EtcdClient()
 	if err != nil {
 		return nil, err
@@ -108,4 +80,47 @@ func (c *Catalog) ByName(name string) *Subject {
 		}
 	}
 	return nil
+}
+
+// redisExecutor makes lock4go Redis executors, each over a client of its
+// own.
+func redisExecutor(env *Env) ExecutorFactory {
+	return func(context.Context) (executor.Executor, func() error, error) {
+		e, err := lredis.New(env.RedisClient(), lredis.Options{})
+		if err != nil {
+			return nil, nil, err
+		}
+		return e, e.Close, nil
+	}
+}
+
+// etcdExecutor makes lock4go etcd executors, each over a client of its own.
+func etcdExecutor(env *Env) ExecutorFactory {
+	return func(context.Context) (executor.Executor, func() error, error) {
+		c, err := env.EtcdClient()
+		if err != nil {
+			return nil, nil, err
+		}
+		e, err := letcd.New(c, letcd.Options{Prefix: "lockbench-lock4go/"})
+		if err != nil {
+			return nil, nil, err
+		}
+		return e, e.Close, nil
+	}
+}
+
+// zkExecutor makes lock4go ZooKeeper executors, each over a session of its
+// own.
+func zkExecutor(env *Env) ExecutorFactory {
+	return func(ctx context.Context) (executor.Executor, func() error, error) {
+		c, err := env.ZooKeeperConn(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		e, err := lzk.New(c, lzk.Options{BasePath: "/lockbench-lock4go"})
+		if err != nil {
+			return nil, nil, err
+		}
+		return e, e.Close, nil
+	}
 }

@@ -70,6 +70,16 @@ func (e *Env) Counter(b Backend) Counter {
 	}
 }
 
+// serverPID returns the process ID of b's server, or 0 when the Env did
+// not start it (a worker's Env).
+func (e *Env) serverPID(b Backend) int {
+	i := map[Backend]int{Redis: 0, Etcd: 1, ZooKeeper: 2}[b]
+	if i >= len(e.servers) {
+		return 0
+	}
+	return e.servers[i].PID()
+}
+
 // Close closes every client made by the Env, then stops the servers.
 func (e *Env) Close() error {
 	e.mu.Lock()

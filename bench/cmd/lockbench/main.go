@@ -19,17 +19,27 @@ import (
 )
 
 func main() {
+	bench.FleetWorkerMain() // a worker process of the fleet cells: runs and exits
 	out := flag.String("out", "", "directory for bench.md and bench.svg (empty: print the table only)")
 	quick := flag.Bool("quick", false, "short runs, for a smoke test")
 	scale := flag.Int("scale", 100_000, "locks held in the scale test (0: skip it)")
+	fleet := flag.Bool("fleet", false, "add the fleet cells (real worker processes) to the run")
+	fleetOnly := flag.Bool("fleet-only", false, "run only the fleet cells and write fleet.md")
 	flag.Parse()
-	if err := run(*out, *quick, *scale); err != nil {
+	if *fleetOnly {
+		if err := runFleet(*out, *quick); err != nil {
+			fmt.Fprintln(os.Stderr, "lockbench:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if err := run(*out, *quick, *scale, *fleet); err != nil {
 		fmt.Fprintln(os.Stderr, "lockbench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(out string, quick bool, scale int) (err error) {
+func run(out string, quick bool, scale int, fleet bool) (err error) {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	start := time.Now()
@@ -57,8 +67,19 @@ func run(out string, quick bool, scale int) (err error) {
 			sc = &r
 		}
 	}
-	rep := bench.Report{Rows: rows, Plan: plan, Scale: sc, Elapsed: time.Since(start), Command: "cd bench && go run ./cmd/lockbench -out ../docs"}
-	md := rep.Markdown()
+	command := "cd bench && go run ./cmd/lockbench -out ../docs"
+	var fleetMD string
+	if fleet {
+		command += " -fleet"
+		fo := fleetOptions(quick)
+		cells, err := bench.Fleet(ctx, env, fo, os.Stderr)
+		if err != nil {
+			return err
+		}
+		fleetMD = bench.FleetMarkdown(cells, fo, command)
+	}
+	rep := bench.Report{Rows: rows, Plan: plan, Scale: sc, Elapsed: time.Since(start), Command: command}
+	md := rep.Markdown() + fleetMD
 	if out == "" {
 		fmt.Print(md)
 		return nil
@@ -70,4 +91,36 @@ func run(out string, quick bool, scale int) (err error) {
 		return err
 	}
 	return os.WriteFile(filepath.Join(out, "bench.svg"), []byte(rep.SVG()), 0o644)
+}
+
+// fleetOptions are the fleet cells' options: the published ones, or short
+// runs at P = 1 and 4 for a smoke test.
+func fleetOptions(quick bool) bench.FleetOptions {
+	if quick {
+		return bench.FleetOptions{Procs: []int{1, 4}, Duration: time.Second, ManyKeys: true}
+	}
+	return bench.FleetOptions{ManyKeys: true}
+}
+
+// runFleet runs only the fleet cells and writes fleet.md to out (or prints
+// it).
+func runFleet(out string, quick bool) (err error) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	env, err := bench.Start()
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, env.Close()) }()
+	fo := fleetOptions(quick)
+	cells, err := bench.Fleet(ctx, env, fo, os.Stderr)
+	if err != nil {
+		return err
+	}
+	md := bench.FleetMarkdown(cells, fo, "cd bench && go run ./cmd/lockbench -fleet-only -out ../docs")
+	if out == "" {
+		fmt.Print(md)
+		return nil
+	}
+	return os.WriteFile(filepath.Join(out, "fleet.md"), []byte("# lock4go fleet benchmarks\n\n"+md), 0o644)
 }
