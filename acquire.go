@@ -51,7 +51,7 @@ func (t *Template) lock(ctx context.Context, key string, opts []LockOption, try 
 	if err != nil {
 		return nil, t.notAcquired(ctx, &w, e, key, start, 0, err)
 	}
-	h, attempts, err := t.acquire(&w, r, key, o, try)
+	h, attempts, err := t.acquire(&w, r, turn, key, o, try)
 	if err != nil {
 		t.queue.release(turn)
 		return nil, t.notAcquired(ctx, &w, e, key, start, attempts, err)
@@ -128,7 +128,7 @@ func (w *waitContext) stop() {
 // a release) until the acquire deadline or the caller's context ends. An
 // attempt in flight at the deadline finishes within the grace and its
 // answer counts. It returns the attempt count and the last error.
-func (t *Template) acquire(w *waitContext, r *registered, key string, o lockOptions, try bool) (*held, int, error) {
+func (t *Template) acquire(w *waitContext, r *registered, turn *turn, key string, o lockOptions, try bool) (*held, int, error) {
 	req := executor.Request{Key: key, TTL: o.expire, Renewed: !o.expireSet, Wait: !try}
 	if !try {
 		req.WaitUntil = w.deadline
@@ -136,6 +136,9 @@ func (t *Template) acquire(w *waitContext, r *registered, key string, o lockOpti
 	rw := retryWait{waiter: r.waiter, queued: r.caps.QueuedWaits, interval: o.retryInterval}
 	defer rw.stop()
 	for attempts := 1; ; attempts++ {
+		if rw.queued && !try {
+			req.Followers = t.queue.followed(turn)
+		}
 		h, err := t.attempt(w, r, &req)
 		if err == nil || try || w.parent.Err() != nil ||
 			errors.Is(err, ErrInvalidConfig) || errors.Is(err, ErrInvalidKey) {

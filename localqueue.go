@@ -75,6 +75,13 @@ func (q *localQueue) acquire(w *waitContext, exec, key string, try bool) (*turn,
 	return nil, fmt.Errorf("%w: waiting behind this process's holder: %w", ErrNotAcquired, context.Cause(ctx))
 }
 
+// followed reports whether other goroutines wait for s behind its holder.
+func (q *localQueue) followed(s *turn) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return s.refs > 1
+}
+
 // release gives the turn to the next goroutine. It accepts nil.
 func (q *localQueue) release(s *turn) {
 	if s == nil {

@@ -21,6 +21,7 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	FleetWorkerMain() // the fleet test re-executes this binary as its workers
 	testEnv, testErr = Start()
 	if testErr == nil {
 		testCatalog, testErr = NewCatalog(context.Background(), testEnv)

@@ -36,6 +36,13 @@ type Request struct {
 	// completes and its answer counts: ctx bounds round trips, WaitUntil
 	// bounds waiting.
 	WaitUntil time.Time
+
+	// Followers is true when other callers of this process wait for the key
+	// behind this request (the Template's local queue). An executor whose
+	// waiters queue on the backend ([Capabilities.QueuedWaits]) may keep
+	// the process queued when this request takes the key, so that the next
+	// caller need not join the queue again.
+	Followers bool
 }
 
 // Executor is a lock backend. Implementations must be safe for concurrent use.

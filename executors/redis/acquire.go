@@ -14,7 +14,12 @@ import (
 // never waits; waiting is the Template's, helped by [Executor.WatchRelease].
 // A request with req.Wait that finds the key busy queues the executor in
 // the key's wait queue in the same round trip, and one that finds the
-// executor's claim on the key (a release handed it the key) takes it.
+// executor's claim on the key (a release handed it the key) takes it. A
+// waiting request with req.Followers that takes the key queues the
+// executor again for the followers; the next waiting attempt of the
+// executor on the key then learns that the key is busy without a round
+// trip, unless a release has woken the executor since. (When nobody else
+// is queued, the followers simply try after the release.)
 //
 // A key that is the counter or a void marker of a key with a hash tag
 // ("<key>##token", "<key>##void:<owner>") is an error wrapping
@@ -45,6 +50,11 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 	if ctx.Err() != nil {
 		return nil, fmt.Errorf("redis: acquire %q: %w", req.Key, executor.GaveUp(ctx))
 	}
+	if req.Wait && e.waits.takeAhead(req.Key) {
+		// The key's holder is of this process, and queued the process
+		// again for this caller: no round trip needed to learn it is busy.
+		return nil, fmt.Errorf("redis: %q: %w", req.Key, executor.ErrNotAcquired)
+	}
 	l := newLease(e, req.Key, req.Owner)
 	var r result
 	if e.direct(ctx) {
@@ -57,6 +67,9 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 		l.token = r.val
 		if req.Wait {
 			e.waits.setQueued(req.Key, false)
+			if r.joined {
+				e.waits.setAhead(req.Key)
+			}
 		}
 		return l, nil
 	case r.err == nil && r.val == queued:
@@ -82,15 +95,24 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 // executor's claim.
 func (l *lease) acquire(ctx context.Context, req executor.Request) result {
 	e := l.e
-	member, inQueue := noArg, noArg
+	member, inQueue, followers := noArg, noArg, noArg
 	if req.Wait {
 		member = e.memberArg
 		if e.waits.queued(req.Key) {
 			inQueue = yesArg
 		}
+		if req.Followers {
+			followers = yesArg
+		}
 	}
-	v, err := acquireScript.Run(ctx, e.client, l.keys, l.ownerArg, e.msArg(req.TTL), e.counterTTLArg,
-		member, e.queueTTLArg, inQueue).Int64()
+	cmd := acquireScript.Run(ctx, e.client, l.keys, l.ownerArg, e.msArg(req.TTL), e.counterTTLArg,
+		member, e.queueTTLArg, inQueue, followers)
+	if v, ok := cmd.Val().([]any); ok && len(v) == 2 {
+		// {token, 1}: taken, and queued again for the followers.
+		token, _ := v[0].(int64)
+		return result{val: token, joined: true}
+	}
+	v, err := cmd.Int64()
 	return result{val: v, err: err}
 }
 

@@ -24,6 +24,7 @@ type result struct {
 	val       int64
 	err       error
 	abandoned bool // ctx ended first; err is ctx's error
+	joined    bool // acquire: taken, and the executor queued again for followers
 }
 
 // direct reports whether a call with ctx may run in the caller's goroutine:

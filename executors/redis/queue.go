@@ -41,7 +41,10 @@ type waits struct {
 	mu     sync.Mutex
 	keys   map[string]*keyWaits
 	recent map[string]time.Time // wakes no watcher took yet
-	n      atomic.Int32         // len(keys), read on the acquire path without mu
+	// ahead holds the keys for which a holder of this executor queued it
+	// again for its followers, with no wake since.
+	ahead map[string]struct{}
+	n     atomic.Int32 // len(keys)+len(ahead), read on the acquire path without mu
 }
 
 // keyWaits is one key's waits.
@@ -103,7 +106,7 @@ func (q *waits) add(key string, w *watcher, window time.Duration) {
 	if kw == nil {
 		kw = &keyWaits{watchers: map[*watcher]struct{}{}}
 		q.keys[key] = kw
-		q.n.Store(int32(len(q.keys)))
+		q.count()
 	}
 	kw.watchers[w] = struct{}{}
 	kw.queued = true
@@ -130,8 +133,41 @@ func (q *waits) remove(key string, w *watcher) (leftQueued bool) {
 		return false
 	}
 	delete(q.keys, key)
-	q.n.Store(int32(len(q.keys)))
+	q.count()
 	return kw.queued
+}
+
+// count refreshes n; q.mu is held.
+func (q *waits) count() { q.n.Store(int32(len(q.keys) + len(q.ahead))) }
+
+// setAhead records that a holder of key queued the executor again for its
+// followers.
+func (q *waits) setAhead(key string) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.ahead == nil || len(q.ahead) >= maxRecentWakes {
+		// Entries whose queue entry vanished without a wake would pile up;
+		// forgetting them costs a round trip each, never a lock.
+		q.ahead = map[string]struct{}{}
+	}
+	q.ahead[key] = struct{}{}
+	q.count()
+}
+
+// takeAhead reports, once, whether the executor stands in key's queue on
+// behalf of a follower with no wake since: the key is then still busy.
+func (q *waits) takeAhead(key string) bool {
+	if q.n.Load() == 0 {
+		return false
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if _, ok := q.ahead[key]; !ok {
+		return false
+	}
+	delete(q.ahead, key)
+	q.count()
+	return true
 }
 
 // wake wakes key's watchers, or keeps the wake for a watcher to come (the
@@ -139,6 +175,10 @@ func (q *waits) remove(key string, w *watcher) (leftQueued bool) {
 func (q *waits) wake(key string, window time.Duration) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	if _, ok := q.ahead[key]; ok {
+		delete(q.ahead, key)
+		q.count()
+	}
 	if kw := q.keys[key]; kw != nil {
 		for w := range kw.watchers {
 			w.wake()
@@ -166,6 +206,8 @@ func (q *waits) wake(key string, window time.Duration) {
 func (q *waits) wakeAll() {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	clear(q.ahead)
+	q.count()
 	for _, kw := range q.keys {
 		for w := range kw.watchers {
 			w.wake()

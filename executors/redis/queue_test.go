@@ -207,3 +207,89 @@ func TestQueue_fifoAcrossTemplates(t *testing.T) {
 	}
 	t.Logf("%d hand-offs across Templates in %v", n, prev.Sub(released))
 }
+
+// TestQueue_followers checks that a waiter that takes the key while
+// another executor is queued, and has followers in its own process, queues
+// its executor again behind that one; that the follower's next waiting
+// attempt is answered without a round trip; and that the key then goes to
+// the other executor before the follower. With nobody else queued, a take
+// queues nothing.
+func TestQueue_followers(t *testing.T) {
+	s := server(t)
+	c := newClient(t, s.Addr())
+	holder := newExecutor(t, newClient(t, s.Addr()), redis.Options{})
+	e := newExecutor(t, newClient(t, s.Addr()), redis.Options{})
+	other := newExecutor(t, newClient(t, s.Addr()), redis.Options{})
+	warmWakes(t, e)
+	warmWakes(t, other)
+	key := uniq(t, "followers:")
+
+	alone := req(uniq(t, "alone:"), time.Minute)
+	alone.Wait, alone.Followers = true, true
+	la, err := e.Acquire(t.Context(), alone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q := queueOf(t, c, alone.Key); len(q) != 0 {
+		t.Fatalf("queue after a take with followers and nobody else waiting = %v, want empty", q)
+	}
+	_ = la.Release(t.Context())
+
+	hl, err := holder.Acquire(t.Context(), req(key, time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	we, stope := queueUp(t, e, key)
+	defer stope()
+	wo, stopo := queueUp(t, other, key)
+	defer stopo()
+	if err := hl.Release(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if !fired(we, 2*time.Second) {
+		t.Fatal("the head was not woken")
+	}
+	r := req(key, time.Minute)
+	r.Wait, r.Followers = true, true
+	l, err := e.Acquire(t.Context(), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stope()
+	if q := queueOf(t, c, key); len(q) != 2 || q[0] != redis.Member(other) || q[1] != redis.Member(e) {
+		t.Fatalf("queue after a take with followers = %v, want [%s %s]", q, redis.Member(other), redis.Member(e))
+	}
+	before := commandStats(t, c)["evalsha"].calls
+	fr := req(key, time.Minute)
+	fr.Wait = true
+	if _, err := e.Acquire(t.Context(), fr); !errors.Is(err, executor.ErrNotAcquired) {
+		t.Fatalf("the follower's attempt = %v, want ErrNotAcquired", err)
+	}
+	if d := commandStats(t, c)["evalsha"].calls - before; d != 0 {
+		t.Fatalf("the follower's first attempt ran %d scripts, want 0 (answered locally)", d)
+	}
+	w, stop := e.WatchRelease(t.Context(), key)
+	defer stop()
+	if err := l.Release(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if !fired(wo, 2*time.Second) {
+		t.Fatal("the executor queued first was not woken")
+	}
+	if fired(w, 50*time.Millisecond) {
+		t.Fatal("the follower was woken before the executor queued ahead of it")
+	}
+	ol, err := take(t, other, key)
+	if err != nil {
+		t.Fatalf("the woken executor's attempt = %v", err)
+	}
+	if err := ol.Release(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if !fired(w, 2*time.Second) {
+		t.Fatal("the follower was not woken by the next release")
+	}
+	if _, err := take(t, e, key); err != nil {
+		t.Fatalf("the woken follower's attempt = %v", err)
+	}
+}

@@ -33,9 +33,12 @@ const (
 // key to the head of its queue, see handOff), the attempt takes the key as
 // if it were free. When the key is busy otherwise, the member joins the wait
 // queue KEYS[2] (a sorted set by arrival, in server microseconds; a member
-// already there keeps its place), whose TTL is raised to ARGV[5] ms, and the
+// already there keeps its place), whose TTL is set to ARGV[5] ms, and the
 // script returns queued. ARGV[6] is "1" when the member may still stand in
-// the queue: a waiter that takes the free key then leaves it.
+// the queue: a waiter that takes the free key then leaves it. ARGV[7] is
+// "1" when other callers of the process wait behind this one: an attempt
+// that takes the key while other executors are queued then queues the
+// member again, at the tail, for them, and returns {token, 1}.
 //
 // KEYS[5], given for keys with a hash tag, is the counter's legacy name (see
 // legacyCounterKey), which processes of earlier versions still increment.
@@ -56,6 +59,11 @@ const (
 // counter is gone. Otherwise it returns nil (held by someone else, and the
 // attempt does not wait) or queued.
 var acquireScript = goredis.NewScript(`
+local function join()
+  local t = redis.call('time')
+  redis.call('zadd', KEYS[2], 'NX', t[1] .. string.format('%06d', tonumber(t[2])), ARGV[4])
+  redis.call('pexpire', KEYS[2], ARGV[5])
+end
 if redis.call('exists', KEYS[3]) == 1 then
   return -2
 end
@@ -76,14 +84,15 @@ else
     return false
   end
   if cur ~= '` + claimPrefix + `' .. ARGV[4] then
-    local t = redis.call('time')
-    redis.call('zadd', KEYS[2], 'NX', t[1] .. string.format('%06d', tonumber(t[2])), ARGV[4])
-    if redis.call('pttl', KEYS[2]) < tonumber(ARGV[5]) then
-      redis.call('pexpire', KEYS[2], ARGV[5])
-    end
+    join()
     return -3
   end
   redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2])
+end
+local joined = false
+if ARGV[7] == '1' and redis.call('exists', KEYS[2]) == 1 then
+  join()
+  joined = true
 end
 local token = redis.call('incr', KEYS[4])
 if token == 1 then
@@ -104,6 +113,9 @@ if KEYS[5] then
   end
 end
 redis.call('pexpire', KEYS[4], ARGV[3])
+if joined then
+  return {token, 1}
+end
 return token
 `)
 

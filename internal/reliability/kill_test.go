@@ -64,3 +64,74 @@ func killedHolder(t *testing.T, e *env, mode string) {
 	}
 	t.Logf("%s/%s: next waiter acquired %v after SIGKILL (lease %v, its largest timer delay %v); %s", e.kind, mode, wait.Round(time.Millisecond), L, late.Round(time.Millisecond), a.Summary())
 }
+
+// TestKilledWaiter is the fleet issue's dead waiter: a process dies
+// (SIGKILL) while it waits for a busy key, with a second process waiting
+// behind it. When the holder releases, the live waiter must get the key
+// within a claim window and a retry interval plus a second on Redis (the
+// dead waiter's queue entry is skipped), and within the dead waiter's lease
+// plus a second on etcd and ZooKeeper (its queue node goes with its
+// session), never after the dead waiter's acquire timeout.
+func TestKilledWaiter(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, e *env) {
+		s := newSpace(e)
+		L := e.lease
+		key := s.key("killed-waiter")
+		r := newRun(t, s.backend(), key, L)
+		const hold = 10 * time.Second
+		holder := r.start(t, "holder", "--goroutines", "1", "--acquisitions", "1", "--hold", hold.String())
+		r.acquiredBy(t, "holder", time.Time{}, 20*time.Second)
+		tpl, _ := s.open(t, lock4go.Config{})
+		waiters := func(n int) bool {
+			h, err := tpl.Inspect(t.Context(), key)
+			return err == nil && h.Waiters >= n
+		}
+		waitArgs := []string{"--goroutines", "1", "--acquisitions", "1", "--hold", "10ms", "--acquire-timeout", "1m"}
+		dead := r.start(t, "dead", waitArgs...)
+		if !eventually(20*time.Second, func() bool { return waiters(1) }) {
+			t.Fatal("the first waiter is not queued after 20s")
+		}
+		next := r.start(t, "next", waitArgs...)
+		if !eventually(20*time.Second, func() bool { return waiters(2) }) {
+			t.Fatal("the second waiter is not queued behind the first after 20s")
+		}
+		killed := dead.signal(t, syscall.SIGKILL)
+		<-dead.done
+		holder.wait(t, time.Minute, false)
+		rep := next.wait(t, time.Minute, false)
+		acq := r.acquiredBy(t, "next", time.Time{}, time.Second)
+		_, ivs, err := ReadLogs(r.dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var released time.Time
+		for _, iv := range ivs {
+			if iv.ID == "holder" {
+				released = fromNS(iv.End)
+			}
+		}
+		if released.IsZero() || released.Before(killed) {
+			t.Fatalf("the holder released at %v, before the kill at %v: the scenario did not run as planned (machine too slow for a %v hold?)", released, killed, hold)
+		}
+		from, bound := released, 200*time.Millisecond+50*time.Millisecond+time.Second // claim window + retry interval + 1s
+		if e.kind != Redis {
+			from, bound = later(released, killed.Add(L)), time.Second
+		}
+		late := rep.MaxTimerDelay(ns(from), acq.Start)
+		wait := fromNS(acq.Start).Sub(from)
+		if wait > bound+late {
+			t.Errorf("next waiter acquired %v after %v, more than %v + its largest timer delay %v", wait, from, bound, late)
+		}
+		a := r.analyse(t, AnalyseOptions{Killed: map[string]time.Time{"dead": killed}})
+		t.Logf("%s: next waiter acquired %v after the release (%v after the kill; lease %v, its largest timer delay %v); %s",
+			e.kind, fromNS(acq.Start).Sub(released).Round(time.Millisecond), fromNS(acq.Start).Sub(killed).Round(time.Millisecond), L, late.Round(time.Millisecond), a.Summary())
+	})
+}
+
+// later returns the later of a and b.
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}

@@ -103,6 +103,9 @@ func newZooKeeper(java, classpath, dir string, me zkMember, ensemble []zkMember,
 		return nil, err
 	}
 	fmt.Fprintf(&cfg, "admin.enableServer=false\n4lw.commands.whitelist=*\n")
+	// Every client is on loopback: the default limit of 60 connections per
+	// address would refuse a fleet of worker processes.
+	fmt.Fprintf(&cfg, "maxClientCnxns=0\n")
 	for _, m := range ensemble {
 		fmt.Fprintf(&cfg, "server.%d=127.0.0.1:%d:%d\n", m.id, m.peer, m.election)
 	}

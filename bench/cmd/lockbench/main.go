@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/lock4go/lock4go/bench"
@@ -25,7 +26,13 @@ func main() {
 	scale := flag.Int("scale", 100_000, "locks held in the scale test (0: skip it)")
 	fleet := flag.Bool("fleet", false, "add the fleet cells (real worker processes) to the run")
 	fleetOnly := flag.Bool("fleet-only", false, "run only the fleet cells and write fleet.md")
+	backends := flag.String("fleet-backends", "", "comma-separated backends of the fleet cells (empty: all)")
 	flag.Parse()
+	for _, b := range strings.Split(*backends, ",") {
+		if b != "" {
+			fleetBackends = append(fleetBackends, bench.Backend(b))
+		}
+	}
 	if *fleetOnly {
 		if err := runFleet(*out, *quick); err != nil {
 			fmt.Fprintln(os.Stderr, "lockbench:", err)
@@ -96,11 +103,15 @@ func run(out string, quick bool, scale int, fleet bool) (err error) {
 // fleetOptions are the fleet cells' options: the published ones, or short
 // runs at P = 1 and 4 for a smoke test.
 func fleetOptions(quick bool) bench.FleetOptions {
+	o := bench.FleetOptions{ManyKeys: true, Backends: fleetBackends}
 	if quick {
-		return bench.FleetOptions{Procs: []int{1, 4}, Duration: time.Second, ManyKeys: true}
+		o.Procs, o.Duration = []int{1, 4}, time.Second
 	}
-	return bench.FleetOptions{ManyKeys: true}
+	return o
 }
+
+// fleetBackends are the backends of -fleet-backends.
+var fleetBackends []bench.Backend
 
 // runFleet runs only the fleet cells and writes fleet.md to out (or prints
 // it).
