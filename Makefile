@@ -47,6 +47,7 @@ soak: setup
 	LOCK4GO_SOAK=1 LOCK4GO_REQUIRE_BACKENDS=1 $(GO) test -race -count=1 -timeout 60m -v ./internal/reliability/
 
 # bench measures lock4go against the raw protocol floors and the peer
-# libraries on real servers and rewrites docs/bench.md and docs/bench.svg.
+# libraries on real servers, and fleets of real worker processes, and
+# rewrites docs/bench.md and docs/bench.svg.
 bench: setup
-	cd bench && $(GO) run ./cmd/lockbench -out ../docs
+	cd bench && $(GO) run ./cmd/lockbench -out ../docs -fleet

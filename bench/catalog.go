@@ -11,9 +11,6 @@ import (
 	lzk "github.com/lock4go/lock4go/executors/zookeeper"
 )
 
-// Processes is how many Templates the multi-process lock4go subjects use.
-const Processes = 4
-
 // Catalog is every subject of a run, in report order, grouped by backend.
 type Catalog struct {
 	Subjects []*Subject
@@ -51,17 +48,14 @@ func NewCatalog(ctx context.Context, env *Env) (*Catalog, error) {
 	steps := []func() error{
 		func() error { return add(RawRedis(rc), nil) },
 		func() error { return add(Lock4go(ctx, Redis, 1, redisExec)) },
-		func() error { return add(Lock4go(ctx, Redis, Processes, redisExec)) },
 		func() error { return add(BSMRedislock(rc, 10*time.Millisecond), nil) },
 		func() error { return add(Redsync(rc), nil) },
 		func() error { return add(Lock4jPoll(rc, 100*time.Millisecond), nil) },
 		func() error { return add(RawEtcd(ec), nil) },
 		func() error { return add(Lock4go(ctx, Etcd, 1, etcdExec)) },
-		func() error { return add(Lock4go(ctx, Etcd, Processes, etcdExec)) },
 		func() error { return add(EtcdMutex(ec), nil) },
 		func() error { return add(RawZooKeeper(zc)) },
 		func() error { return add(Lock4go(ctx, ZooKeeper, 1, zkExec)) },
-		func() error { return add(Lock4go(ctx, ZooKeeper, Processes, zkExec)) },
 		func() error { return add(ZKLock(zc)) },
 	}
 	for _, step := range steps {

@@ -194,7 +194,7 @@ func (r *Report) contended(b *strings.Builder) {
 	fmt.Fprintf(b, "## Contended throughput and fairness\n\n")
 	fmt.Fprintf(b, "N goroutines lock, immediately unlock and lock again one key for %v; each Lock call gives up after %v. ", r.Plan.ContendedFor, r.Plan.AcquireTimeout)
 	fmt.Fprintf(b, "`lock4go/<backend>` is one Template shared by all goroutines: its local queue lets one goroutine per key reach the backend, so the others wait in-process (what one service sees). ")
-	fmt.Fprintf(b, "`lock4go/<backend> ×%d Templates` spreads the goroutines over %d Templates with their own clients, as %d processes would; that is the figure to compare with peers, whose goroutines all go to the backend.\n\n", Processes, Processes, Processes)
+	fmt.Fprintf(b, "Peers send every goroutine to the backend; the fleet section below spreads lock4go's goroutines over real processes, the figure to compare with them.\n\n")
 	hdr := "| library |"
 	sep := "|---|"
 	for _, n := range r.Plan.Contenders {
