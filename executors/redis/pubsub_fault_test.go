@@ -1,11 +1,9 @@
 package redis_test
 
 import (
-	"errors"
 	"testing"
 	"time"
 
-	"github.com/lock4go/lock4go/executor"
 	"github.com/lock4go/lock4go/executors/redis"
 )
 
@@ -19,10 +17,7 @@ func TestFault_pubsubKilled(t *testing.T) {
 	e := newExecutor(t, newClient(t, s.Addr()), redis.Options{})
 	warmWakes(t, e)
 	key := uniq(t, "pubsub:")
-	l, err := holder.Acquire(t.Context(), req(key, time.Minute))
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := mustHold(t, holder, key)
 	w, stop := queueUp(t, e, key)
 	defer stop()
 
@@ -69,15 +64,8 @@ func TestFault_pubsubDown(t *testing.T) {
 	const subscribeTimeout = 300 * time.Millisecond
 	e := newExecutor(t, newClient(t, s.Addr()), redis.Options{SubscribeTimeout: subscribeTimeout})
 	key := uniq(t, "down:")
-	l, err := holder.Acquire(t.Context(), req(key, time.Minute))
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := req(key, time.Minute)
-	r.Wait = true
-	if _, err := e.Acquire(t.Context(), r); !errors.Is(err, executor.ErrNotAcquired) {
-		t.Fatalf("waiting attempt = %v, want ErrNotAcquired", err)
-	}
+	l := mustHold(t, holder, key)
+	mustQueue(t, e, key)
 	if err := s.Pause(); err != nil {
 		t.Fatal(err)
 	}

@@ -59,18 +59,11 @@ func TestQueue_deadWaiterSkipped(t *testing.T) {
 	const claim, retry = 150 * time.Millisecond, 50 * time.Millisecond
 	holder := newExecutor(t, newClient(t, s.Addr()), redis.Options{})
 	key := uniq(t, "dead:")
-	l, err := holder.Acquire(t.Context(), req(key, time.Minute))
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := mustHold(t, holder, key)
 	// The dead waiter: it queued, then its process ended (nothing closes
 	// the executor's queue entry: a kill -9).
 	dead := newExecutor(t, newClient(t, s.Addr()), redis.Options{ClaimWindow: claim})
-	r := req(key, time.Minute)
-	r.Wait = true
-	if _, err := dead.Acquire(t.Context(), r); !errors.Is(err, executor.ErrNotAcquired) {
-		t.Fatalf("dead waiter's attempt = %v, want ErrNotAcquired", err)
-	}
+	mustQueue(t, dead, key)
 	live, _ := newTemplate(t, redis.Options{ClaimWindow: claim})
 	got := lockAsync(t, live, key, retry)
 	if !eventually(5*time.Second, func() bool { return queueLen(t, key) == 2 }) {
@@ -107,10 +100,7 @@ func TestQueue_evictedWaiter(t *testing.T) {
 	const retry = 50 * time.Millisecond
 	holder := newExecutor(t, newClient(t, s.Addr()), redis.Options{})
 	key := uniq(t, "evicted:")
-	l, err := holder.Acquire(t.Context(), req(key, time.Minute))
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := mustHold(t, holder, key)
 	waiter, _ := newTemplate(t, redis.Options{})
 	got := lockAsync(t, waiter, key, retry)
 	if !eventually(5*time.Second, func() bool { return queueLen(t, key) == 1 }) {
@@ -133,9 +123,9 @@ func TestQueue_evictedWaiter(t *testing.T) {
 	}
 }
 
-// TestQueue_keysExpire checks that a wait queue carries a TTL (it expires
-// after its last registration, so the queues of dead waiters go), and that
-// a later registration never shortens it.
+// TestQueue_keysExpire checks that a wait queue carries a TTL, set again at
+// every registration (it expires after the last one, so the queues of dead
+// waiters go), and that an attempt that does not wait never queues.
 func TestQueue_keysExpire(t *testing.T) {
 	s := server(t)
 	c := newClient(t, s.Addr())
@@ -173,10 +163,7 @@ func TestQueue_fifoAcrossTemplates(t *testing.T) {
 	s := server(t)
 	holder := newExecutor(t, newClient(t, s.Addr()), redis.Options{})
 	key := uniq(t, "fifo:")
-	l, err := holder.Acquire(t.Context(), req(key, time.Minute))
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := mustHold(t, holder, key)
 	const n = 4
 	var waits []<-chan waitResult
 	for i := range n {
@@ -260,11 +247,7 @@ func TestQueue_followers(t *testing.T) {
 		t.Fatalf("queue after a take with followers = %v, want [%s %s]", q, redis.Member(other), redis.Member(e))
 	}
 	before := commandStats(t, c)["evalsha"].calls
-	fr := req(key, time.Minute)
-	fr.Wait = true
-	if _, err := e.Acquire(t.Context(), fr); !errors.Is(err, executor.ErrNotAcquired) {
-		t.Fatalf("the follower's attempt = %v, want ErrNotAcquired", err)
-	}
+	mustQueue(t, e, key)
 	if d := commandStats(t, c)["evalsha"].calls - before; d != 0 {
 		t.Fatalf("the follower's first attempt ran %d scripts, want 0 (answered locally)", d)
 	}

@@ -45,11 +45,7 @@ func warmWakes(t *testing.T, e *redis.Executor) {
 // queue e, then watches key as the Template does.
 func queueUp(t *testing.T, e *redis.Executor, key string) (<-chan struct{}, func()) {
 	t.Helper()
-	r := req(key, time.Minute)
-	r.Wait = true
-	if _, err := e.Acquire(t.Context(), r); !errors.Is(err, executor.ErrNotAcquired) {
-		t.Fatalf("waiting attempt on a busy key = %v, want ErrNotAcquired", err)
-	}
+	mustQueue(t, e, key)
 	return e.WatchRelease(t.Context(), key)
 }
 
@@ -119,10 +115,7 @@ func TestExecutor_WatchRelease_fifoAcrossExecutors(t *testing.T) {
 	warmWakes(t, e1)
 	warmWakes(t, e2)
 	key := uniq(t, "fifo:")
-	l, err := holder.Acquire(t.Context(), req(key, time.Minute))
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := mustHold(t, holder, key)
 	w1, stop1 := queueUp(t, e1, key)
 	defer stop1()
 	w2, stop2 := queueUp(t, e2, key)
@@ -204,15 +197,8 @@ func TestExecutor_WatchRelease_wakeBeforeWatch(t *testing.T) {
 	e := newExecutor(t, newClient(t, s.Addr()), redis.Options{})
 	warmWakes(t, e)
 	key := uniq(t, "early:")
-	l, err := holder.Acquire(t.Context(), req(key, time.Minute))
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := req(key, time.Minute)
-	r.Wait = true
-	if _, err := e.Acquire(t.Context(), r); !errors.Is(err, executor.ErrNotAcquired) {
-		t.Fatalf("waiting attempt = %v, want ErrNotAcquired", err)
-	}
+	l := mustHold(t, holder, key)
+	mustQueue(t, e, key)
 	if err := l.Release(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -266,15 +252,8 @@ func TestExecutor_WatchRelease_cancelledContext(t *testing.T) {
 	const subscribeTimeout = 5 * time.Second
 	e := newExecutor(t, newClient(t, s.Addr()), redis.Options{SubscribeTimeout: subscribeTimeout})
 	key := uniq(t, "w:")
-	l, err := holder.Acquire(t.Context(), req(key, time.Minute))
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := req(key, time.Minute)
-	r.Wait = true
-	if _, err := e.Acquire(t.Context(), r); !errors.Is(err, executor.ErrNotAcquired) {
-		t.Fatalf("waiting attempt = %v, want ErrNotAcquired", err)
-	}
+	l := mustHold(t, holder, key)
+	mustQueue(t, e, key)
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	start := time.Now()
@@ -293,4 +272,25 @@ func TestExecutor_WatchRelease_cancelledContext(t *testing.T) {
 	if !fired(w, 2*time.Second) {
 		t.Fatal("watch with a cancelled context not woken by the release")
 	}
+}
+
+// mustQueue makes a waiting attempt of e on key, which must find it busy
+// (and queue e).
+func mustQueue(t *testing.T, e *redis.Executor, key string) {
+	t.Helper()
+	r := req(key, time.Minute)
+	r.Wait = true
+	if _, err := e.Acquire(t.Context(), r); !errors.Is(err, executor.ErrNotAcquired) {
+		t.Fatalf("waiting attempt on a busy key = %v, want ErrNotAcquired", err)
+	}
+}
+
+// mustHold takes key through e for a minute.
+func mustHold(t *testing.T, e *redis.Executor, key string) executor.Lease {
+	t.Helper()
+	l, err := e.Acquire(t.Context(), req(key, time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
 }

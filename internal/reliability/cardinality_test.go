@@ -148,40 +148,29 @@ func TestKeyCardinality(t *testing.T) {
 }
 
 // redisMemory returns Redis's used_memory, or 0 for other backends.
-func redisMemory(t *testing.T, e *env) int64 {
-	if e.kind != Redis {
-		return 0
-	}
-	c := goredis.NewClient(&goredis.Options{Addr: e.srv.Addr()})
-	defer c.Close()
-	info, err := c.Info(context.Background(), "memory").Result()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for line := range strings.Lines(info) {
-		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "used_memory:"); ok {
-			n, _ := strconv.ParseInt(v, 10, 64)
-			return n
-		}
-	}
-	return 0
-}
+func redisMemory(t *testing.T, e *env) int64 { return redisInfo(t, e, "memory", "used_memory:") }
 
 // redisCalls returns how many times Redis ran cmd (scripts' calls
 // included), or 0 for other backends.
 func redisCalls(t *testing.T, e *env, cmd string) int64 {
+	return redisInfo(t, e, "commandstats", "cmdstat_"+cmd+":calls=")
+}
+
+// redisInfo returns the integer after prefix in INFO section (up to a
+// comma), or 0 for other backends or a missing line.
+func redisInfo(t *testing.T, e *env, section, prefix string) int64 {
 	if e.kind != Redis {
 		return 0
 	}
 	c := goredis.NewClient(&goredis.Options{Addr: e.srv.Addr()})
 	defer c.Close()
-	info, err := c.Info(context.Background(), "commandstats").Result()
+	info, err := c.Info(context.Background(), section).Result()
 	if err != nil {
 		t.Fatal(err)
 	}
 	for line := range strings.Lines(info) {
-		if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "cmdstat_"+cmd+":calls="); ok {
-			n, _ := strconv.ParseInt(strings.SplitN(rest, ",", 2)[0], 10, 64)
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), prefix); ok {
+			n, _ := strconv.ParseInt(strings.SplitN(v, ",", 2)[0], 10, 64)
 			return n
 		}
 	}
