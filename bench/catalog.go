@@ -36,7 +36,7 @@ func NewCatalog(ctx context.Context, env *Env) (*Catalog, error) {
 		return nil
 	}
 	rc := env.RedisClient()
-	redisExec, etcdExec, zkExec := redisExecutor(env), etcdExecutor(env), zkExecutor(env)
+	redisExec, etcdExec, zkExec := redisExecutor(env, lredis.Options{}), etcdExecutor(env), zkExecutor(env)
 	ec, err := env.EtcdClient()
 	if err != nil {
 		return nil, err
@@ -76,11 +76,11 @@ func (c *Catalog) ByName(name string) *Subject {
 	return nil
 }
 
-// redisExecutor makes lock4go Redis executors, each over a client of its
-// own.
-func redisExecutor(env *Env) ExecutorFactory {
+// redisExecutor makes lock4go Redis executors with options o, each over a
+// client of its own.
+func redisExecutor(env *Env, o lredis.Options) ExecutorFactory {
 	return func(context.Context) (executor.Executor, func() error, error) {
-		e, err := lredis.New(env.RedisClient(), lredis.Options{})
+		e, err := lredis.New(env.RedisClient(), o)
 		if err != nil {
 			return nil, nil, err
 		}

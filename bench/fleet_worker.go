@@ -11,6 +11,8 @@ import (
 	"os"
 	"sync"
 	"time"
+
+	lredis "github.com/lock4go/lock4go/executors/redis"
 )
 
 // fleetWorkerEnv marks a process started by [Fleet] as one of its workers.
@@ -170,7 +172,7 @@ func runFleetJob(ctx context.Context, job fleetJob, lockers []Locker) fleetRepor
 
 // Fleet subjects by backend, in report order.
 var fleetSubjects = map[Backend][]string{
-	Redis:     {"lock4go/redis", "Lock4j-style poll", "bsm/redislock", "redsync"},
+	Redis:     {"lock4go/redis", "lock4go/redis strict FIFO", "Lock4j-style poll", "bsm/redislock", "redsync"},
 	Etcd:      {"lock4go/etcd", "etcd concurrency.Mutex"},
 	ZooKeeper: {"lock4go/zookeeper", "go-zookeeper zk.Lock"},
 }
@@ -180,7 +182,13 @@ var fleetSubjects = map[Backend][]string{
 func fleetSubject(ctx context.Context, env *Env, name string) (*Subject, error) {
 	switch name {
 	case "lock4go/redis":
-		return Lock4go(ctx, Redis, 1, redisExecutor(env))
+		return Lock4go(ctx, Redis, 1, redisExecutor(env, lredis.Options{}))
+	case "lock4go/redis strict FIFO":
+		s, err := Lock4go(ctx, Redis, 1, redisExecutor(env, lredis.Options{StrictFIFO: true}))
+		if s != nil {
+			s.Name = name
+		}
+		return s, err
 	case "Lock4j-style poll":
 		return Lock4jPoll(env.RedisClient(), 100*time.Millisecond), nil
 	case "bsm/redislock":

@@ -106,7 +106,7 @@ func (l *lease) acquire(ctx context.Context, req executor.Request) result {
 		}
 	}
 	cmd := acquireScript.Run(ctx, e.client, l.keys, l.ownerArg, e.msArg(req.TTL), e.counterTTLArg,
-		member, e.queueTTLArg, inQueue, followers)
+		member, e.queueTTLArg, inQueue, followers, e.strictArg, e.claimArg)
 	if v, ok := cmd.Val().([]any); ok && len(v) == 2 {
 		// {token, 1}: taken, and queued again for the followers.
 		token, _ := v[0].(int64)

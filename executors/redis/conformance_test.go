@@ -14,15 +14,17 @@ import (
 func TestConformance(t *testing.T) {
 	s := server(t)
 	for _, tc := range []struct {
-		name string
-		opts []clientOpt
+		name   string
+		opts   []clientOpt
+		strict bool
 	}{
-		{"ContextTimeoutEnabled", []clientOpt{ctxTimeouts}},
-		{"ContextTimeoutDisabled", nil}, // calls bounded by the executor's own goroutine
+		{"ContextTimeoutEnabled", []clientOpt{ctxTimeouts}, false},
+		{"ContextTimeoutDisabled", nil, false}, // calls bounded by the executor's own goroutine
+		{"StrictFIFO", []clientOpt{ctxTimeouts}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			executortest.Run(t, func(t *testing.T) executor.Executor {
-				return newExecutor(t, newClient(t, s.Addr(), tc.opts...), redis.Options{})
+				return newExecutor(t, newClient(t, s.Addr(), tc.opts...), redis.Options{StrictFIFO: tc.strict})
 			}, executortest.Options{ShortTTL: 300 * time.Millisecond})
 		})
 	}

@@ -35,6 +35,7 @@ type Executor struct {
 	memberArg   any
 	wakeChannel string
 	claimArg    any // ClaimWindow in ms, boxed once
+	strictArg   any // "1" for StrictFIFO
 	queueTTLArg any // queueTTL in ms, boxed once
 	waits       waits
 
@@ -96,11 +97,15 @@ func New(client goredis.UniversalClient, opts Options) (*Executor, error) {
 		ctxBound:      honoursContext(client),
 		counterTTLArg: ms(opts.CounterTTL),
 		claimArg:      ms(opts.ClaimWindow),
+		strictArg:     noArg,
 		queueTTLArg:   ms(max(queueTTL, opts.ClaimWindow)),
 		member:        newMember(),
 		done:          make(chan struct{}),
 	}
 	e.memberArg = e.member
+	if opts.StrictFIFO {
+		e.strictArg = yesArg
+	}
 	e.wakeChannel = wakeChannelPrefix + e.member
 	e.hub = newHub(client, e.log, opts.SubscribeTimeout)
 	if !e.ctxBound {

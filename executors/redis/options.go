@@ -46,6 +46,17 @@ type Options struct {
 	// a busy machine included. Zero means 200ms.
 	ClaimWindow time.Duration
 
+	// StrictFIFO refuses a free key to an attempt while another executor
+	// heads the key's wait queue (Redisson's fair lock); the attempt hands
+	// the key to that executor instead, and queues. By default an attempt
+	// takes a free key even when others are queued (bounded barging: the
+	// key is free while others wait only after a lease expired without a
+	// release, or a claim lapsed; every release hands it to the longest
+	// waiter). Strict costs two more commands inside every acquire script
+	// and one claim window per dead waiter at the head, each time a
+	// newcomer finds the key free. Executors sharing keys should agree.
+	StrictFIFO bool
+
 	// CleanupTimeout bounds each attempt of the void of an
 	// acquisition whose reply was lost (see [Executor.Acquire]; failed
 	// attempts are retried), and a Release whose context has already ended.

@@ -276,3 +276,46 @@ func TestQueue_followers(t *testing.T) {
 		t.Fatalf("the woken follower's attempt = %v", err)
 	}
 }
+
+// TestQueue_strictFIFO checks the strict mode: an attempt that finds the
+// key free while another executor heads its queue hands the key to that
+// executor and queues behind it; the default takes the free key.
+func TestQueue_strictFIFO(t *testing.T) {
+	s := server(t)
+	c := newClient(t, s.Addr())
+	for _, strict := range []bool{false, true} {
+		holder := newExecutor(t, newClient(t, s.Addr()), redis.Options{StrictFIFO: strict})
+		waiter := newExecutor(t, newClient(t, s.Addr()), redis.Options{StrictFIFO: strict})
+		newcomer := newExecutor(t, newClient(t, s.Addr()), redis.Options{StrictFIFO: strict})
+		warmWakes(t, waiter)
+		key := uniq(t, "strict:")
+		// The waiter queues; the lock then expires without a release, so
+		// the key is free while the waiter is queued.
+		if _, err := holder.Acquire(t.Context(), req(key, 100*time.Millisecond)); err != nil {
+			t.Fatal(err)
+		}
+		w, stop := queueUp(t, waiter, key)
+		if !eventually(5*time.Second, func() bool { return c.Exists(t.Context(), key).Val() == 0 }) {
+			t.Fatal("the lease did not expire")
+		}
+		l, err := take(t, newcomer, key)
+		switch {
+		case !strict && err != nil:
+			t.Fatalf("default: a newcomer's attempt on a free key = %v, want a lease (bounded barging)", err)
+		case strict && !errors.Is(err, executor.ErrNotAcquired):
+			t.Fatalf("strict: a newcomer's attempt on a free key with a waiter queued = %v, want ErrNotAcquired", err)
+		case strict:
+			if !fired(w, 2*time.Second) {
+				t.Fatal("strict: the queued waiter was not handed the key")
+			}
+			if q := queueOf(t, c, key); len(q) != 1 || q[0] != redis.Member(newcomer) {
+				t.Fatalf("strict: queue = %v, want the newcomer only", q)
+			}
+			if l, err = take(t, waiter, key); err != nil {
+				t.Fatalf("strict: the woken waiter's attempt = %v", err)
+			}
+		}
+		stop()
+		_ = l.Release(t.Context())
+	}
+}

@@ -40,6 +40,11 @@ const (
 // that takes the key while other executors are queued then queues the
 // member again, at the tail, for them, and returns {token, 1}.
 //
+// ARGV[8] is "1" for strict FIFO ([Options.StrictFIFO]): an attempt that
+// finds the key free while another member heads the queue does not take it;
+// it hands the key to that member as a claim for ARGV[9] ms (as a release
+// does) and queues, or returns nil if it does not wait.
+//
 // KEYS[5], given for keys with a hash tag, is the counter's legacy name (see
 // legacyCounterKey), which processes of earlier versions still increment.
 // While it holds a counter (a decimal integer below 2^53; anything else, such
@@ -66,6 +71,21 @@ local function join()
 end
 if redis.call('exists', KEYS[3]) == 1 then
   return -2
+end
+if ARGV[8] == '1' and redis.call('exists', KEYS[1]) == 0 then
+  local head = redis.call('zrange', KEYS[2], 0, 0)[1]
+  if head == ARGV[4] then
+    redis.call('zpopmin', KEYS[2])
+  elseif head then
+    redis.call('zpopmin', KEYS[2])
+    redis.call('set', KEYS[1], '` + claimPrefix + `' .. head, 'PX', ARGV[9])
+    redis.call('publish', '` + wakeChannelPrefix + `' .. head, KEYS[1])
+    if ARGV[4] == '' then
+      return false
+    end
+    join()
+    return -3
+  end
 end
 if redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
   if ARGV[6] == '1' then

@@ -27,7 +27,13 @@ func main() {
 	fleet := flag.Bool("fleet", false, "add the fleet cells (real worker processes) to the run")
 	fleetOnly := flag.Bool("fleet-only", false, "run only the fleet cells and write fleet.md")
 	backends := flag.String("fleet-backends", "", "comma-separated backends of the fleet cells (empty: all)")
+	subjects := flag.String("fleet-subjects", "", "comma-separated subject names of the fleet cells (empty: all)")
 	flag.Parse()
+	for _, s := range strings.Split(*subjects, ",") {
+		if s != "" {
+			fleetSubjects = append(fleetSubjects, s)
+		}
+	}
 	for _, b := range strings.Split(*backends, ",") {
 		if b != "" {
 			fleetBackends = append(fleetBackends, bench.Backend(b))
@@ -103,15 +109,19 @@ func run(out string, quick bool, scale int, fleet bool) (err error) {
 // fleetOptions are the fleet cells' options: the published ones, or short
 // runs at P = 1 and 4 for a smoke test.
 func fleetOptions(quick bool) bench.FleetOptions {
-	o := bench.FleetOptions{ManyKeys: true, Backends: fleetBackends}
+	o := bench.FleetOptions{ManyKeys: true, Backends: fleetBackends, Subjects: fleetSubjects}
 	if quick {
 		o.Procs, o.Duration = []int{1, 4}, time.Second
 	}
 	return o
 }
 
-// fleetBackends are the backends of -fleet-backends.
-var fleetBackends []bench.Backend
+// fleetBackends and fleetSubjects are the lists of -fleet-backends and
+// -fleet-subjects.
+var (
+	fleetBackends []bench.Backend
+	fleetSubjects []string
+)
 
 // runFleet runs only the fleet cells and writes fleet.md to out (or prints
 // it).
