@@ -1,6 +1,8 @@
 package bench
 
 import (
+	"encoding/xml"
+	"strings"
 	"testing"
 	"time"
 )
@@ -33,5 +35,29 @@ func TestFleet_twoProcesses(t *testing.T) {
 	}
 	if c.ServerCmds <= 0 || c.Sent <= 0 || c.Handoff.N == 0 {
 		t.Fatalf("cell %+v: counters did not move", c)
+	}
+}
+
+// TestFleetSVG checks that the fleet plot is well-formed SVG with a line
+// per Redis subject and leaves other backends and the many-keys cells out.
+func TestFleetSVG(t *testing.T) {
+	var cells []FleetCell
+	for _, s := range []string{"lock4go/redis", "Lock4j-style poll"} {
+		for i, p := range []int{1, 4, 16, 64} {
+			cells = append(cells, FleetCell{Subject: s, Backend: Redis, Procs: p, Keys: 1, CPUMicros: float64(50 + 10*i), ServerCmds: float64(5 + i)})
+		}
+	}
+	cells = append(cells,
+		FleetCell{Subject: "lock4go/etcd", Backend: Etcd, Procs: 4, Keys: 1, CPUMicros: 900},
+		FleetCell{Subject: "lock4go/redis", Backend: Redis, Procs: 16, Keys: 10_000, CPUMicros: 30})
+	svg := FleetSVG(cells)
+	if err := xml.Unmarshal([]byte(svg), new(struct{})); err != nil {
+		t.Fatalf("not well-formed: %v", err)
+	}
+	if n := strings.Count(svg, "<polyline"); n != 4 {
+		t.Fatalf("%d lines, want 4 (2 subjects × 2 panels)", n)
+	}
+	if strings.Contains(svg, "lock4go/etcd") {
+		t.Fatal("an etcd subject in the Redis plot")
 	}
 }

@@ -81,7 +81,7 @@ func run(out string, quick bool, scale int, fleet bool) (err error) {
 		}
 	}
 	command := "cd bench && go run ./cmd/lockbench -out ../docs"
-	var fleetMD string
+	var fleetMD, fleetSVG string
 	if fleet {
 		command += " -fleet"
 		fo := fleetOptions(quick)
@@ -89,7 +89,8 @@ func run(out string, quick bool, scale int, fleet bool) (err error) {
 		if err != nil {
 			return err
 		}
-		fleetMD = bench.FleetMarkdown(cells, fo, command)
+		fleetMD = bench.FleetMarkdown(cells, fo, command) + "![Redis fleets: server CPU and commands per acquisition by process count](fleet.svg)\n"
+		fleetSVG = bench.FleetSVG(cells)
 	}
 	rep := bench.Report{Rows: rows, Plan: plan, Scale: sc, Elapsed: time.Since(start), Command: command}
 	md := rep.Markdown() + fleetMD
@@ -102,6 +103,11 @@ func run(out string, quick bool, scale int, fleet bool) (err error) {
 	}
 	if err := os.WriteFile(filepath.Join(out, "bench.md"), []byte(md), 0o644); err != nil {
 		return err
+	}
+	if fleetSVG != "" {
+		if err := os.WriteFile(filepath.Join(out, "fleet.svg"), []byte(fleetSVG), 0o644); err != nil {
+			return err
+		}
 	}
 	return os.WriteFile(filepath.Join(out, "bench.svg"), []byte(rep.SVG()), 0o644)
 }
@@ -143,5 +149,8 @@ func runFleet(out string, quick bool) (err error) {
 		fmt.Print(md)
 		return nil
 	}
-	return os.WriteFile(filepath.Join(out, "fleet.md"), []byte("# lock4go fleet benchmarks\n\n"+md), 0o644)
+	if err := os.WriteFile(filepath.Join(out, "fleet.svg"), []byte(bench.FleetSVG(cells)), 0o644); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(out, "fleet.md"), []byte("# lock4go fleet benchmarks\n\n"+md+"![Redis fleets](fleet.svg)\n"), 0o644)
 }
