@@ -70,7 +70,7 @@ func (r *Report) behind(b *strings.Builder) {
 }
 
 const (
-	whyRedisScript    = "Same two round trips as the peers, but lock4go's scripts do more on the server: the acquire script also checks the owner's void marker (left when a lost reply is voided) and increments the key's fencing counter (EXISTS + SET NX PX + INCR + PEXPIRE), and the release script publishes the release for waiters (GET + DEL + PUBLISH), 9 server commands per pair against 4–5; the Template adds a crypto/rand owner, the local-queue turn and the watchdog bookkeeping."
+	whyRedisScript    = "Same two round trips as the peers, but lock4go's scripts do more on the server: the acquire script also checks the owner's void marker (left when a lost reply is voided) and increments the key's fencing counter (EXISTS + SET NX PX + INCR + PEXPIRE), and the release script hands the key to the head of its wait queue, or deletes it and publishes (GET + ZPOPMIN + DEL + PUBLISH), 10 server commands per pair against 4–5; the Template adds a crypto/rand owner, the local-queue turn and the watchdog bookkeeping."
 	whyPollThroughput = "Pollers look faster because they are unfair: the goroutine that just released takes the key back at once while the others sleep out their retry interval (see the min–max acquisitions per goroutine, the max wait and the timeouts). lock4go hands the key to the goroutine that waited longest"
 	whyEtcdUnsynced   = "Across processes each hand-off waits on a watch of the predecessor's key. With no hold time the server-side queue is short (one waiter per process) and turns over fast, so each hand-off pays for setting up a watch and reading the queue again, where concurrency.Mutex's 64 sessions set their watches up long before their turn. etcd 3.4 also holds back the events of a watch that starts at a revision the store has already passed until its 100 ms catch-up loop, which shows in the max wait when it happens."
 	whyLocalQueue     = "In one Template the local queue lets only one goroutine per key reach the backend, so the next waiter starts its backend acquisition only after the release: a hand-off is release plus a fresh acquire (two round trips), where the peer's waiters are already queued on the server and need only the delete event and one read."
@@ -108,8 +108,7 @@ var whyHandoff = map[Backend]map[bool]string{
 
 var whyCommands = map[Backend]map[bool]string{
 	Redis: {
-		false: "Server counts include what lock4go's scripts call (the void marker's EXISTS, the fencing counter's INCR and PEXPIRE, the release's PUBLISH); round trips (the *sent* column) are the same as the peers'.",
-		true:  "Server counts include what lock4go's scripts call (the void marker's EXISTS, the fencing counter's INCR and PEXPIRE, the release's PUBLISH); across processes each wait also costs a SUBSCRIBE and an UNSUBSCRIBE, and each release wakes one waiter per process, all but one of which retry in vain.",
+		false: "Server counts include what lock4go's scripts call (the void marker's EXISTS, the fencing counter's INCR and PEXPIRE, the release's ZPOPMIN and PUBLISH, the queue check when goroutines follow); round trips (the *sent* column) are the same as the peers'.",
 	},
 	ZooKeeper: {true: "Each wait also reads the own node (ExistsW) and, after a wake-up, the children again."},
 }

@@ -21,9 +21,9 @@ import (
 // trip, unless a release has woken the executor since. (When nobody else
 // is queued, the followers simply try after the release.)
 //
-// A key that is the counter or a void marker of a key with a hash tag
-// ("<key>##token", "<key>##void:<owner>") is an error wrapping
-// [executor.ErrInvalidKey].
+// A key that is the counter, the wait queue or a void marker of a key with
+// a hash tag ("<key>##token", "<key>##queue", "<key>##void:<owner>") is an
+// error wrapping [executor.ErrInvalidKey].
 //
 // It returns an error wrapping [executor.ErrNotAcquired] when another owner
 // holds the key (or a key of another type, such as a Redisson lock, sits
@@ -45,14 +45,15 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 		return nil, fmt.Errorf("redis: acquire: %w", err)
 	}
 	if reservedKey(req.Key) {
-		return nil, fmt.Errorf("redis: acquire %q: the name of a fencing counter or void marker: %w", req.Key, executor.ErrInvalidKey)
+		return nil, fmt.Errorf("redis: acquire %q: the name of a fencing counter, wait queue or void marker: %w", req.Key, executor.ErrInvalidKey)
 	}
 	if ctx.Err() != nil {
 		return nil, fmt.Errorf("redis: acquire %q: %w", req.Key, executor.GaveUp(ctx))
 	}
 	if req.Wait && e.waits.takeAhead(req.Key) {
-		// The key's holder is of this process, and queued the process
-		// again for this caller: no round trip needed to learn it is busy.
+		// A holder of this process queued the executor again for this
+		// caller, and no release has woken it since: the key is busy, no
+		// round trip needed to learn it.
 		return nil, fmt.Errorf("redis: %q: %w", req.Key, executor.ErrNotAcquired)
 	}
 	l := newLease(e, req.Key, req.Owner)

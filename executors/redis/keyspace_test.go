@@ -54,7 +54,7 @@ func TestExecutor_Acquire_twoRoutes(t *testing.T) {
 func TestExecutor_Acquire_reservedKey(t *testing.T) {
 	s := server(t)
 	e := newExecutor(t, newClient(t, s.Addr()), redis.Options{})
-	for _, k := range []string{"{app}:order#1##token", "{app}:order#1##void:" + owner(), "x{a}##void:y"} {
+	for _, k := range []string{"{app}:order#1##token", "{app}:order#1##queue", "{app}:order#1##void:" + owner(), "x{a}##void:y"} {
 		if _, err := e.Acquire(t.Context(), req(k, time.Minute)); !errors.Is(err, executor.ErrInvalidKey) {
 			t.Errorf("Acquire(%q) = %v, want ErrInvalidKey", k, err)
 		}
