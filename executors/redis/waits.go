@@ -1,0 +1,188 @@
+package redis
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// waits is what an executor knows of its callers' waits: the watchers of
+// each key, whether the executor may still stand in the key's queue, and
+// the wakes that came before any watcher.
+type waits struct {
+	mu     sync.Mutex
+	keys   map[string]*keyWaits
+	recent map[string]time.Time // wakes no watcher took yet
+	// ahead holds the keys for which a holder of this executor queued it
+	// again for its followers, with no wake since.
+	ahead map[string]struct{}
+	n     atomic.Int32 // len(keys)+len(ahead), read on the acquire path without mu
+}
+
+// keyWaits is one key's waits.
+type keyWaits struct {
+	watchers map[*watcher]struct{}
+	// queued: the executor may stand in the key's queue (an attempt of a
+	// waiter registered it and none has taken the key since).
+	queued bool
+}
+
+// watcher is one WatchRelease call.
+type watcher struct {
+	ch chan struct{} // cap 1, sent to without blocking
+}
+
+// wake signals w without blocking.
+func (w *watcher) wake() {
+	select {
+	case w.ch <- struct{}{}:
+	default:
+	}
+}
+
+// queued reports whether the executor may stand in key's queue.
+func (q *waits) queued(key string) bool {
+	if q.n.Load() == 0 {
+		return false
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	kw := q.keys[key]
+	return kw != nil && kw.queued
+}
+
+// setQueued records the outcome of an attempt of a waiter on key: queued
+// after a registration, not after the key was taken. Keys nobody watches
+// are not recorded (their waiter gave up, or has yet to watch, and then
+// assumes a registration).
+func (q *waits) setQueued(key string, queued bool) {
+	if q.n.Load() == 0 {
+		return
+	}
+	q.mu.Lock()
+	if kw := q.keys[key]; kw != nil {
+		kw.queued = queued
+	}
+	q.mu.Unlock()
+}
+
+// add registers w as a watcher of key, after an attempt that queued the
+// executor. It wakes w at once if a wake for key came within window.
+func (q *waits) add(key string, w *watcher, window time.Duration) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.keys == nil {
+		q.keys = map[string]*keyWaits{}
+	}
+	kw := q.keys[key]
+	if kw == nil {
+		kw = &keyWaits{watchers: map[*watcher]struct{}{}}
+		q.keys[key] = kw
+		q.count()
+	}
+	kw.watchers[w] = struct{}{}
+	kw.queued = true
+	if t, ok := q.recent[key]; ok {
+		delete(q.recent, key)
+		if time.Since(t) < window {
+			w.wake()
+		}
+	}
+}
+
+// remove unregisters w. It reports whether w was key's last watcher and
+// the executor may still stand in key's queue: then nobody here will take
+// the claim a release may give it.
+func (q *waits) remove(key string, w *watcher) (leftQueued bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	kw := q.keys[key]
+	if kw == nil {
+		return false
+	}
+	delete(kw.watchers, w)
+	if len(kw.watchers) > 0 {
+		return false
+	}
+	delete(q.keys, key)
+	q.count()
+	return kw.queued
+}
+
+// count refreshes n; q.mu is held.
+func (q *waits) count() { q.n.Store(int32(len(q.keys) + len(q.ahead))) }
+
+// setAhead records that a holder of key queued the executor again for its
+// followers.
+func (q *waits) setAhead(key string) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.ahead == nil || len(q.ahead) >= maxRecentWakes {
+		// Entries whose queue entry vanished without a wake would pile up;
+		// forgetting them costs a round trip each, never a lock.
+		q.ahead = map[string]struct{}{}
+	}
+	q.ahead[key] = struct{}{}
+	q.count()
+}
+
+// takeAhead reports, once, whether the executor stands in key's queue on
+// behalf of a follower with no wake since: the key is then still busy.
+func (q *waits) takeAhead(key string) bool {
+	if q.n.Load() == 0 {
+		return false
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if _, ok := q.ahead[key]; !ok {
+		return false
+	}
+	delete(q.ahead, key)
+	q.count()
+	return true
+}
+
+// wake wakes key's watchers, or keeps the wake for a watcher to come (the
+// release can outrun the reply of the attempt that queued).
+func (q *waits) wake(key string, window time.Duration) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if _, ok := q.ahead[key]; ok {
+		delete(q.ahead, key)
+		q.count()
+	}
+	if kw := q.keys[key]; kw != nil {
+		for w := range kw.watchers {
+			w.wake()
+		}
+		return
+	}
+	now := time.Now()
+	if len(q.recent) >= maxRecentWakes {
+		for k, t := range q.recent {
+			if now.Sub(t) >= window {
+				delete(q.recent, k)
+			}
+		}
+		if len(q.recent) >= maxRecentWakes {
+			clear(q.recent)
+		}
+	}
+	if q.recent == nil {
+		q.recent = map[string]time.Time{}
+	}
+	q.recent[key] = now
+}
+
+// wakeAll wakes every watcher: wakes may have been missed.
+func (q *waits) wakeAll() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	clear(q.ahead)
+	q.count()
+	for _, kw := range q.keys {
+		for w := range kw.watchers {
+			w.wake()
+		}
+	}
+}
