@@ -35,7 +35,7 @@ func FleetSVG(cells []FleetCell) string {
 		panelW, panelH = 380, 240
 		left, top, gap = 60, 60, 90
 	)
-	width, height := 2*(left+panelW)+gap, top+panelH+60+20*len(names)
+	width, height := 2*(left+panelW)+gap+40, top+panelH+60+20*len(names)
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">`+"\n", width, height, width, height)
 	fmt.Fprintf(&b, `<rect width="%d" height="%d" fill="white"/>`+"\n", width, height)
