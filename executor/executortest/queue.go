@@ -14,16 +14,17 @@ import (
 // (any delay only adds to their wait, never to what is measured).
 func waiting(t *testing.T, inspector executor.Executor, key string, n int) {
 	t.Helper()
-	in, ok := inspector.(executor.Inspector)
-	if ok {
-		counted := eventually(10*time.Second, func() bool {
-			h, err := in.Inspect(t.Context(), key)
+	if in, ok := inspector.(executor.Inspector); ok {
+		var h executor.Holder
+		var err error
+		if !eventually(10*time.Second, func() bool {
+			h, err = in.Inspect(t.Context(), key)
 			return err == nil && (h.Waiters < 0 || h.Waiters >= n)
-		})
-		if h, err := in.Inspect(t.Context(), key); counted && err == nil && h.Waiters >= 0 {
-			return
-		} else if !counted {
+		}) {
 			t.Fatalf("Inspect(%q) never counted %d waiters: %+v, %v", key, n, h, err)
+		}
+		if h.Waiters >= 0 {
+			return
 		}
 	}
 	time.Sleep(100 * time.Millisecond)
