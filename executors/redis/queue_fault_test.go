@@ -61,17 +61,7 @@ func TestFault_lostReplyOnWake(t *testing.T) {
 	other := newExecutor(t, newClient(t, s.Addr()), redis.Options{})
 	warmWakes(t, other)
 	key := uniq(t, "lostwake:")
-	hl := mustHold(t, holder, key)
-	we, stope := queueUp(t, e, key)
-	defer stope()
-	wo, stopo := queueUp(t, other, key)
-	defer stopo()
-	if err := hl.Release(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	if !fired(we, 2*time.Second) {
-		t.Fatal("the head was not woken")
-	}
+	hl, wo := handToFirst(t, holder, e, other, key)
 	attemptWithoutReply(t, e, p, key)
 	if !fired(wo, 10*time.Second) {
 		t.Fatalf("the next waiter was not woken after the lost take was voided: key holds %q", c.Get(t.Context(), key).Val())

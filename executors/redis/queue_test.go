@@ -222,27 +222,13 @@ func TestQueue_followers(t *testing.T) {
 	}
 	_ = la.Release(t.Context())
 
-	hl, err := holder.Acquire(t.Context(), req(key, time.Minute))
-	if err != nil {
-		t.Fatal(err)
-	}
-	we, stope := queueUp(t, e, key)
-	defer stope()
-	wo, stopo := queueUp(t, other, key)
-	defer stopo()
-	if err := hl.Release(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	if !fired(we, 2*time.Second) {
-		t.Fatal("the head was not woken")
-	}
+	_, wo := handToFirst(t, holder, e, other, key)
 	r := req(key, time.Minute)
 	r.Wait, r.Followers = true, true
 	l, err := e.Acquire(t.Context(), r)
 	if err != nil {
 		t.Fatal(err)
 	}
-	stope()
 	if q := queueOf(t, c, key); len(q) != 2 || q[0] != redis.Member(other) || q[1] != redis.Member(e) {
 		t.Fatalf("queue after a take with followers = %v, want [%s %s]", q, redis.Member(other), redis.Member(e))
 	}

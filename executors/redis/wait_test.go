@@ -294,3 +294,22 @@ func mustHold(t *testing.T, e *redis.Executor, key string) executor.Lease {
 	}
 	return l
 }
+
+// handToFirst has holder take key, first and then second queue for it
+// (watching until the test ends), and holder release it: first must be
+// woken. It returns the holder's lease and the second's watch.
+func handToFirst(t *testing.T, holder, first, second *redis.Executor, key string) (executor.Lease, <-chan struct{}) {
+	t.Helper()
+	hl := mustHold(t, holder, key)
+	w1, stop1 := queueUp(t, first, key)
+	t.Cleanup(stop1)
+	w2, stop2 := queueUp(t, second, key)
+	t.Cleanup(stop2)
+	if err := hl.Release(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if !fired(w1, 2*time.Second) {
+		t.Fatal("the head was not woken")
+	}
+	return hl, w2
+}
