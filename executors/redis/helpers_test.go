@@ -62,15 +62,32 @@ func newExecutor(t testing.TB, client goredis.UniversalClient, o redis.Options) 
 	return e
 }
 
-// testLogger logs to t at debug level.
+// testLogger logs to t at debug level until t ends. Background work (a
+// Template releasing a lost lock, an executor's void) may log after the
+// test has returned, which testing forbids: such lines are dropped.
 func testLogger(t testing.TB) *slog.Logger {
-	return slog.New(slog.NewTextHandler(tWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	w := &tWriter{t: t}
+	t.Cleanup(func() {
+		w.mu.Lock()
+		w.ended = true
+		w.mu.Unlock()
+	})
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))
 }
 
-type tWriter struct{ t testing.TB }
+// tWriter writes lines to t's log until t ends.
+type tWriter struct {
+	t     testing.TB
+	mu    sync.Mutex
+	ended bool
+}
 
-func (w tWriter) Write(p []byte) (int, error) {
-	w.t.Log(string(bytes.TrimRight(p, "\n")))
+func (w *tWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.ended {
+		w.t.Log(string(bytes.TrimRight(p, "\n")))
+	}
 	return len(p), nil
 }
 
