@@ -76,3 +76,71 @@ func ExampleTemplate_TryLock() {
 	// Output:
 	// busy: job:report true
 }
+
+func ExampleTemplate_LockAll() {
+	tpl, err := lock4go.New(lock4go.Config{}, memory.New(memory.Options{}))
+	if err != nil {
+		panic(err)
+	}
+	ctx := context.Background()
+
+	// A transfer locks both accounts; another transfer between the same
+	// accounts in the other direction takes them in the same order.
+	l, err := tpl.LockAll(ctx, []string{"account:B", "account:A"})
+	if err != nil {
+		panic(err)
+	}
+	defer l.Release(ctx)
+	for _, k := range l.Keys() {
+		fmt.Println(k, "token", l.TokenOf(k))
+	}
+	_, err = tpl.LockAll(ctx, []string{"account:A", "account:C"}, lock4go.WithAcquireTimeout(0))
+	fmt.Println("overlapping set busy:", errors.Is(err, lock4go.ErrNotAcquired))
+	// Output:
+	// account:A token 1
+	// account:B token 2
+	// overlapping set busy: true
+}
+
+func ExampleTemplate_Lead() {
+	tpl, err := lock4go.New(lock4go.Config{}, memory.New(memory.Options{}))
+	if err != nil {
+		panic(err)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	terms := 0
+	err = tpl.Lead(ctx, "scheduler", func(ctx context.Context) error {
+		// Lead here until ctx ends (shutdown, or ErrLockLost). Returning nil
+		// steps down and campaigns again.
+		terms++
+		fmt.Println("leading, token", lock4go.LockFrom(ctx, "scheduler").Token())
+		if terms == 2 {
+			stop() // shut down
+		}
+		return nil
+	})
+	fmt.Println("Lead returned:", err)
+	// Output:
+	// leading, token 1
+	// leading, token 2
+	// Lead returned: context canceled
+}
+
+func ExampleLocked() {
+	tpl, err := lock4go.New(lock4go.Config{}, memory.New(memory.Options{}))
+	if err != nil {
+		panic(err)
+	}
+	type refund struct{ OrderID string }
+	key := func(r refund) (string, error) { return "refund:" + r.OrderID, nil }
+	// keybuilder.Fields[refund]("lock4go", "refund", []string{"OrderID"})
+	// builds such keys from struct fields, escaped like HTTP keys.
+	issue := lock4go.Locked(tpl, key, func(ctx context.Context, r refund) (string, error) {
+		return "refunded " + r.OrderID, nil
+	}, lock4go.WithAcquireTimeout(0))
+
+	out, err := issue(context.Background(), refund{OrderID: "42"})
+	fmt.Println(out, err)
+	// Output:
+	// refunded 42 <nil>
+}

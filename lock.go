@@ -15,12 +15,17 @@ import (
 // Lock is the handle of a held lock. It is safe for concurrent use. Release
 // it exactly once; a re-entered lock is released on the backend when the
 // last of its handles is released.
+//
+// A Lock of [Template.LockAll] stands for several keys: Key, Owner and Token
+// answer for the first of [Lock.Keys], [Lock.TokenOf] for each key, and
+// Done, Err, Release and Context for all of them.
 type Lock struct {
 	h        *held
+	set      *lockSet // the keys of LockAll, nil for one key
 	released atomic.Bool
 }
 
-// Key returns the lock key.
+// Key returns the lock key (the first of [Lock.Keys] for LockAll).
 func (l *Lock) Key() string { return l.h.key }
 
 // Owner returns the crypto-random owner value stored with the lock.
@@ -28,20 +33,41 @@ func (l *Lock) Owner() string { return l.h.owner }
 
 // Token returns the fencing token: strictly increasing per key across all
 // owners. Pass it to the resource the lock protects and have the resource
-// reject tokens lower than the highest it has seen.
+// reject tokens lower than the highest it has seen. For LockAll it is the
+// first key's; use [Lock.TokenOf] for the others.
 func (l *Lock) Token() int64 { return l.h.token }
 
 // Executor returns the name of the executor holding the lock.
 func (l *Lock) Executor() string { return l.h.exec.Name() }
 
-// Attempts returns how many attempts the acquisition took.
-func (l *Lock) Attempts() int { return l.h.attempts }
+// Attempts returns how many attempts the acquisition took (for LockAll,
+// the sum over its keys).
+func (l *Lock) Attempts() int {
+	if l.set == nil {
+		return l.h.attempts
+	}
+	n := 0
+	for _, m := range l.set.locks {
+		n += m.h.attempts
+	}
+	return n
+}
 
-// AcquiredAt returns when the lock was obtained.
-func (l *Lock) AcquiredAt() time.Time { return l.h.acquiredAt }
+// AcquiredAt returns when the lock was obtained (for LockAll, when the last
+// key was).
+func (l *Lock) AcquiredAt() time.Time {
+	if l.set == nil {
+		return l.h.acquiredAt
+	}
+	return l.set.at
+}
 
-// Done returns a channel closed when the lock is released or lost.
+// Done returns a channel closed when the lock is released or lost (for
+// LockAll, when any of its keys is lost).
 func (l *Lock) Done() <-chan struct{} {
+	if l.set != nil {
+		return l.set.done
+	}
 	h := l.h
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -58,6 +84,9 @@ func (l *Lock) Done() <-chan struct{} {
 // after it was lost (and the last renewal's error, when renewals failed
 // until the lease ran out), and one wrapping [ErrLockNotHeld] after release.
 func (l *Lock) Err() error {
+	if l.set != nil {
+		return l.set.errValue()
+	}
 	l.h.mu.Lock()
 	defer l.h.mu.Unlock()
 	return l.h.err
@@ -72,6 +101,9 @@ func (l *Lock) Release(ctx context.Context) error {
 	if !l.released.CompareAndSwap(false, true) {
 		return fmt.Errorf("%w: %q already released", ErrLockNotHeld, l.h.key)
 	}
+	if l.set != nil {
+		return l.set.release(ctx)
+	}
 	return l.h.release(ctx)
 }
 
@@ -80,6 +112,9 @@ func (l *Lock) Release(ctx context.Context) error {
 // cancelled with cause [ErrLockLost] when the lock is lost. Call the returned
 // cancel function when done; it does not release the lock.
 func (l *Lock) Context(parent context.Context) (context.Context, context.CancelFunc) {
+	if l.set != nil {
+		return l.set.context(parent)
+	}
 	ctx, cancel := context.WithCancelCause(withHeld(parent, l.h))
 	id := l.h.onLost(cancel)
 	return ctx, func() {

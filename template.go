@@ -133,7 +133,7 @@ func (t *Template) TryLock(ctx context.Context, key string, opts ...LockOption) 
 // the same key re-enter. Do returns fn's error; if the lock was lost while
 // fn ran, the error also wraps [ErrLockLost], since fn's work may then not
 // have been exclusive.
-func (t *Template) Do(ctx context.Context, key string, fn func(ctx context.Context) error, opts ...LockOption) (err error) {
+func (t *Template) Do(ctx context.Context, key string, fn func(ctx context.Context) error, opts ...LockOption) error {
 	if fn == nil {
 		return fmt.Errorf("%w: Do with a nil function", ErrInvalidConfig)
 	}
@@ -141,6 +141,11 @@ func (t *Template) Do(ctx context.Context, key string, fn func(ctx context.Conte
 	if err != nil {
 		return err
 	}
+	return t.run(ctx, l, fn)
+}
+
+// run runs fn under l, as Do and DoAll describe, and releases l.
+func (t *Template) run(ctx context.Context, l *Lock, fn func(ctx context.Context) error) (err error) {
 	lctx, cancel := l.Context(ctx)
 	defer func() {
 		cancel()
