@@ -41,11 +41,11 @@ func NewUnaryServerInterceptor(tpl *lock4go.Template, specs map[string]Spec, opt
 		if m == nil {
 			return handler(ctx, req)
 		}
-		key, err := m.keys.Key(ctx, info.FullMethod, req)
+		key, keys, err := buildKeys(m.keys, func(b *keybuilder.GRPC) (string, error) { return b.Key(ctx, info.FullMethod, req) })
 		if err != nil {
 			return m.fail.HandleUnary(ctx, req, info, failure.Info{Err: err, AcquireTimeout: m.c.wait})
 		}
-		l, err := tpl.Lock(ctx, key, m.c.lockOpts...)
+		l, key, err := lockKeys(ctx, tpl, key, keys, m.c.lockOpts)
 		if err != nil {
 			return m.fail.HandleUnary(ctx, req, info, failure.Info{Key: key, Err: err, AcquireTimeout: m.c.wait})
 		}
@@ -91,11 +91,11 @@ func NewStreamServerInterceptor(tpl *lock4go.Template, specs map[string]Spec, op
 		if m.noStream != nil {
 			return m.fail.HandleStream(srv, ss, info, failure.Info{Err: m.noStream, AcquireTimeout: m.c.wait})
 		}
-		key, err := m.keys.Key(ctx, info.FullMethod, nil)
+		key, keys, err := buildKeys(m.keys, func(b *keybuilder.GRPC) (string, error) { return b.Key(ctx, info.FullMethod, nil) })
 		if err != nil {
 			return m.fail.HandleStream(srv, ss, info, failure.Info{Err: err, AcquireTimeout: m.c.wait})
 		}
-		l, err := tpl.Lock(ctx, key, m.c.lockOpts...)
+		l, key, err := lockKeys(ctx, tpl, key, keys, m.c.lockOpts)
 		if err != nil {
 			return m.fail.HandleStream(srv, ss, info, failure.Info{Key: key, Err: err, AcquireTimeout: m.c.wait})
 		}
@@ -108,7 +108,7 @@ func NewStreamServerInterceptor(tpl *lock4go.Template, specs map[string]Spec, op
 // grpcMethod is a compiled Spec of one method.
 type grpcMethod struct {
 	c        compiled
-	keys     *keybuilder.GRPC
+	keys     []*keybuilder.GRPC // one, or one per expression of Spec.Each
 	fail     failure.GRPCHandler
 	noStream error // why the Spec cannot lock a stream, if it cannot
 }
@@ -137,12 +137,17 @@ func compileGRPC(tpl *lock4go.Template, specs map[string]Spec, opts []Option) (m
 		if err != nil {
 			return nil, err
 		}
-		keys, err := keybuilder.NewGRPC(tpl.Config().KeyPrefix, spec.Name, spec.Keys, o.keyOpts...)
-		if err != nil {
-			return nil, fmt.Errorf("middleware: %s: %w", where, err)
+		m := &grpcMethod{c: c, fail: spec.GRPCFailure}
+		readsReq := false
+		for _, exprs := range spec.keyExprs() {
+			b, err := keybuilder.NewGRPC(tpl.Config().KeyPrefix, spec.Name, exprs, o.keyOpts...)
+			if err != nil {
+				return nil, fmt.Errorf("middleware: %s: %w", where, err)
+			}
+			readsReq = readsReq || b.ReadsRequest()
+			m.keys = append(m.keys, b)
 		}
-		m := &grpcMethod{c: c, keys: keys, fail: spec.GRPCFailure}
-		if keys.ReadsRequest() {
+		if readsReq {
 			m.noStream = fmt.Errorf("middleware: %s: a stream is locked before its first message, so its keys cannot use req.<field>: %w",
 				where, lock4go.ErrInvalidConfig)
 		}

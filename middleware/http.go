@@ -46,11 +46,14 @@ func NewHTTP(tpl *lock4go.Template, spec Spec, opts ...Option) (func(http.Handle
 		return nil, err
 	}
 	o := buildOptions(tpl, opts)
-	keys, err := keybuilder.NewHTTP(tpl.Config().KeyPrefix, spec.Name, spec.Keys, o.keyOpts...)
-	if err != nil {
-		return nil, err
+	m := &httpLock{tpl: tpl, c: c, fail: spec.HTTPFailure}
+	for _, exprs := range spec.keyExprs() {
+		b, err := keybuilder.NewHTTP(tpl.Config().KeyPrefix, spec.Name, exprs, o.keyOpts...)
+		if err != nil {
+			return nil, err
+		}
+		m.keys = append(m.keys, b)
 	}
-	m := &httpLock{tpl: tpl, c: c, keys: keys, fail: spec.HTTPFailure}
 	if m.fail == nil {
 		m.fail = o.httpFailure
 	}
@@ -76,17 +79,17 @@ var errTimeoutInside = fmt.Errorf("middleware: HTTP wraps an http.TimeoutHandler
 type httpLock struct {
 	tpl  *lock4go.Template
 	c    compiled
-	keys *keybuilder.HTTP
+	keys []*keybuilder.HTTP // one, or one per expression of Spec.Each
 	fail failure.HTTPHandler
 }
 
 func (m *httpLock) serve(next http.Handler, w http.ResponseWriter, r *http.Request) {
-	key, err := m.keys.Key(r)
+	key, keys, err := buildKeys(m.keys, func(b *keybuilder.HTTP) (string, error) { return b.Key(r) })
 	if err != nil {
 		m.fail.ServeLockFailure(w, r, failure.Info{Err: err, AcquireTimeout: m.c.wait})
 		return
 	}
-	l, err := m.tpl.Lock(r.Context(), key, m.c.lockOpts...)
+	l, key, err := lockKeys(r.Context(), m.tpl, key, keys, m.c.lockOpts)
 	if err != nil {
 		m.fail.ServeLockFailure(w, r, failure.Info{Key: key, Err: err, AcquireTimeout: m.c.wait})
 		return

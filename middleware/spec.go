@@ -26,6 +26,16 @@ type Spec struct {
 	// construction. Zero means no parts: every request shares one key.
 	Keys []string
 
+	// Each are key expressions that build a key each, all held while the
+	// request runs: a transfer locks both accounts with
+	// Each: []string{"json.from", "json.to"}. Each key is
+	// <prefix>:<name>#<parts of Keys>:<part of its expression>, and they
+	// are taken with Template.LockAll: in one canonical order (transfers in
+	// opposite directions never deadlock), within one acquire timeout, all
+	// or none. Expressions that give the same value lock one key. Zero
+	// means one key, built from Keys.
+	Each []string
+
 	// Expire is a fixed lease that is not renewed (Lock4j's expire). Zero
 	// means the Template's Expire, renewed by the watchdog until release.
 	Expire time.Duration

@@ -1,0 +1,135 @@
+package middleware_test
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+
+	"github.com/lock4go/lock4go"
+	"github.com/lock4go/lock4go/keybuilder"
+	"github.com/lock4go/lock4go/middleware"
+)
+
+func accountKey(t *testing.T, id string) string {
+	t.Helper()
+	k, err := keybuilder.Join(lock4go.DefaultKeyPrefix, "account", id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+// Transfers lock both accounts (Spec.Each): transfers in opposite
+// directions never deadlock and no account has two transfers at once.
+func TestHTTP_each_transfers(t *testing.T) {
+	e := newEnv(t)
+	var mu sync.Mutex
+	busy := map[string]bool{}
+	spec := middleware.Spec{Name: "account", Each: []string{"json.from", "json.to"}, AcquireTimeout: 20 * time.Second}
+	mux := http.NewServeMux()
+	mux.Handle("POST /transfer", middleware.HTTP(e.tpl, spec)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		var from, to string
+		fmt.Sscanf(string(body), `{"from":%q,"to":%q}`, &from, &to)
+		accounts := []string{from, to}
+		for _, a := range accounts {
+			if lock4go.LockFrom(r.Context(), accountKey(t, a)) == nil {
+				http.Error(w, "account "+a+" not locked", http.StatusInternalServerError)
+				return
+			}
+		}
+		mu.Lock()
+		for _, a := range accounts {
+			if busy[a] {
+				mu.Unlock()
+				http.Error(w, "two transfers on "+a, http.StatusConflict)
+				return
+			}
+		}
+		for _, a := range accounts {
+			busy[a] = true
+		}
+		mu.Unlock()
+		time.Sleep(time.Millisecond) // a transfer that takes time, so overlaps would show
+		mu.Lock()
+		for _, a := range accounts {
+			busy[a] = false
+		}
+		mu.Unlock()
+		io.WriteString(w, "done")
+	})))
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+
+	pairs := [][2]string{{"A", "B"}, {"B", "A"}, {"B", "C"}, {"C", "A"}, {"A", "A"}}
+	var wg sync.WaitGroup
+	for i := range 40 {
+		p := pairs[i%len(pairs)]
+		wg.Go(func() {
+			r := post(t.Context(), srv.Client(), srv.URL+"/transfer", fmt.Sprintf(`{"from":%q,"to":%q}`, p[0], p[1]))
+			if r.err != nil || r.code != http.StatusOK {
+				t.Errorf("transfer %v: %+v", p, r)
+			}
+		})
+	}
+	wg.Wait()
+	if n := e.tpl.HeldLocks(); n != 0 {
+		t.Fatalf("HeldLocks = %d after all transfers", n)
+	}
+
+	// A busy account fails the transfer without running it; a missing
+	// account is the client's fault.
+	held, err := e.tpl.Lock(t.Context(), accountKey(t, "C"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Release(t.Context())
+	noWait := spec
+	noWait.AcquireTimeout = middleware.NoWait
+	mux2 := http.NewServeMux()
+	ran := false
+	mux2.Handle("POST /transfer", middleware.HTTP(e.tpl, noWait)(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { ran = true })))
+	srv2 := httptest.NewServer(mux2)
+	defer srv2.Close()
+	if r := post(t.Context(), srv2.Client(), srv2.URL+"/transfer", `{"from":"A","to":"C"}`); r.code != http.StatusTooManyRequests || ran {
+		t.Fatalf("transfer to a busy account: %+v (handler ran: %v), want 429", r, ran)
+	}
+	if r := post(t.Context(), srv2.Client(), srv2.URL+"/transfer", `{"from":"A"}`); r.code != http.StatusBadRequest || ran {
+		t.Fatalf("transfer without to: %+v, want 400", r)
+	}
+	if n := e.tpl.HeldLocks(); n != 1 {
+		t.Fatalf("HeldLocks = %d, want only the test's", n)
+	}
+}
+
+func TestGRPC_each(t *testing.T) {
+	e := newEnv(t)
+	svc := newService()
+	close(svc.gate)
+	client := serveGRPC(t, e, svc, map[string]middleware.Spec{
+		unaryCall: {Name: "account", Each: []string{"req.response_status.message", "md.to"}, AcquireTimeout: middleware.NoWait},
+	})
+	held, err := e.tpl.Lock(t.Context(), accountKey(t, "B"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := metadata.AppendToOutgoingContext(t.Context(), "to", "B")
+	_, err = client.UnaryCall(ctx, order("A", false))
+	wantStatus(t, err, codes.Aborted)
+	held.Release(t.Context())
+	if _, err := client.UnaryCall(ctx, order("A", false)); err != nil {
+		t.Fatal(err)
+	}
+	if svc.runs.Load() != 1 {
+		t.Fatalf("%d runs, want 1", svc.runs.Load())
+	}
+	e.waitEvent(t, lock4go.EventReleased, accountKey(t, "A"))
+	e.waitEvent(t, lock4go.EventReleased, accountKey(t, "B"))
+}
