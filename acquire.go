@@ -37,7 +37,13 @@ func (t *Template) lock(ctx context.Context, key string, opts []LockOption, try 
 	}
 	e := r.e
 	if h := heldFrom(ctx, t, e.Name(), key); h != nil {
+		if err := h.reentrant(o); err != nil {
+			return nil, err
+		}
 		return h.reenter()
+	}
+	if err := r.supports(o); err != nil {
+		return nil, err
 	}
 	if try {
 		o.acquireTimeout = 0 // no waiting: the attempt has the grace
@@ -47,9 +53,14 @@ func (t *Template) lock(ctx context.Context, key string, opts []LockOption, try 
 	w := waitContext{parent: ctx, deadline: start.Add(o.acquireTimeout), grace: o.attemptGrace, inProcess: r.caps.InProcess}
 	defer w.stop()
 
-	turn, err := t.queue.acquire(&w, e.Name(), key, try)
-	if err != nil {
-		return nil, t.notAcquired(ctx, &w, e, key, start, 0, err)
+	// Holders of a read lock or permit do not exclude each other: they do
+	// not take turns in the local queue.
+	var turn *turn
+	if !o.shared && o.permits == 0 {
+		turn, err = t.queue.acquire(&w, e.Name(), key, try)
+		if err != nil {
+			return nil, t.notAcquired(ctx, &w, e, key, start, 0, err)
+		}
 	}
 	h, attempts, err := t.acquire(&w, r, turn, key, o, try)
 	if err != nil {
@@ -58,7 +69,11 @@ func (t *Template) lock(ctx context.Context, key string, opts []LockOption, try 
 	}
 	h.turn = turn
 	h.attempts = attempts
-	turn.holder.Store(h)
+	if turn != nil {
+		turn.holder.Store(h)
+	} else {
+		t.shared.add(h)
+	}
 	t.track(h)
 	if err := h.errValue(); err != nil {
 		// Lost before Lock could return it (its session ended at once):
@@ -129,14 +144,14 @@ func (w *waitContext) stop() {
 // attempt in flight at the deadline finishes within the grace and its
 // answer counts. It returns the attempt count and the last error.
 func (t *Template) acquire(w *waitContext, r *registered, turn *turn, key string, o lockOptions, try bool) (*held, int, error) {
-	req := executor.Request{Key: key, TTL: o.expire, Renewed: !o.expireSet, Wait: !try}
+	req := executor.Request{Key: key, TTL: o.expire, Renewed: !o.expireSet, Wait: !try, Shared: o.shared, Permits: o.permits}
 	if !try {
 		req.WaitUntil = w.deadline
 	}
 	rw := retryWait{waiter: r.waiter, queued: r.caps.QueuedWaits, interval: o.retryInterval}
 	defer rw.stop()
 	for attempts := 1; ; attempts++ {
-		if rw.queued && !try {
+		if rw.queued && !try && turn != nil {
 			req.Followers = t.queue.followed(turn)
 		}
 		h, err := t.attempt(w, r, &req)

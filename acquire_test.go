@@ -143,7 +143,7 @@ func TestTemplate_Lock_lateReplyReleased(t *testing.T) {
 // retry interval.
 func TestTemplate_Lock_earlyWakeUp(t *testing.T) {
 	bubble(t, func(t *testing.T) {
-		mem := memory.New(memory.Options{})
+		mem := polling{memory.New(memory.Options{})}
 		holderTpl, _ := lock4go.New(lock4go.Config{}, mem)
 		waiterTpl, _ := lock4go.New(lock4go.Config{RetryInterval: 10 * time.Second, AcquireTimeout: time.Minute}, mem)
 		held, err := holderTpl.Lock(t.Context(), "k")

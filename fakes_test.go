@@ -11,6 +11,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/lock4go/lock4go/executor"
+	"github.com/lock4go/lock4go/executors/memory"
 )
 
 func TestMain(m *testing.M) {
@@ -130,3 +131,13 @@ func bubble(t *testing.T, f func(t *testing.T)) {
 }
 
 func (f *fakeExec) Capabilities() executor.Capabilities { return executor.Capabilities{} }
+
+// polling presents the memory executor as one that never waits inside
+// Acquire: a busy key is ErrNotAcquired at once, and waiters are woken by
+// WatchRelease (as with Redis pub/sub), to test the Template's retry loop.
+type polling struct{ *memory.Executor }
+
+func (p polling) Acquire(ctx context.Context, req executor.Request) (executor.Lease, error) {
+	req.Wait = false
+	return p.Executor.Acquire(ctx, req)
+}

@@ -82,17 +82,27 @@ func (q *localQueue) followed(s *turn) bool {
 	return s.refs > 1
 }
 
-// release gives the turn to the next goroutine. It accepts nil.
+// release gives the turn to the next goroutine. It accepts nil. The token
+// is taken back under q.mu, with the count, so that the next goroutine
+// never counts its predecessor as a follower (the receive does not block:
+// the caller holds the token).
 func (q *localQueue) release(s *turn) {
 	if s == nil {
 		return
 	}
+	q.mu.Lock()
 	<-s.ch
-	q.drop(s)
+	q.dropLocked(s)
+	q.mu.Unlock()
 }
 
 func (q *localQueue) drop(s *turn) {
 	q.mu.Lock()
+	q.dropLocked(s)
+	q.mu.Unlock()
+}
+
+func (q *localQueue) dropLocked(s *turn) {
 	s.refs--
 	if s.refs == 0 {
 		delete(q.turns, s.name)
@@ -101,7 +111,6 @@ func (q *localQueue) drop(s *turn) {
 			q.free = append(q.free, s)
 		}
 	}
-	q.mu.Unlock()
 }
 
 // view appends each queued key to queues, by executor and key, and returns

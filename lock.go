@@ -137,6 +137,8 @@ type held struct {
 	key, owner string
 	token      int64
 	ttl        time.Duration
+	shared     bool // a read lock
+	permits    int  // one of permits of a semaphore, 0 for a lock
 	renewed    bool // the watchdog renews it
 	self       bool // a watchdog lock the backend renews (Capabilities.SelfRenewing)
 	acquiredAt time.Time
@@ -173,7 +175,7 @@ type lostWaiter struct {
 func (t *Template) newHeld(r *registered, key string, req executor.Request, l executor.Lease, now time.Time) *held {
 	h := &held{
 		t: t, exec: r.e, reg: r, lease: l, key: key, owner: req.Owner, token: l.Token(),
-		ttl: req.TTL, renewed: req.Renewed, self: req.Renewed && r.caps.SelfRenewing, acquiredAt: now,
+		ttl: req.TTL, shared: req.Shared, permits: req.Permits, renewed: req.Renewed, self: req.Renewed && r.caps.SelfRenewing, acquiredAt: now,
 		refs: 1, wdIndex: -1,
 		leaseEnd: l.Start().Add(req.TTL - executor.SafetyMargin(req.TTL)),
 	}
@@ -347,6 +349,8 @@ func (h *held) end(err error, by endedBy) bool {
 	}
 	if h.turn != nil {
 		h.turn.holder.Store(nil)
+	} else {
+		h.t.shared.remove(h)
 	}
 	h.t.queue.release(h.turn)
 	h.t.held.Add(-1)

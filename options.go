@@ -118,6 +118,8 @@ const (
 	optRetryInterval
 	optExecutor
 	optAttemptGrace
+	optShared
+	optPermits
 )
 
 type lockOptions struct {
@@ -127,6 +129,8 @@ type lockOptions struct {
 	retryInterval  time.Duration
 	attemptGrace   time.Duration
 	executor       string
+	shared         bool
+	permits        int
 }
 
 // WithExpire gives the lock a fixed lease d that is not renewed (Lock4j's
@@ -152,6 +156,29 @@ func WithAttemptGrace(d time.Duration) LockOption {
 	return LockOption{kind: optAttemptGrace, d: d}
 }
 
+// Shared makes the lock a read lock of the key: readers exclude only
+// writers, and a Lock without Shared is the key's write lock (the same as a
+// mutex on the key). Once a writer waits, readers that come later wait
+// behind it, so writers are not starved. Inside a write lock of the key
+// (a context from Do or Lock.Context) a read lock re-enters it; a write
+// lock inside a read lock is an upgrade, refused with [ErrInvalidConfig]
+// rather than left to deadlock. Each read lock has its own lease, token and
+// lost signal. The executor must support read locks
+// (executor.Capabilities.SharedLocks), else [ErrInvalidConfig].
+func Shared() LockOption { return LockOption{kind: optShared} }
+
+// WithPermits makes the lock one of n permits of a semaphore on the key:
+// at most n holders at once, each with its own lease (renewed by the
+// watchdog or fixed, like any lock), lost signal and fencing token, strictly
+// increasing per key. All users of a key must agree on n: an executor that
+// sees another n in use, or the key used as a lock, returns an error
+// wrapping [ErrInvalidConfig]. n must be positive; with [Shared] it is
+// [ErrInvalidConfig]. Inside a permit of the key (a context from Do or
+// Lock.Context) a call re-enters that permit instead of taking another.
+// The executor must support semaphores
+// (executor.Capabilities.Semaphores), else [ErrInvalidConfig].
+func WithPermits(n int) LockOption { return LockOption{kind: optPermits, d: time.Duration(n)} }
+
 // WithExecutor picks the executor by name for this call.
 func WithExecutor(name string) LockOption { return LockOption{kind: optExecutor, s: name} }
 
@@ -176,6 +203,13 @@ func (c *Config) resolve(opts []LockOption) (lockOptions, error) {
 			o.executor = opt.s
 		case optAttemptGrace:
 			o.attemptGrace = opt.d
+		case optShared:
+			o.shared = true
+		case optPermits:
+			o.permits = int(opt.d)
+			if o.permits <= 0 {
+				return o, fmt.Errorf("%w: permits must be positive, got %d", ErrInvalidConfig, opt.d)
+			}
 		}
 	}
 	switch {
@@ -187,6 +221,8 @@ func (c *Config) resolve(opts []LockOption) (lockOptions, error) {
 		return o, fmt.Errorf("%w: retry interval must be positive, got %v", ErrInvalidConfig, o.retryInterval)
 	case o.attemptGrace <= 0:
 		return o, fmt.Errorf("%w: attempt grace must be positive, got %v", ErrInvalidConfig, o.attemptGrace)
+	case o.shared && o.permits > 0:
+		return o, fmt.Errorf("%w: Shared and WithPermits together: a semaphore has no read locks", ErrInvalidConfig)
 	}
 	return o, nil
 }

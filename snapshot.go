@@ -47,7 +47,8 @@ const (
 type HeldLock struct {
 	Key      string
 	Executor string
-	// Kind is the kind of lock; "mutex" for every lock today.
+	// Kind is the kind of lock: "mutex" (a lock, or the write lock of a
+	// read-write lock), "read" ([Shared]) or "permit" ([WithPermits]).
 	Kind  string
 	Token int64
 	// Owner is the owner value stored with the lock on the backend.
@@ -131,7 +132,7 @@ func (t *Template) Snapshot() Snapshot {
 	for i, r := range t.execs {
 		s.Executors[i] = r.describe(now, r == t.primary)
 	}
-	holders := t.queue.view(&s.Queues)
+	holders := t.shared.view(t.queue.view(&s.Queues))
 	for _, h := range holders {
 		if hl, ok := t.describe(h, now); ok {
 			s.Held = append(s.Held, hl)
@@ -172,7 +173,7 @@ func (t *Template) describe(h *held, now time.Time) (HeldLock, bool) {
 		return HeldLock{}, false
 	}
 	hl := HeldLock{
-		Key: h.key, Executor: h.exec.Name(), Kind: "mutex", Token: h.token, Owner: h.owner,
+		Key: h.key, Executor: h.exec.Name(), Kind: h.kind(), Token: h.token, Owner: h.owner,
 		AcquiredAt: h.acquiredAt, Handles: refs, Renewal: RenewalWatchdog,
 	}
 	switch {

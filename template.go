@@ -21,6 +21,7 @@ type Template struct {
 	byName   map[string]*registered
 	primary  *registered
 	queue    localQueue
+	shared   sharedHolds
 	wd       watchdog
 	held     atomic.Int64
 	failures failureLog

@@ -26,6 +26,12 @@ type Capabilities struct {
 	// every release handed to the waiter since that attempt. The Template
 	// then waits right after WatchRelease instead of trying again at once.
 	QueuedWaits bool
+	// SharedLocks is true when the executor implements read locks
+	// ([Request.Shared]) beside the write lock of the same key.
+	SharedLocks bool
+	// Semaphores is true when the executor implements semaphores
+	// ([Request.Permits]).
+	Semaphores bool
 }
 
 // Waiter is implemented by executors that can tell when a key is released
@@ -64,6 +70,10 @@ type Holder struct {
 	TTL time.Duration
 	// Waiters is the number of queued waiters (-1 when unknown).
 	Waiters int
+	// Shared is the number of read locks or permits held. Owner, Token
+	// and TTL then describe one of them (the newest, where the backend
+	// can tell). Zero for a write lock or mutex.
+	Shared int
 }
 
 // Inspector is implemented by executors that can report who holds a key.

@@ -37,6 +37,21 @@ type Request struct {
 	// bounds waiting.
 	WaitUntil time.Time
 
+	// Shared asks for a read lock of Key: readers exclude only writers
+	// (requests without Shared or Permits, which take the key's write lock,
+	// the same as a mutex). Once a writer waits, readers that come later
+	// wait behind it. Only executors with [Capabilities.SharedLocks] get
+	// such requests from the Template.
+	Shared bool
+
+	// Permits, when positive, asks for one of Permits permits of a
+	// semaphore on Key: at most Permits holders at once, each with its own
+	// lease and token. Holders of one key must agree on Permits: an
+	// executor that sees a different count in use, or the key in use as a
+	// lock, returns an error wrapping [ErrInvalidConfig]. Only executors
+	// with [Capabilities.Semaphores] get such requests from the Template.
+	Permits int
+
 	// Followers is true when other callers of this process wait for the key
 	// behind this request (the Template's local queue). An executor whose
 	// waiters queue on the backend ([Capabilities.QueuedWaits]) may keep

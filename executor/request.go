@@ -5,8 +5,8 @@ import (
 	"time"
 )
 
-// Validate checks what every executor needs of a request: a key, an owner
-// and a positive TTL. Its error wraps [ErrInvalidKey] or
+// Validate checks what every executor needs of a request: a key, an owner,
+// a positive TTL, no negative permits, and not both Shared and Permits. Its error wraps [ErrInvalidKey] or
 // [ErrInvalidConfig]; executors prefix it with their name and return it
 // before any round trip.
 func (r Request) Validate() error {
@@ -17,6 +17,10 @@ func (r Request) Validate() error {
 		return fmt.Errorf("%q: empty owner: %w", r.Key, ErrInvalidConfig)
 	case r.TTL <= 0:
 		return fmt.Errorf("%q: ttl %v: %w", r.Key, r.TTL, ErrInvalidConfig)
+	case r.Permits < 0:
+		return fmt.Errorf("%q: %d permits: %w", r.Key, r.Permits, ErrInvalidConfig)
+	case r.Permits > 0 && r.Shared:
+		return fmt.Errorf("%q: a read lock of a semaphore: %w", r.Key, ErrInvalidConfig)
 	}
 	return nil
 }

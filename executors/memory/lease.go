@@ -18,6 +18,7 @@ type lease struct {
 	start    time.Time
 	deadline time.Time
 	timer    *time.Timer
+	held     bool // a holder of its key
 	lost     bool
 	lostCh   chan struct{} // made on first Lost()
 	onLost   []lostFunc
@@ -44,7 +45,7 @@ func (l *lease) Renew(ctx context.Context, ttl time.Duration) error {
 	}
 	l.e.mu.Lock()
 	defer l.e.mu.Unlock()
-	if l.e.locks[l.key] != l {
+	if !l.held {
 		return fmt.Errorf("memory: renew %q: %w", l.key, executor.ErrLockNotHeld)
 	}
 	l.deadline = time.Now().Add(ttl)
@@ -54,7 +55,7 @@ func (l *lease) Renew(ctx context.Context, ttl time.Duration) error {
 
 func (l *lease) Release(context.Context) error {
 	l.e.mu.Lock()
-	ok := l.e.remove(l)
+	ok := l.e.drop(l)
 	l.e.mu.Unlock()
 	if !ok {
 		return fmt.Errorf("memory: release %q: %w", l.key, executor.ErrLockNotHeld)
@@ -92,7 +93,7 @@ func (l *lease) AfterLost(f func()) func() bool {
 // timer firing, so the deadline decides.
 func (l *lease) expire() {
 	l.e.mu.Lock()
-	if l.e.locks[l.key] != l {
+	if !l.held {
 		l.e.mu.Unlock()
 		return
 	}
@@ -101,7 +102,7 @@ func (l *lease) expire() {
 		l.e.mu.Unlock()
 		return
 	}
-	l.e.remove(l)
+	l.e.drop(l)
 	fs := l.markLost()
 	l.e.mu.Unlock()
 	for _, lf := range fs {

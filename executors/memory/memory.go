@@ -26,7 +26,7 @@ type Executor struct {
 	tokens   atomic.Int64
 
 	mu       sync.Mutex
-	locks    map[string]*lease
+	keys     map[string]*entry
 	watchers map[string]map[chan struct{}]struct{}
 }
 
@@ -42,7 +42,7 @@ func New(opts Options) *Executor {
 	e := &Executor{
 		name:     opts.Name,
 		priority: opts.Priority,
-		locks:    map[string]*lease{},
+		keys:     map[string]*entry{},
 		watchers: map[string]map[chan struct{}]struct{}{},
 	}
 	if e.name == "" {
@@ -60,8 +60,12 @@ func (e *Executor) Name() string { return e.name }
 // Priority implements [executor.Executor].
 func (e *Executor) Priority() int { return e.priority }
 
-// Acquire implements [executor.Executor]. It never waits: the memory executor
-// wakes waiters through [Executor.WatchRelease] instead.
+// Acquire implements [executor.Executor]. A request that finds the key busy
+// returns at once without req.Wait, and otherwise waits in the key's queue,
+// in arrival order, until it is granted, req.WaitUntil passes or ctx ends.
+// The head of the queue is granted as soon as it fits: all readers at the
+// head together, one writer, or permits while any are left; a waiting
+// writer keeps readers that came after it out.
 func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.Lease, error) {
 	if ctx.Err() != nil {
 		return nil, fmt.Errorf("memory: acquire %q: %w", req.Key, executor.GaveUp(ctx))
@@ -70,28 +74,57 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 		return nil, fmt.Errorf("memory: acquire: %w", err)
 	}
 	e.mu.Lock()
-	defer e.mu.Unlock()
-	if _, held := e.locks[req.Key]; held {
+	en := e.keys[req.Key]
+	if en == nil {
+		en = &entry{permits: req.Permits}
+		e.keys[req.Key] = en
+	} else if err := en.mismatch(req); err != nil {
+		e.mu.Unlock()
+		return nil, err
+	}
+	if len(en.queue) == 0 && en.fits(req) {
+		l := e.grant(en, req, time.Now())
+		e.mu.Unlock()
+		return l, nil
+	}
+	if !req.Wait {
+		e.mu.Unlock()
 		return nil, fmt.Errorf("memory: %q: %w", req.Key, executor.ErrNotAcquired)
 	}
-	now := time.Now()
-	l := &lease{
-		e:        e,
-		key:      req.Key,
-		owner:    req.Owner,
-		token:    e.tokens.Add(1),
-		start:    now,
-		deadline: now.Add(req.TTL),
-	}
-	l.timer = time.AfterFunc(req.TTL, l.expire)
-	e.locks[req.Key] = l
-	return l, nil
+	w := &waiter{req: req, ready: make(chan struct{})}
+	en.queue = append(en.queue, w)
+	e.mu.Unlock()
+	return e.wait(ctx, en, w)
 }
 
-// Capabilities implements [executor.Executor]: the executor never blocks,
-// so the Template need not bound its calls with deadlines.
+// wait waits for w's grant until its WaitUntil or ctx's end.
+func (e *Executor) wait(ctx context.Context, en *entry, w *waiter) (executor.Lease, error) {
+	var until <-chan time.Time
+	if !w.req.WaitUntil.IsZero() {
+		t := time.NewTimer(time.Until(w.req.WaitUntil))
+		defer t.Stop()
+		until = t.C
+	}
+	var gaveUp error
+	select {
+	case <-w.ready:
+		return w.lease, nil
+	case <-until:
+		gaveUp = fmt.Errorf("memory: %q: waited until %v: %w", w.req.Key, w.req.WaitUntil.Format(time.RFC3339Nano), executor.ErrNotAcquired)
+	case <-ctx.Done():
+		gaveUp = fmt.Errorf("memory: acquire %q: %w", w.req.Key, executor.GaveUp(ctx))
+	}
+	e.mu.Lock()
+	e.leave(en, w)
+	e.mu.Unlock()
+	return nil, gaveUp
+}
+
+// Capabilities implements [executor.Executor]: the executor never blocks on
+// I/O, so the Template need not bound its calls with deadlines, and it has
+// read locks and semaphores.
 func (e *Executor) Capabilities() executor.Capabilities {
-	return executor.Capabilities{InProcess: true}
+	return executor.Capabilities{InProcess: true, SharedLocks: true, Semaphores: true}
 }
 
 // WatchRelease implements [executor.Waiter]: the channel receives a value
@@ -119,51 +152,46 @@ func (e *Executor) WatchRelease(_ context.Context, key string) (<-chan struct{},
 	}
 }
 
-// Inspect implements [executor.Inspector].
+// Inspect implements [executor.Inspector]. For read locks and permits it
+// describes the newest holder and counts them in Holder.Shared.
 func (e *Executor) Inspect(_ context.Context, key string) (executor.Holder, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	l, ok := e.locks[key]
-	if !ok {
+	en := e.keys[key]
+	if en == nil || en.writer == nil && len(en.shared) == 0 {
 		return executor.Holder{}, fmt.Errorf("memory: inspect %q: %w", key, executor.ErrLockNotHeld)
+	}
+	l, shared := en.writer, 0
+	if l == nil {
+		l, shared = en.shared[len(en.shared)-1], len(en.shared)
 	}
 	return executor.Holder{
 		Owner:   l.owner,
 		Token:   l.token,
 		TTL:     time.Until(l.deadline),
-		Waiters: len(e.watchers[key]),
+		Waiters: len(en.queue),
+		Shared:  shared,
 	}, nil
 }
 
-// remove deletes l from the table if it is still the holder, and wakes the
-// key's watchers. The caller holds e.mu.
-func (e *Executor) remove(l *lease) bool {
-	if e.locks[l.key] != l {
-		return false
-	}
-	delete(e.locks, l.key)
-	l.timer.Stop()
-
-	for ch := range e.watchers[l.key] {
-		select {
-		case ch <- struct{}{}:
-		default:
-		}
-	}
-	return true
-}
-
-// ForceRelease implements [executor.ForceReleaser]: it removes key's lock if
-// its owner and token are h's, and ends its lease as an expiry does (Lost
-// closes).
+// ForceRelease implements [executor.ForceReleaser]: it removes the lock (or
+// the read lock or permit) of key whose owner and token are h's, and ends
+// its lease as an expiry does (Lost closes).
 func (e *Executor) ForceRelease(_ context.Context, key string, h executor.Holder) error {
 	e.mu.Lock()
-	l, ok := e.locks[key]
-	if !ok || l.owner != h.Owner || l.token != h.Token {
+	var l *lease
+	if en := e.keys[key]; en != nil {
+		for _, c := range append([]*lease{en.writer}, en.shared...) {
+			if c != nil && c.owner == h.Owner && c.token == h.Token {
+				l = c
+			}
+		}
+	}
+	if l == nil {
 		e.mu.Unlock()
 		return fmt.Errorf("memory: force release %q: %w", key, executor.ErrLockNotHeld)
 	}
-	e.remove(l)
+	e.drop(l)
 	fs := l.markLost()
 	e.mu.Unlock()
 	for _, lf := range fs {
