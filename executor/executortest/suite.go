@@ -38,9 +38,8 @@ type Options struct {
 	KeyPrefix string
 
 	// Unordered marks executors that wake every waiter of a key at a
-	// release instead of the longest waiting one (the memory executor,
-	// whose Template's local queue orders the waiters of one process); the
-	// arrival-order test is skipped for them.
+	// release instead of the longest waiting one; the arrival-order test is
+	// skipped for them.
 	Unordered bool
 }
 
@@ -84,6 +83,11 @@ func Run(t *testing.T, f Factory, o Options) {
 		{"ConcurrentKeys", s.testConcurrentKeys},
 		{"MutualExclusion", s.testMutualExclusion},
 		{"ForceRelease", s.testForceRelease},
+		{"ReadersShare", s.testReadersShare},
+		{"WriterPreference", s.testWriterPreference},
+		{"Permits", s.testPermits},
+		{"SharedExpiry", s.testSharedExpiry},
+		{"SharedCancelledWaiter", s.testSharedCancelledWaiter},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, tc.fn)

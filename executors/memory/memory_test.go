@@ -18,5 +18,5 @@ func TestConformance(t *testing.T) {
 	// Every call returns the same executor: in-process locks are shared by
 	// everything that uses one executor value, like a backend server.
 	e := memory.New(memory.Options{})
-	executortest.Run(t, func(*testing.T) executor.Executor { return e }, executortest.Options{Unordered: true})
+	executortest.Run(t, func(*testing.T) executor.Executor { return e }, executortest.Options{})
 }
