@@ -12,7 +12,7 @@ var aclCommands = []string{
 	"exists", "set", "incr", "incrby", "time", "pexpire", "get", "del", "publish",
 	"zadd", "zrem", "zpopmin", "pttl",
 	"subscribe", "unsubscribe", "ping",
-	"zcard",
+	"zcard", "zrange", "zscore", "zremrangebyscore",
 }
 
 // ACLRules returns the Redis ACL rules of a user that may lock, through an
@@ -49,6 +49,7 @@ func ACLRules(keyPrefix string) string {
 		"~{???}" + counterSuffix + ":" + p + "*",
 		"~{???}" + voidSuffix + ":" + p + "*",
 		"~{???}" + queueSuffix + ":" + p + "*",
+		"~{???}" + sharesSuffix + ":" + p + "*",
 		"resetchannels",
 		"&" + p + "*",
 		"&{" + p + "*",

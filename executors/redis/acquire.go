@@ -50,6 +50,9 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 	if ctx.Err() != nil {
 		return nil, fmt.Errorf("redis: acquire %q: %w", req.Key, executor.GaveUp(ctx))
 	}
+	if req.Shared || req.Permits > 0 {
+		return e.acquireShare(ctx, req)
+	}
 	if req.Wait && e.waits.takeAhead(req.Key) {
 		// A holder of this process queued the executor again for this
 		// caller, and no release has woken it since: the key is busy, no
@@ -80,9 +83,42 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 		return nil, fmt.Errorf("redis: %q: %w", req.Key, executor.ErrNotAcquired)
 	case r.err == nil && r.val == ownerVoided:
 		return nil, fmt.Errorf("redis: acquire %q: %w: %w", req.Key, executor.ErrNotAcquired, errVoided)
+	case r.err == nil && r.val == kindMismatch:
+		return nil, errKind(req)
 	}
 	// A failed or abandoned call, or a retry without a counter: the key may
 	// hold req.Owner.
+	e.voidLater(l, req.TTL)
+	err := r.err
+	if err == nil {
+		err = errNoCounter
+	}
+	return nil, acquireErr(ctx, req.Key, err)
+}
+
+// acquireShare is Acquire of a read lock or permit (shares.go): the same
+// outcomes, without the followers' shortcut.
+func (e *Executor) acquireShare(ctx context.Context, req executor.Request) (executor.Lease, error) {
+	kind := shareKind(req)
+	l := newLease(e, req.Key, req.Owner)
+	l.shareArg = kind + "|" + req.Owner
+	var r result
+	if e.direct(ctx) {
+		r = l.acquireShare(ctx, req, kind)
+	} else {
+		r = e.run(ctx, func(ctx context.Context) result { return l.acquireShare(ctx, req, kind) })
+	}
+	switch {
+	case r.err == nil && r.val > 0:
+		l.token = r.val
+		return l, nil
+	case r.err == nil && r.val == queued, isNil(r.err):
+		return nil, fmt.Errorf("redis: %q: %w", req.Key, executor.ErrNotAcquired)
+	case r.err == nil && r.val == ownerVoided:
+		return nil, fmt.Errorf("redis: acquire %q: %w: %w", req.Key, executor.ErrNotAcquired, errVoided)
+	case r.err == nil && r.val == kindMismatch:
+		return nil, errKind(req)
+	}
 	e.voidLater(l, req.TTL)
 	err := r.err
 	if err == nil {

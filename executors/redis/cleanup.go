@@ -166,8 +166,7 @@ func (e *Executor) voidRound(items []voidItem) (failed []voidItem, firstErr erro
 	cmds := make([]*goredis.Cmd, len(items))
 	_, perr := e.client.Pipelined(ctx, func(p goredis.Pipeliner) error {
 		for i, it := range items {
-			l := it.l
-			cmds[i] = voidScript.Eval(ctx, p, l.keys[:3], l.ownerArg, l.channel, e.claimArg, it.ttlArg)
+			cmds[i] = it.l.voidCmd(ctx, p, it.ttlArg)
 		}
 		return nil
 	})

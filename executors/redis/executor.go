@@ -123,10 +123,11 @@ func (e *Executor) Name() string { return e.opts.Name }
 func (e *Executor) Priority() int { return e.opts.Priority }
 
 // Capabilities implements [executor.Executor]: the Template's watchdog
-// renews Redis locks, and waiters queue on the server (see
-// [Executor.WatchRelease]).
+// renews Redis locks, waiters queue on the server (see
+// [Executor.WatchRelease]), and the executor has read locks and semaphores
+// (see docs/redis.md, "Read locks and permits").
 func (e *Executor) Capabilities() executor.Capabilities {
-	return executor.Capabilities{QueuedWaits: true}
+	return executor.Capabilities{QueuedWaits: true, SharedLocks: true, Semaphores: true}
 }
 
 // Close stops the executor's shared pub/sub connection and its background

@@ -13,6 +13,7 @@ var (
 	ChannelName  = channelName
 	VoidKey      = voidKey
 	QueueKey     = queueKey
+	SharesKey    = sharesKey
 	AcquireNames = acquireNames
 	KeySlot      = keySlot
 	SlotTag      = slotTag

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	goredis "github.com/redis/go-redis/v9"
@@ -18,13 +19,17 @@ import (
 // not goroutines) in the key's wait queue (ZCARD). A key that a release
 // handed to the head of its queue, and that the head has yet to take, has
 // the owner "lock4go:claim:<member>". The values are read together but not
-// atomically. It returns an error wrapping [executor.ErrLockNotHeld] when
-// nobody holds key.
+// atomically. Read locks and permits (shares) are counted in
+// Holder.Shared, with the owner and TTL of the latest to expire (their
+// tokens are not kept: Token is 0). It returns an error wrapping
+// [executor.ErrLockNotHeld] when nobody holds key.
 func (e *Executor) Inspect(ctx context.Context, key string) (executor.Holder, error) {
 	var (
 		owner, token *goredis.StringCmd
 		pttl         *goredis.DurationCmd
 		waiters      *goredis.IntCmd
+		shares       *goredis.ZSliceCmd
+		now          *goredis.TimeCmd
 	)
 	r := e.run(ctx, func(ctx context.Context) result {
 		_, err := e.client.Pipelined(ctx, func(p goredis.Pipeliner) error {
@@ -32,6 +37,8 @@ func (e *Executor) Inspect(ctx context.Context, key string) (executor.Holder, er
 			token = p.Get(ctx, counterKey(key))
 			pttl = p.PTTL(ctx, key)
 			waiters = p.ZCard(ctx, queueKey(key))
+			shares = p.ZRangeWithScores(ctx, sharesKey(key), 0, -1)
+			now = p.Time(ctx)
 			return nil
 		})
 		return result{err: err}
@@ -41,6 +48,10 @@ func (e *Executor) Inspect(ctx context.Context, key string) (executor.Holder, er
 	}
 	o, err := owner.Result()
 	if isNil(err) || pttl.Val() == -2*time.Nanosecond {
+		if h, ok := sharesHolder(shares.Val(), now.Val()); ok {
+			h.Waiters = int(waiters.Val())
+			return h, nil
+		}
 		return executor.Holder{}, fmt.Errorf("redis: inspect %q: %w", key, executor.ErrLockNotHeld)
 	}
 	h := executor.Holder{Owner: o, Waiters: int(waiters.Val())}
@@ -51,4 +62,29 @@ func (e *Executor) Inspect(ctx context.Context, key string) (executor.Holder, er
 		h.TTL = d
 	}
 	return h, nil
+}
+
+// sharesHolder describes the live read locks or permits among shares (by
+// the server's time now): their count, and the owner, TTL and token of the
+// newest; claims that a release gave to waiters count as held, as in the
+// scripts. It reports false when there are none.
+func sharesHolder(shares []goredis.Z, now time.Time) (executor.Holder, bool) {
+	nowMs := float64(now.UnixMilli())
+	var h executor.Holder
+	var newest float64
+	for _, z := range shares {
+		if z.Score < nowMs {
+			continue
+		}
+		h.Shared++
+		if z.Score >= newest {
+			newest = z.Score
+			m, _ := z.Member.(string)
+			if _, owner, ok := strings.Cut(m, "|"); ok {
+				h.Owner = owner
+			}
+			h.TTL = time.Duration(z.Score-nowMs) * time.Millisecond
+		}
+	}
+	return h, h.Shared > 0
 }

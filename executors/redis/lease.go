@@ -15,14 +15,17 @@ import (
 type lease struct {
 	e *Executor
 	// keys are the acquire script's KEYS: the lock key, its wait queue, its
-	// owner's void marker, its counter and, for a key with a hash tag, the
-	// counter's legacy name (see legacyCounterKey). They are backed by
-	// names. The release script takes the first two, the void script the
-	// first three.
+	// shares, its owner's void marker, its counter and, for a key with a
+	// hash tag, the counter's legacy name (see legacyCounterKey). They are
+	// backed by names. The release script takes the first three, the void
+	// script the first four.
 	keys     []string
-	names    [5]string
+	names    [6]string
 	channel  string // the key's release channel
 	ownerArg any    // the owner value, boxed once for every script call
+	// shareArg is, for a read lock or permit, its member in the key's
+	// shares ("<kind>|<owner>"), boxed; nil for a lock.
+	shareArg any
 	token    int64
 	start    time.Time // before the acquire script was sent
 }
@@ -31,11 +34,11 @@ var _ executor.Lease = (*lease)(nil)
 
 // newLease returns the attempt of owner to take key through e.
 func newLease(e *Executor, key, owner string) *lease {
-	queue, void, counter, channel, legacy := acquireNames(key, owner)
-	l := &lease{e: e, names: [5]string{key, queue, void, counter, legacy}, channel: channel, ownerArg: owner, start: time.Now()}
-	l.keys = l.names[:4]
+	queue, shares, void, counter, channel, legacy := acquireNames(key, owner)
+	l := &lease{e: e, names: [6]string{key, queue, shares, void, counter, legacy}, channel: channel, ownerArg: owner, start: time.Now()}
+	l.keys = l.names[:5]
 	if legacy != "" {
-		l.keys = l.names[:5]
+		l.keys = l.names[:6]
 	}
 	return l
 }
@@ -86,14 +89,43 @@ func (l *lease) Release(ctx context.Context) error {
 
 // renew runs the renew script.
 func (l *lease) renew(ctx context.Context, ttl time.Duration) result {
+	if l.shareArg != nil {
+		v, err := shareRenewScript.Run(ctx, l.e.client, l.keys[2:3], l.shareArg, l.e.msArg(ttl)).Int64()
+		return result{val: v, err: err}
+	}
 	v, err := renewScript.Run(ctx, l.e.client, l.keys[:1], l.ownerArg, l.e.msArg(ttl)).Int64()
 	return result{val: v, err: err}
 }
 
+// renewCmd adds the renew script of l to a pipeline, by digest or, when
+// eval is set, in full.
+func (l *lease) renewCmd(ctx context.Context, p goredis.Pipeliner, ttl time.Duration, eval bool) *goredis.Cmd {
+	s, keys, member := renewScript, l.keys[:1], l.ownerArg
+	if l.shareArg != nil {
+		s, keys, member = shareRenewScript, l.keys[2:3], l.shareArg
+	}
+	if eval {
+		return s.Eval(ctx, p, keys, member, l.e.msArg(ttl))
+	}
+	return s.EvalSha(ctx, p, keys, member, l.e.msArg(ttl))
+}
+
 // release runs the release script, which also hands the key off.
 func (l *lease) release(ctx context.Context) result {
-	v, err := releaseScript.Run(ctx, l.e.client, l.keys[:2], l.ownerArg, l.channel, l.e.claimArg).Int64()
+	if l.shareArg != nil {
+		v, err := shareReleaseScript.Run(ctx, l.e.client, l.keys[:3], l.shareArg, l.e.claimArg).Int64()
+		return result{val: v, err: err}
+	}
+	v, err := releaseScript.Run(ctx, l.e.client, l.keys[:3], l.ownerArg, l.channel, l.e.claimArg).Int64()
 	return result{val: v, err: err}
+}
+
+// voidCmd adds l's void script to a pipeline, with the marker's TTL.
+func (l *lease) voidCmd(ctx context.Context, p goredis.Pipeliner, ttlArg any) *goredis.Cmd {
+	if l.shareArg != nil {
+		return shareVoidScript.Eval(ctx, p, l.keys[:4], l.shareArg, l.e.claimArg, ttlArg)
+	}
+	return voidScript.Eval(ctx, p, l.keys[:4], l.ownerArg, l.channel, l.e.claimArg, ttlArg)
 }
 
 // check turns the result of a renew or release script into an error.
@@ -149,7 +181,7 @@ func (e *Executor) RenewBatch(ctx context.Context, items []executor.RenewItem) [
 func (e *Executor) renewPipeline(ctx context.Context, own []*lease, idx []int, items []executor.RenewItem, cmds []*goredis.Cmd) error {
 	_, perr := e.client.Pipelined(ctx, func(p goredis.Pipeliner) error {
 		for j, l := range own {
-			cmds[j] = renewScript.EvalSha(ctx, p, l.keys[:1], l.ownerArg, e.msArg(items[idx[j]].TTL))
+			cmds[j] = l.renewCmd(ctx, p, items[idx[j]].TTL, false)
 		}
 		return nil
 	})
@@ -165,7 +197,7 @@ func (e *Executor) renewPipeline(ctx context.Context, own []*lease, idx []int, i
 	_, perr = e.client.Pipelined(ctx, func(p goredis.Pipeliner) error {
 		for _, j := range retry {
 			l := own[j]
-			cmds[j] = renewScript.Eval(ctx, p, l.keys[:1], l.ownerArg, e.msArg(items[idx[j]].TTL))
+			cmds[j] = l.renewCmd(ctx, p, items[idx[j]].TTL, true)
 		}
 		return nil
 	})

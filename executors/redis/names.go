@@ -8,6 +8,7 @@ const (
 	channelSuffix = ":released"
 	voidSuffix    = ":void"
 	queueSuffix   = ":queue"
+	sharesSuffix  = ":shares"
 
 	// A key with a hash tag keeps it in its derived names, which are the key
 	// plus a suffix. There the counter and void suffixes start with "##" and
@@ -21,6 +22,7 @@ const (
 	taggedCounterSuffix = "##token"
 	taggedVoidSuffix    = "##void"
 	taggedQueueSuffix   = "##queue"
+	taggedSharesSuffix  = "##shares"
 )
 
 // counterKey returns the name of key's fencing counter.
@@ -44,6 +46,10 @@ func channelName(key string) string { return derive(key, channelSuffix, channelS
 // executors waiting for key, by arrival (see docs/redis.md).
 func queueKey(key string) string { return derive(key, queueSuffix, taggedQueueSuffix) }
 
+// sharesKey returns the name of key's shares: a sorted set of its read
+// locks or permits, by expiry (see docs/redis.md).
+func sharesKey(key string) string { return derive(key, sharesSuffix, taggedSharesSuffix) }
+
 // voidKey returns the name of the marker that voids owner's acquisitions of
 // key: key's derived name with the void suffix, then ":" and the owner
 // ("{order:42}:void:<owner>", "{app}:order#42##void:<owner>").
@@ -51,9 +57,9 @@ func voidKey(key, owner string) string {
 	return derive(key, voidSuffix, taggedVoidSuffix) + ":" + owner
 }
 
-// reservedKey reports whether key is the fencing counter, the wait queue or
-// a void marker of a key with a hash tag ("<key>##token", "<key>##queue",
-// "<key>##void:<owner>"): a name the
+// reservedKey reports whether key is the fencing counter, the wait queue,
+// the shares or a void marker of a key with a hash tag ("<key>##token",
+// "<key>##queue", "<key>##shares", "<key>##void:<owner>"): a name the
 // executor writes for its own bookkeeping, which no key builder produces and
 // which must not be locked.
 func reservedKey(key string) bool {
@@ -61,31 +67,34 @@ func reservedKey(key string) bool {
 		return false
 	}
 	return strings.HasSuffix(key, taggedCounterSuffix) || strings.HasSuffix(key, taggedQueueSuffix) ||
-		strings.Contains(key, taggedVoidSuffix+":")
+		strings.HasSuffix(key, taggedSharesSuffix) || strings.Contains(key, taggedVoidSuffix+":")
 }
 
-// acquireNames returns queueKey(key), voidKey(key, owner), counterKey(key),
-// channelName(key) and legacyCounterKey(key): the names an acquisition and
-// its release touch besides key. Except for keys that need a slot tag, they
-// share one allocation, since they are made on every acquisition's path.
-func acquireNames(key, owner string) (queue, void, counter, channel, legacy string) {
+// acquireNames returns queueKey(key), sharesKey(key), voidKey(key, owner),
+// counterKey(key), channelName(key) and legacyCounterKey(key): the names an
+// acquisition and its release touch besides key. Except for keys that need
+// a slot tag, they share one allocation, since they are made on every
+// acquisition's path.
+func acquireNames(key, owner string) (queue, shares, void, counter, channel, legacy string) {
 	if _, ok := hashTag(key); ok {
-		s := key + taggedQueueSuffix + key + taggedVoidSuffix + ":" + owner + key + taggedCounterSuffix + key + channelSuffix + key + counterSuffix
+		s := key + taggedQueueSuffix + key + taggedSharesSuffix + key + taggedVoidSuffix + ":" + owner + key + taggedCounterSuffix + key + channelSuffix + key + counterSuffix
 		q := len(key) + len(taggedQueueSuffix)
-		v := q + len(key) + len(taggedVoidSuffix) + 1 + len(owner)
+		sh := q + len(key) + len(taggedSharesSuffix)
+		v := sh + len(key) + len(taggedVoidSuffix) + 1 + len(owner)
 		c := v + len(key) + len(taggedCounterSuffix)
 		ch := c + len(key) + len(channelSuffix)
-		return s[:q], s[q:v], s[v:c], s[c:ch], s[ch:]
+		return s[:q], s[q:sh], s[sh:v], s[v:c], s[c:ch], s[ch:]
 	}
 	if key != "" && !strings.Contains(key, "}") {
 		pre := len(key) + 2
-		s := "{" + key + "}" + queueSuffix + "{" + key + "}" + voidSuffix + ":" + owner + "{" + key + "}" + counterSuffix + "{" + key + "}" + channelSuffix
+		s := "{" + key + "}" + queueSuffix + "{" + key + "}" + sharesSuffix + "{" + key + "}" + voidSuffix + ":" + owner + "{" + key + "}" + counterSuffix + "{" + key + "}" + channelSuffix
 		q := pre + len(queueSuffix)
-		v := q + pre + len(voidSuffix) + 1 + len(owner)
+		sh := q + pre + len(sharesSuffix)
+		v := sh + pre + len(voidSuffix) + 1 + len(owner)
 		c := v + pre + len(counterSuffix)
-		return s[:q], s[q:v], s[v:c], s[c:], ""
+		return s[:q], s[q:sh], s[sh:v], s[v:c], s[c:], ""
 	}
-	return queueKey(key), voidKey(key, owner), counterKey(key), channelName(key), ""
+	return queueKey(key), sharesKey(key), voidKey(key, owner), counterKey(key), channelName(key), ""
 }
 
 // derive returns a name unique to key (per suffix) that Redis Cluster hashes

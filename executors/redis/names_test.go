@@ -77,16 +77,22 @@ func TestDerivedNames_sameSlot(t *testing.T) {
 		if v2 := redis.VoidKey(k, o+"x"); v2 == v {
 			t.Errorf("key %q: two owners share the void marker %q", k, v)
 		}
-		lc := redis.LegacyKey(k)
-		if gq, gv, gc, gch, glc := redis.AcquireNames(k, o); gq != q || gv != v || gc != c || gch != ch || glc != lc {
-			t.Errorf("AcquireNames(%q) = %q, %q, %q, %q, %q; want %q, %q, %q, %q, %q", k, gq, gv, gc, gch, glc, q, v, c, ch, lc)
+		lc, sh := redis.LegacyKey(k), redis.SharesKey(k)
+		if gq, gsh, gv, gc, gch, glc := redis.AcquireNames(k, o); gq != q || gsh != sh || gv != v || gc != c || gch != ch || glc != lc {
+			t.Errorf("AcquireNames(%q) = %q, %q, %q, %q, %q, %q; want %q, %q, %q, %q, %q, %q", k, gq, gsh, gv, gc, gch, glc, q, sh, v, c, ch, lc)
+		}
+		if sh == k || sh == q || sh == c || sh == v || sh == ch {
+			t.Errorf("key %q: shares %q is not distinct", k, sh)
 		}
 		tagged := lc != ""
+		if redis.ReservedKey(sh) != tagged {
+			t.Errorf("key %q: ReservedKey of its shares %q = %v", k, sh, redis.ReservedKey(sh))
+		}
 		if redis.ReservedKey(k) || redis.ReservedKey(c) != tagged || redis.ReservedKey(v) != tagged || redis.ReservedKey(q) != tagged {
 			t.Errorf("key %q: ReservedKey of the key, its counter %q, its void marker %q, its queue %q = %v, %v, %v, %v",
 				k, c, v, q, redis.ReservedKey(k), redis.ReservedKey(c), redis.ReservedKey(v), redis.ReservedKey(q))
 		}
-		for _, n := range []string{c, ch, v, q, lc} {
+		for _, n := range []string{c, ch, v, q, lc, sh} {
 			if n == "" {
 				continue
 			}

@@ -83,8 +83,8 @@ func (e *Executor) leaveQueue(key string) {
 	e.bg.Go(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), e.opts.CleanupTimeout)
 		defer cancel()
-		keys := []string{key, queueKey(key)}
-		if err := leaveScript.Run(ctx, e.client, keys, e.memberArg, channelName(key), e.claimArg).Err(); err != nil {
+		keys := []string{key, queueKey(key), sharesKey(key)}
+		if err := leaveScript.Run(ctx, e.client, keys, e.memberArg, e.claimArg).Err(); err != nil {
 			e.log.Debug("redis: leaving a wait queue failed; the entry is skipped when its turn comes", "key", key, "err", err)
 		}
 	})
