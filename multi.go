@@ -187,7 +187,8 @@ func (s *lockSet) errValue() error {
 	return s.err
 }
 
-// release releases every key, newest first, and joins their errors.
+// release releases every key (newest first, or all at once on a backend
+// with round trips) and joins their errors.
 func (s *lockSet) release(ctx context.Context) error {
 	s.mu.Lock()
 	stops := s.stops
@@ -197,10 +198,20 @@ func (s *lockSet) release(ctx context.Context) error {
 		stop()
 	}
 	s.end(errReleased)
-	var errs []error
-	for _, l := range slices.Backward(s.locks) {
-		errs = append(errs, l.Release(ctx))
+	errs := make([]error, len(s.locks))
+	if s.locks[0].h.reg.caps.InProcess {
+		for i, l := range slices.Backward(s.locks) {
+			errs[i] = l.Release(ctx)
+		}
+		return errors.Join(errs...)
 	}
+	// Releases of a backend with round trips run at once: one round trip
+	// for all keys.
+	var wg sync.WaitGroup
+	for i, l := range s.locks {
+		wg.Go(func() { errs[i] = l.Release(ctx) })
+	}
+	wg.Wait()
 	return errors.Join(errs...)
 }
 
