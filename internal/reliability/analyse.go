@@ -2,6 +2,7 @@ package reliability
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 )
@@ -18,6 +19,10 @@ type AnalyseOptions struct {
 	// Killed maps a process id (Interval.ID) to when it was killed: its
 	// acquisitions without a logged interval end there.
 	Killed map[string]time.Time
+	// Permits, when positive, is the size of the semaphore the holders
+	// took permits of: up to that many permit intervals may overlap.
+	// Read-lock intervals (Interval.Shared) may always overlap each other.
+	Permits int
 }
 
 // Overlap is a pair of believed-held intervals that intersect.
@@ -137,18 +142,34 @@ func Analyse(dir string, o AnalyseOptions) (Analysis, error) {
 		}
 		maxTok = max(maxTok, iv.Token)
 	}
-	var longest *Interval
+	// Sweep by start, keeping the intervals still believed held: a new
+	// interval conflicts with a writer among them, or, being a writer,
+	// with any of them; a permit conflicts when Permits are already held.
+	var active []*Interval
 	for i := range all {
 		iv := &all[i]
-		if longest != nil && iv.Start < longest.Believed() {
+		active = slices.DeleteFunc(active, func(o *Interval) bool { return o.Believed() <= iv.Start })
+		var with *Interval
+		switch {
+		case iv.Permit:
+			if len(active) >= max(o.Permits, 1) {
+				with = active[0]
+			}
+		default:
+			for _, o := range active {
+				if !iv.Shared || !o.Shared {
+					with = o
+					break
+				}
+			}
+		}
+		if with != nil {
 			a.OverlapCount++
+			if len(a.Overlaps) < maxOverlaps {
+				a.Overlaps = append(a.Overlaps, Overlap{First: *with, Second: *iv, By: time.Duration(min(with.Believed(), iv.Believed()) - iv.Start)})
+			}
 		}
-		if longest != nil && iv.Start < longest.Believed() && len(a.Overlaps) < maxOverlaps {
-			a.Overlaps = append(a.Overlaps, Overlap{First: *longest, Second: *iv, By: time.Duration(min(longest.Believed(), iv.Believed()) - iv.Start)})
-		}
-		if longest == nil || iv.Believed() > longest.Believed() {
-			longest = iv
-		}
+		active = append(active, iv)
 	}
 
 	if a.OverlapCount > 0 && !o.AllowOverlap {

@@ -169,6 +169,42 @@ func TestAnalyse(t *testing.T) {
 			record: 1, opts: AnalyseOptions{Killed: map[string]time.Time{"dead": fromNS(at(40))}},
 		},
 		{
+			name: "readers overlap readers",
+			ivs: []Interval{
+				{ID: "a", Seq: 1, Token: 1, Start: at(0), End: at(10), Shared: true},
+				{ID: "b", Seq: 1, Token: 2, Start: at(5), End: at(20), Shared: true},
+				{ID: "c", Seq: 1, Token: 3, Start: at(21), End: at(30), Wrote: true},
+			},
+			record: 1,
+		},
+		{
+			name: "writer beside a reader",
+			ivs: []Interval{
+				{ID: "a", Seq: 1, Token: 1, Start: at(0), End: at(10), Shared: true},
+				{ID: "b", Seq: 1, Token: 2, Start: at(5), End: at(20), Wrote: true},
+				{ID: "c", Seq: 1, Token: 3, Start: at(15), End: at(25), Shared: true},
+			},
+			record: 1, overlaps: 2, violation: "overlaps",
+		},
+		{
+			name: "permits within n",
+			ivs: []Interval{
+				{ID: "a", Seq: 1, Token: 1, Start: at(0), End: at(10), Permit: true},
+				{ID: "b", Seq: 1, Token: 2, Start: at(5), End: at(20), Permit: true},
+				{ID: "c", Seq: 1, Token: 3, Start: at(11), End: at(25), Permit: true},
+			},
+			opts: AnalyseOptions{Permits: 2},
+		},
+		{
+			name: "more permits than n",
+			ivs: []Interval{
+				{ID: "a", Seq: 1, Token: 1, Start: at(0), End: at(10), Permit: true},
+				{ID: "b", Seq: 1, Token: 2, Start: at(5), End: at(20), Permit: true},
+				{ID: "c", Seq: 1, Token: 3, Start: at(8), End: at(25), Permit: true},
+			},
+			opts: AnalyseOptions{Permits: 2}, overlaps: 1, violation: "overlaps",
+		},
+		{
 			name: "holder vanished without a kill",
 			ivs: []Interval{
 				{ID: "a", Seq: 1, Token: 1, Start: at(0)},

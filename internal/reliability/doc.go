@@ -11,7 +11,11 @@
 // lower than the highest it accepted) before it writes, and logs the
 // interval in which it believed it held the lock. [Analyse] merges the logs
 // and reports overlaps of believed-held intervals, lost updates, stale
-// writes rejected and lost-lock signals.
+// writes rejected and lost-lock signals. With --lock-kind rw the holders
+// take read locks (two in three holds; readers only read the record) and
+// write locks, and a writer overlapping anyone is a violation; with
+// --lock-kind permits --permits n they take permits, and more than n held
+// at once is one.
 //
 // The tests start one redis-server, ZooKeeper and etcd in TestMain (plus
 // the clusters of TestClusterFailover), build cmd/lockcheck once, and run

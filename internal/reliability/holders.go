@@ -24,8 +24,25 @@ const (
 	APIDo = "do"
 )
 
+// Lock kinds the holders take.
+const (
+	// ModeMutex: every hold is a lock (the default).
+	ModeMutex = "mutex"
+	// ModeRW: every third hold of a goroutine is a write lock, the others
+	// are read locks (lock4go.Shared). Readers read the record and do not
+	// write it.
+	ModeRW = "rw"
+	// ModePermits: every hold is one of HolderConfig.Permits permits
+	// (lock4go.WithPermits). Holders do not write the record.
+	ModePermits = "permits"
+)
+
 // HolderConfig configures [RunHolders].
 type HolderConfig struct {
+	// Mode is ModeMutex, ModeRW or ModePermits; zero means ModeMutex.
+	Mode string
+	// Permits is the semaphore's size in ModePermits.
+	Permits int
 	// Key is the one lock key every holder competes for.
 	Key string
 	// Goroutines is the number of holders in this process.
@@ -160,6 +177,17 @@ func RunHolders(ctx context.Context, tpl *lock4go.Template, cfg HolderConfig) (R
 	if cfg.API != APILock && cfg.API != APIDo {
 		return Report{}, fmt.Errorf("reliability: unknown api %q", cfg.API)
 	}
+	switch cfg.Mode {
+	case "":
+		cfg.Mode = ModeMutex
+	case ModeMutex, ModeRW:
+	case ModePermits:
+		if cfg.Permits <= 0 {
+			return Report{}, fmt.Errorf("reliability: permits mode needs permits")
+		}
+	default:
+		return Report{}, fmt.Errorf("reliability: unknown mode %q", cfg.Mode)
+	}
 	log, err := CreateLog(cfg.Dir, cfg.ID)
 	if err != nil {
 		return Report{}, err
@@ -205,18 +233,34 @@ type holder struct {
 	cfg    HolderConfig
 	opts   []lock4go.LockOption
 	g, seq int
+	shared bool // the current hold is a read lock or permit
 	r      *collector
 	log    *Log
 	record *Record
 	fence  *Fence
 }
 
+// kindOpts returns the options of the next hold's kind and sets h.shared.
+func (h *holder) kindOpts() []lock4go.LockOption {
+	switch {
+	case h.cfg.Mode == ModePermits:
+		h.shared = true
+		return append(h.opts[:len(h.opts):len(h.opts)], lock4go.WithPermits(h.cfg.Permits))
+	case h.cfg.Mode == ModeRW && (h.seq+1)%3 != 0:
+		h.shared = true
+		return append(h.opts[:len(h.opts):len(h.opts)], lock4go.Shared())
+	}
+	h.shared = false
+	return h.opts
+}
+
 // once takes the lock once and holds it; it reports whether it got it.
 func (h *holder) once(ctx context.Context) bool {
+	opts := h.kindOpts()
 	if h.cfg.API == APIDo {
-		return h.onceDo(ctx)
+		return h.onceDo(ctx, opts)
 	}
-	l, err := h.tpl.Lock(ctx, h.cfg.Key, h.opts...)
+	l, err := h.tpl.Lock(ctx, h.cfg.Key, opts...)
 	if err != nil {
 		h.failed(ctx, err)
 		return false
@@ -236,7 +280,7 @@ func (h *holder) once(ctx context.Context) bool {
 }
 
 // onceDo takes the lock through Template.Do.
-func (h *holder) onceDo(ctx context.Context) bool {
+func (h *holder) onceDo(ctx context.Context, opts []lock4go.LockOption) bool {
 	var iv Interval
 	ran, held := false, false
 	// Do is not bounded by the run's end (a hold must not be cut short by
@@ -244,7 +288,7 @@ func (h *holder) onceDo(ctx context.Context) bool {
 	err := h.tpl.Do(context.WithoutCancel(ctx), h.cfg.Key, func(fctx context.Context) error {
 		ran = true
 		// Re-entering the lock from Do's context yields its token.
-		l, err := h.tpl.Lock(fctx, h.cfg.Key, h.opts...)
+		l, err := h.tpl.Lock(fctx, h.cfg.Key, opts...)
 		if err != nil {
 			h.r.violation("g%d: re-entry inside Do failed: %v", h.g, err)
 			return err
@@ -256,7 +300,7 @@ func (h *holder) onceDo(ctx context.Context) bool {
 		}
 		h.hold(fctx, &iv)
 		return nil
-	}, h.opts...)
+	}, opts...)
 	if !ran {
 		h.failed(ctx, err)
 		return false
@@ -277,7 +321,7 @@ func (h *holder) begin(token int64) Interval {
 	h.seq++
 	iv := Interval{
 		ID: h.cfg.ID, PID: os.Getpid(), G: h.g, Seq: h.seq, Key: h.cfg.Key,
-		Token: token, Start: ns(time.Now()),
+		Token: token, Start: ns(time.Now()), Shared: h.shared && h.cfg.Mode == ModeRW, Permit: h.cfg.Mode == ModePermits,
 	}
 	ev := iv
 	ev.Kind = KindAcquired
@@ -318,9 +362,16 @@ func (h *holder) hold(lctx context.Context, iv *Interval) {
 			}
 		}
 	}
-	if lostAt.Load() != 0 && !h.cfg.IgnoreLost {
+	switch {
+	case h.shared:
+		// A reader or permit holder writes nothing: a writer beside a
+		// reader shows as a changed record (and as an overlap).
+		if v2, err := h.record.Read(); err == nil && v2 != v && h.cfg.Mode == ModeRW && lostAt.Load() == 0 && lctx.Err() == nil {
+			h.r.violation("g%d: the record changed from %d to %d under a read lock (token %d)", h.g, v, v2, iv.Token)
+		}
+	case lostAt.Load() != 0 && !h.cfg.IgnoreLost:
 		iv.Aborted = true
-	} else {
+	default:
 		accepted, last, err := h.fence.Accept(iv.Token)
 		iv.FenceLast = last
 		switch {

@@ -36,6 +36,10 @@ type Interval struct {
 
 	Key   string `json:"key"`
 	Token int64  `json:"token"`
+	// Shared marks a read lock, Permit a permit of a semaphore: readers
+	// may overlap readers, and up to n permits each other.
+	Shared bool `json:"shared,omitempty"`
+	Permit bool `json:"permit,omitempty"`
 	// Start is when Lock returned (or Do's function started); End is when
 	// the holder stopped acting as holder: just before it called Release,
 	// or when it observed the loss of the lock, whichever came first.

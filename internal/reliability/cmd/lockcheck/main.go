@@ -40,6 +40,8 @@ func main() {
 
 type flags struct {
 	mode, backend, addr, namespace, key, api, dir, id    string
+	lockKind                                             string
+	permits                                              int
 	cluster, ignoreLost, allowOverlap, allowStale        bool
 	goroutines, acquisitions                             int
 	duration, lease, expire, hold, acquireTimeout, retry time.Duration
@@ -69,6 +71,8 @@ func parse(args []string) (flags, error) {
 	fs.DurationVar(&f.retry, "retry", 50*time.Millisecond, "Config.RetryInterval")
 	fs.DurationVar(&f.linger, "linger", 0, "keep the lock this long after the write (or until lost) before releasing")
 	fs.StringVar(&f.api, "api", reliability.APILock, "lock or do")
+	fs.StringVar(&f.lockKind, "lock-kind", reliability.ModeMutex, "mutex, rw (read locks, every third hold a write lock) or permits")
+	fs.IntVar(&f.permits, "permits", 0, "permits mode: the semaphore's size (analyse: how many permit holds may overlap)")
 	fs.BoolVar(&f.ignoreLost, "ignore-lost", false, "sleep through a lost lock and present the token anyway")
 	fs.StringVar(&f.dir, "dir", "", "shared directory: record, fence store, interval logs")
 	fs.StringVar(&f.id, "id", "", "process name in the logs (default: the pid)")
@@ -99,7 +103,7 @@ func run(args []string) int {
 		return 2
 	}
 	if f.mode == "analyse" {
-		a, err := reliability.Analyse(f.dir, reliability.AnalyseOptions{AllowOverlap: f.allowOverlap, AllowStale: f.allowStale})
+		a, err := reliability.Analyse(f.dir, reliability.AnalyseOptions{AllowOverlap: f.allowOverlap, AllowStale: f.allowStale, Permits: f.permits})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "lockcheck:", err)
 			return 2
@@ -152,6 +156,7 @@ func run(args []string) int {
 	switch f.mode {
 	case "holders":
 		rep, err = reliability.RunHolders(ctx, tpl, reliability.HolderConfig{
+			Mode: f.lockKind, Permits: f.permits,
 			Key: f.key, Goroutines: f.goroutines, Acquisitions: f.acquisitions, Duration: f.duration,
 			Hold: f.hold, Expire: f.expire, API: f.api, IgnoreLost: f.ignoreLost, Linger: f.linger, Dir: f.dir, ID: f.id,
 		})

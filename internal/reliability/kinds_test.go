@@ -1,0 +1,139 @@
+package reliability
+
+import (
+	"slices"
+	"sort"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/lock4go/lock4go"
+)
+
+// kindsBackends are the backends whose executor has read locks and
+// semaphores (executor.Capabilities): the others refuse them, and get
+// these tests when they implement them.
+var kindsBackends = map[string]bool{Redis: true}
+
+func forEachKindsBackend(t *testing.T, fn func(t *testing.T, e *env)) {
+	forEachBackend(t, func(t *testing.T, e *env) {
+		if !kindsBackends[e.kind] {
+			return
+		}
+		fn(t, e)
+	})
+}
+
+// peak returns the largest number of intervals in all believed held at
+// once.
+func peak(all []Interval) int {
+	type edge struct {
+		at    int64
+		delta int
+	}
+	var edges []edge
+	for _, iv := range all {
+		edges = append(edges, edge{iv.Start, 1}, edge{iv.Believed(), -1})
+	}
+	sort.Slice(edges, func(i, j int) bool {
+		return edges[i].at < edges[j].at || edges[i].at == edges[j].at && edges[i].delta < edges[j].delta
+	})
+	n, most := 0, 0
+	for _, e := range edges {
+		n += e.delta
+		most = max(most, n)
+	}
+	return most
+}
+
+// TestKinds_exclusion runs N=3 lockcheck processes × M=4 goroutines on one
+// key with read-write locks (two reads to a write per goroutine) and with
+// a 2-permit semaphore, with no fault: no writer may overlap anyone, no
+// more than 2 permits may be held at once, no update may be lost; and
+// readers, and permits, must really have been held together.
+func TestKinds_exclusion(t *testing.T) {
+	forEachKindsBackend(t, func(t *testing.T, e *env) {
+		for _, c := range []struct {
+			kind    string
+			permits int
+		}{{ModeRW, 0}, {ModePermits, 2}} {
+			t.Run(c.kind, func(t *testing.T) {
+				s := newSpace(e)
+				r := newRun(t, s.backend(), s.key(c.kind), e.lease)
+				load := []string{"--acquisitions", "40", "--goroutines", "4", "--hold", "5ms", "--lock-kind", c.kind}
+				if c.permits > 0 {
+					load = append(load, "--permits", "2")
+				}
+				if soak() {
+					load[1] = "400"
+				}
+				r.start(t, "lock", load...)
+				r.start(t, "do", append(load, "--api", APIDo)...)
+				r.start(t, "expire", append(load, "--expire", e.lease.String())...)
+				r.waitAll(t, pick(2*time.Minute, 5*time.Minute))
+				a := r.analyse(t, AnalyseOptions{Permits: c.permits})
+				if a.Acquisitions == 0 || a.LostCount != 0 {
+					t.Fatalf("%d acquisitions, %d lost-lock signals without any fault", a.Acquisitions, a.LostCount)
+				}
+				_, done, err := ReadLogs(r.dir)
+				if err != nil {
+					t.Fatal(err)
+				}
+				shared := slices.DeleteFunc(slices.Clone(done), func(iv Interval) bool { return !iv.Shared && !iv.Permit })
+				most := peak(shared)
+				switch {
+				case c.permits > 0 && most != c.permits:
+					t.Errorf("at most %d permits held at once, want exactly %d", most, c.permits)
+				case c.permits == 0 && most < 2:
+					t.Errorf("readers never held the key together (peak %d)", most)
+				}
+				t.Logf("%s/%s: %s; %d shared holds, peak %d at once", e.kind, c.kind, a.Summary(), len(shared), most)
+			})
+		}
+	})
+}
+
+// TestKinds_killedShareHolder kills (SIGKILL) a process holding a read
+// lock while a writer waits, and one holding the only permit of a
+// semaphore while another waits for it: the share must be freed within the
+// lease (plus a second and the waiter's own timer delays).
+func TestKinds_killedShareHolder(t *testing.T) {
+	forEachKindsBackend(t, func(t *testing.T, e *env) {
+		for _, c := range []struct {
+			name       string
+			dead, next []string
+		}{
+			{"reader", []string{"--lock-kind", ModeRW}, nil}, // a goroutine's first hold is a read
+			{"permit", []string{"--lock-kind", ModePermits, "--permits", "1"}, []string{"--lock-kind", ModePermits, "--permits", "1"}},
+		} {
+			t.Run(c.name, func(t *testing.T) {
+				s := newSpace(e)
+				L := e.lease
+				key := s.key("kill-" + c.name)
+				r := newRun(t, s.backend(), key, L)
+				dead := r.start(t, "dead", append([]string{"--goroutines", "1", "--acquisitions", "1", "--hold", "1m"}, c.dead...)...)
+				r.acquiredBy(t, "dead", time.Time{}, 20*time.Second)
+				next := r.start(t, "next", append([]string{"--goroutines", "1", "--acquisitions", "1", "--hold", "10ms",
+					"--acquire-timeout", (L + 10*time.Second).String()}, c.next...)...)
+				tpl, _ := s.open(t, lock4go.Config{})
+				if !eventually(20*time.Second, func() bool {
+					h, err := tpl.Inspect(t.Context(), key)
+					return err == nil && h.Waiters > 0
+				}) {
+					t.Fatal("the next process is not waiting for the key after 20s")
+				}
+				killed := dead.signal(t, syscall.SIGKILL)
+				<-dead.done
+				rep := next.wait(t, time.Minute, false)
+				acq := r.acquiredBy(t, "next", time.Time{}, time.Second)
+				a := r.analyse(t, AnalyseOptions{Killed: map[string]time.Time{"dead": killed}, Permits: 1})
+				wait := fromNS(acq.Start).Sub(killed)
+				late := rep.MaxTimerDelay(ns(killed), acq.Start)
+				if bound := L + time.Second + late; wait > bound {
+					t.Errorf("next acquired %v after the kill, more than lease + 1s + its largest timer delay %v (%v)", wait, late, bound)
+				}
+				t.Logf("%s/%s: next acquired %v after SIGKILL (lease %v); %s", e.kind, c.name, wait.Round(time.Millisecond), L, a.Summary())
+			})
+		}
+	})
+}
