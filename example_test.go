@@ -144,3 +144,55 @@ func ExampleLocked() {
 	// Output:
 	// refunded 42 <nil>
 }
+
+func ExampleShared() {
+	tpl, err := lock4go.New(lock4go.Config{}, memory.New(memory.Options{}))
+	if err != nil {
+		panic(err)
+	}
+	ctx := context.Background()
+
+	// Readers hold the key together; a writer waits for all of them.
+	r1, _ := tpl.Lock(ctx, "doc:7", lock4go.Shared())
+	r2, _ := tpl.Lock(ctx, "doc:7", lock4go.Shared())
+	_, err = tpl.TryLock(ctx, "doc:7")
+	fmt.Println("writer while two readers hold:", errors.Is(err, lock4go.ErrNotAcquired))
+	r1.Release(ctx)
+	r2.Release(ctx)
+
+	// Inside the write lock, a read of the same key re-enters it.
+	err = tpl.Do(ctx, "doc:7", func(ctx context.Context) error {
+		r, err := tpl.Lock(ctx, "doc:7", lock4go.Shared())
+		if err != nil {
+			return err
+		}
+		return r.Release(ctx)
+	})
+	fmt.Println("read inside write:", err)
+	// Output:
+	// writer while two readers hold: true
+	// read inside write: <nil>
+}
+
+func ExampleWithPermits() {
+	tpl, err := lock4go.New(lock4go.Config{}, memory.New(memory.Options{}))
+	if err != nil {
+		panic(err)
+	}
+	ctx := context.Background()
+	three := lock4go.WithPermits(3)
+	for i := range 4 {
+		l, err := tpl.TryLock(ctx, "gpu-pool", three)
+		if err != nil {
+			fmt.Println("permit", i+1, "busy:", errors.Is(err, lock4go.ErrNotAcquired))
+			continue
+		}
+		defer l.Release(ctx)
+		fmt.Println("permit", i+1, "held")
+	}
+	// Output:
+	// permit 1 held
+	// permit 2 held
+	// permit 3 held
+	// permit 4 busy: true
+}

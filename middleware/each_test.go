@@ -133,3 +133,76 @@ func TestGRPC_each(t *testing.T) {
 	e.waitEvent(t, lock4go.EventReleased, accountKey(t, "A"))
 	e.waitEvent(t, lock4go.EventReleased, accountKey(t, "B"))
 }
+
+// Spec.Shared lets reads of one key run together while a write waits for
+// them; Spec.Permits bounds the requests of one key running at once.
+func TestHTTP_sharedAndPermits(t *testing.T) {
+	e := newEnv(t)
+	var mu sync.Mutex
+	inside, peak := map[string]int{}, map[string]int{}
+	gate := make(chan struct{})
+	handler := func(name string) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			inside[name]++
+			peak[name] = max(peak[name], inside[name])
+			mu.Unlock()
+			<-gate
+			mu.Lock()
+			inside[name]--
+			mu.Unlock()
+		}
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /doc/{id}", middleware.HTTP(e.tpl, middleware.Spec{Name: "doc", Keys: []string{"path.id"}, Shared: true})(handler("read")))
+	mux.Handle("PUT /doc/{id}", middleware.HTTP(e.tpl, middleware.Spec{Name: "doc", Keys: []string{"path.id"}, AcquireTimeout: middleware.NoWait})(handler("write")))
+	mux.Handle("POST /render/{id}", middleware.HTTP(e.tpl, middleware.Spec{Name: "render", Permits: 2, AcquireTimeout: middleware.NoWait})(handler("render")))
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	do := func(method, path string) int {
+		req, _ := http.NewRequestWithContext(t.Context(), method, srv.URL+path, nil)
+		res, err := srv.Client().Do(req)
+		if err != nil {
+			t.Error(err)
+			return 0
+		}
+		res.Body.Close()
+		return res.StatusCode
+	}
+	codes := make(chan int, 10)
+	for range 3 {
+		go func() { codes <- do("GET", "/doc/1") }()
+	}
+	for range 2 {
+		go func() { codes <- do("POST", "/render/x") }()
+	}
+	waitHeld := func(n int) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for e.tpl.HeldLocks() < n {
+			if time.Now().After(deadline) {
+				t.Fatalf("HeldLocks = %d, want %d", e.tpl.HeldLocks(), n)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	waitHeld(5) // three readers and two permits hold at once
+	if c := do("PUT", "/doc/1"); c != http.StatusTooManyRequests {
+		t.Errorf("write beside readers = %d, want 429", c)
+	}
+	if c := do("POST", "/render/y"); c != http.StatusTooManyRequests {
+		t.Errorf("third render = %d, want 429", c)
+	}
+	close(gate)
+	for range 5 {
+		if c := <-codes; c != http.StatusOK {
+			t.Errorf("status %d, want 200", c)
+		}
+	}
+	if peak["read"] != 3 || peak["render"] != 2 || peak["write"] != 0 {
+		t.Fatalf("peaks %v, want 3 readers, 2 renders, no writer", peak)
+	}
+	if _, err := middleware.NewHTTP(e.tpl, middleware.Spec{Shared: true, Permits: 2}); err == nil {
+		t.Error("Shared with Permits accepted")
+	}
+}

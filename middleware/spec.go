@@ -36,6 +36,17 @@ type Spec struct {
 	// means one key, built from Keys.
 	Each []string
 
+	// Shared takes read locks (lock4go.Shared): requests with the same key
+	// run together, and wait only for a writer (a Spec without Shared on
+	// the same key, or Template.Lock). The executor must have read locks.
+	Shared bool
+
+	// Permits, when positive, takes one of Permits permits of a semaphore
+	// on the key (lock4go.WithPermits): at most Permits requests with the
+	// same key run at once. With Shared it is invalid. The executor must
+	// have semaphores.
+	Permits int
+
 	// Expire is a fixed lease that is not renewed (Lock4j's expire). Zero
 	// means the Template's Expire, renewed by the watchdog until release.
 	Expire time.Duration
@@ -87,6 +98,10 @@ func (s *Spec) compile(tpl *lock4go.Template, where string) (compiled, error) {
 		return c, fmt.Errorf("middleware: %s: RetryInterval %v is negative: %w", where, s.RetryInterval, lock4go.ErrInvalidConfig)
 	case s.KeepUntilExpire && s.Expire == 0:
 		return c, fmt.Errorf("middleware: %s: KeepUntilExpire needs Expire > 0: %w", where, lock4go.ErrInvalidConfig)
+	case s.Permits < 0:
+		return c, fmt.Errorf("middleware: %s: Permits %d is negative: %w", where, s.Permits, lock4go.ErrInvalidConfig)
+	case s.Shared && s.Permits > 0:
+		return c, fmt.Errorf("middleware: %s: Shared and Permits together: %w", where, lock4go.ErrInvalidConfig)
 	case s.Executor != "" && !slices.Contains(tpl.Executors(), s.Executor):
 		return c, fmt.Errorf("middleware: %s: executor %q is not registered: %w: %w",
 			where, s.Executor, lock4go.ErrInvalidConfig, lock4go.ErrUnknownExecutor)
@@ -107,6 +122,12 @@ func (s *Spec) compile(tpl *lock4go.Template, where string) (compiled, error) {
 	}
 	if s.Executor != "" {
 		c.lockOpts = append(c.lockOpts, lock4go.WithExecutor(s.Executor))
+	}
+	switch {
+	case s.Shared:
+		c.lockOpts = append(c.lockOpts, lock4go.Shared())
+	case s.Permits > 0:
+		c.lockOpts = append(c.lockOpts, lock4go.WithPermits(s.Permits))
 	}
 	return c, nil
 }
