@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Installs the servers the tests start for real (redis-server, redis-cli,
-# redis-sentinel, ZooKeeper, etcd, etcdctl and a Java runtime) and the
+# redis-sentinel, ZooKeeper, etcd, etcdctl and a Java runtime), Apache
+# Curator and a JDK (the ZooKeeper interop tests compile and run a Java
+# Curator client), and the
 # headless browser of the /debug/locks test (chromium) from Debian packages
 # when any is missing. Idempotent: exits at once when everything is there.
 # Runs apt-get as root, or through sudo otherwise.
 set -euo pipefail
 
 zk_jar=/usr/share/java/zookeeper.jar
+curator_jar=/usr/share/java/curator-recipes.jar
 
 have_all() {
 	command -v redis-server >/dev/null 2>&1 &&
@@ -15,8 +18,10 @@ have_all() {
 		command -v etcd >/dev/null 2>&1 &&
 		command -v etcdctl >/dev/null 2>&1 &&
 		command -v java >/dev/null 2>&1 &&
+		command -v javac >/dev/null 2>&1 &&
 		command -v chromium >/dev/null 2>&1 &&
-		[ -f "$zk_jar" ]
+		[ -f "$zk_jar" ] &&
+		[ -f "$curator_jar" ]
 }
 
 if have_all; then
@@ -24,7 +29,7 @@ if have_all; then
 fi
 
 if ! command -v apt-get >/dev/null 2>&1; then
-	echo "setup.sh: apt-get not found; install redis-server, redis-tools, redis-sentinel, zookeeper, etcd-server, etcd-client, chromium and a Java runtime by hand" >&2
+	echo "setup.sh: apt-get not found; install redis-server, redis-tools, redis-sentinel, zookeeper, etcd-server, etcd-client, chromium, libcurator-recipes-java and a JDK by hand" >&2
 	exit 1
 fi
 
@@ -50,9 +55,9 @@ if [ ! -e "$policy" ]; then
 	trap '"${sudo[@]}" rm -f "$policy"' EXIT
 fi
 
-packages=(redis-server redis-tools redis-sentinel zookeeper etcd-server etcd-client chromium)
-if ! command -v java >/dev/null 2>&1; then
-	packages+=(default-jre-headless)
+packages=(redis-server redis-tools redis-sentinel zookeeper etcd-server etcd-client chromium libcurator-recipes-java)
+if ! command -v javac >/dev/null 2>&1; then
+	packages+=(default-jdk-headless)
 fi
 
 echo "setup.sh: installing ${packages[*]}" >&2

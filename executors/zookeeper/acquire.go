@@ -52,7 +52,13 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 	actx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
-	p := &attemptState{parent: e.keyPath(req.Key), guid: newGUID()}
+	if req.Permits > 0 {
+		return nil, fmt.Errorf("zookeeper: acquire %q: semaphores are not implemented yet: %w", req.Key, executor.ErrInvalidConfig)
+	}
+	p := &attemptState{parent: e.keyPath(req.Key), guid: newGUID(), name: e.writeName}
+	if req.Shared {
+		p.name = readName
+	}
 	res := e.startAttempt(actx, req, p)
 	select {
 	case r := <-res:

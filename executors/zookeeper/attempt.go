@@ -42,6 +42,7 @@ const (
 type attemptState struct {
 	parent string // the key's lock parent
 	guid   string // the GUID in the attempt's node name
+	name   string // the node's lock name: lockName, readName or writeName
 
 	mu        sync.Mutex
 	phase     int

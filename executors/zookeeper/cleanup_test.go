@@ -33,7 +33,7 @@ func TestExecutor_voidGUID_anySession(t *testing.T) {
 		t.Fatal(err)
 	}
 	guid := newGUID()
-	path, err := other.Create(lockPrefix(parent, guid), nil, zk.FlagEphemeralSequential, zk.WorldACL(zk.PermAll))
+	path, err := other.Create(lockPrefix(parent, guid, lockName), nil, zk.FlagEphemeralSequential, zk.WorldACL(zk.PermAll))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,7 +28,7 @@ var errUncertain = errors.New("zookeeper: create outcome unknown, cleaning up in
 // it.
 func (e *Executor) create(p *attemptState, data []byte) (string, error) {
 	parent, guid := p.parent, p.guid
-	prefix := lockPrefix(parent, guid)
+	prefix := lockPrefix(parent, guid, p.name)
 	var err error
 	for range maxCreateTries {
 		if !p.beginCreate() {

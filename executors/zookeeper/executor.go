@@ -30,7 +30,10 @@ type Executor struct {
 	base     string
 	acl      []zk.ACL
 	grace    time.Duration
-	log      *slog.Logger
+	// writeName is the lock name of locks and write locks (lockName, or
+	// writeName with Options.CuratorReadWriteLock).
+	writeName string
+	log       *slog.Logger
 
 	mon monitor
 
@@ -74,14 +77,18 @@ func build(conn *zk.Conn, opts Options, poll time.Duration) (*Executor, error) {
 		return nil, err
 	}
 	e := &Executor{
-		conn:     conn,
-		name:     o.Name,
-		priority: o.Priority,
-		base:     o.BasePath,
-		acl:      o.ACL,
-		grace:    o.DisconnectGrace,
-		log:      o.Logger,
-		done:     make(chan struct{}),
+		conn:      conn,
+		name:      o.Name,
+		priority:  o.Priority,
+		base:      o.BasePath,
+		acl:       o.ACL,
+		grace:     o.DisconnectGrace,
+		writeName: lockName,
+		log:       o.Logger,
+		done:      make(chan struct{}),
+	}
+	if o.CuratorReadWriteLock {
+		e.writeName = writeName
 	}
 	e.mon.init(e, poll)
 	e.bg.Go(e.mon.run)
@@ -95,9 +102,10 @@ func (e *Executor) Name() string { return e.name }
 func (e *Executor) Priority() int { return e.priority }
 
 // Capabilities implements [executor.Executor]: the session's heartbeat
-// keeps every lease.
+// keeps every lease, and the executor has read locks (in the layout of
+// Curator's InterProcessReadWriteLock).
 func (e *Executor) Capabilities() executor.Capabilities {
-	return executor.Capabilities{SelfRenewing: true}
+	return executor.Capabilities{SelfRenewing: true, SharedLocks: true}
 }
 
 // Close stops the executor's background work: the session monitor and the

@@ -14,7 +14,9 @@ import (
 // the key's queue: Owner is its data (the owner value for lock4go nodes,
 // empty for zk.Lock, the client's address for Curator), Token its creation
 // zxid, TTL 0 (the lease lasts as long as the holder's session) and Waiters
-// the number of nodes queued behind it. An empty key is reported as
+// the number of nodes queued behind it. Read-lock nodes at the head of the
+// queue hold the key together: Holder.Shared counts them and the first of
+// them is described. An empty key is reported as
 // [executor.ErrInvalidKey], as by Acquire.
 func (e *Executor) Inspect(ctx context.Context, key string) (executor.Holder, error) {
 	if key == "" {
@@ -59,7 +61,16 @@ func (e *Executor) inspect(parent string) (executor.Holder, error) {
 		if err != nil {
 			return executor.Holder{}, err
 		}
-		return executor.Holder{Owner: string(data), Token: st.Czxid, Waiters: len(nodes) - 1}, nil
+		h := executor.Holder{Owner: string(data), Token: st.Czxid, Waiters: len(nodes) - 1}
+		// Read locks at the head hold the key together.
+		for _, n := range nodes {
+			if !isReader(n) {
+				break
+			}
+			h.Shared++
+		}
+		h.Waiters -= max(h.Shared-1, 0)
+		return h, nil
 	}
 	return executor.Holder{}, errors.New("zookeeper: the queue keeps changing")
 }

@@ -17,6 +17,11 @@ const (
 	// lockName precedes the sequence number in a lock node's name, as in
 	// Curator's InterProcessMutex and zk.Lock.
 	lockName = "lock-"
+	// readName and writeName are the names of Curator's
+	// InterProcessReadWriteLock nodes: a read lock, a write lock. The
+	// sequence number follows them, read after their last "__".
+	readName  = "__READ__"
+	writeName = "__WRIT__"
 	// seqDigits is the width of the sequence number ZooKeeper appends,
 	// sign included.
 	seqDigits = 10
@@ -33,10 +38,17 @@ func newGUID() string {
 }
 
 // lockPrefix returns the path to create, sequentially, for guid under
-// parent: parent/_c_<guid>-lock-.
-func lockPrefix(parent, guid string) string {
-	return parent + "/" + protectedPrefix + guid + "-" + lockName
+// parent: parent/_c_<guid>-<name>, name being [lockName], [readName] or
+// [writeName].
+func lockPrefix(parent, guid, name string) string {
+	return parent + "/" + protectedPrefix + guid + "-" + name
 }
+
+// isReader reports whether the lock node name is a read lock's: Curator's
+// InterProcessReadWriteLock read node, which lock4go's read locks create.
+// Every other lock node (lock4go's locks, Curator's InterProcessMutex and
+// write-lock nodes, zk.Lock's) excludes everyone.
+func isReader(name string) bool { return strings.Contains(name, readName) }
 
 // hasGUID reports whether the child name was created with guid.
 func hasGUID(name, guid string) bool {

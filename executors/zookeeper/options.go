@@ -62,6 +62,18 @@ type Options struct {
 	// Logger receives background events: lost leases and nodes whose
 	// deletion is retried. Zero means slog.Default(), as in every executor.
 	Logger *slog.Logger
+
+	// CuratorReadWriteLock names the nodes of locks and write locks as
+	// Curator's InterProcessReadWriteLock writes them ("__WRIT__") instead
+	// of as its InterProcessMutex does ("lock-", also zk.Lock's). Curator's
+	// two recipes do not see each other's nodes, so a Java service on the
+	// same lock path is excluded by lock4go's locks only if they share its
+	// recipe: set it where Java services use InterProcessReadWriteLock,
+	// leave it unset where they use InterProcessMutex (Lock4j's ZooKeeper
+	// executor). Read locks are always "__READ__" nodes. Whatever the
+	// setting, lock4go's locks, read locks and every node of those recipes
+	// exclude each other as their kinds require.
+	CuratorReadWriteLock bool
 }
 
 // withDefaults returns a copy of o with zero fields replaced by their

@@ -26,8 +26,9 @@ type queuer struct {
 	own     <-chan zk.Event // a watch on the own node
 }
 
-// run loops: list the queue; hold the lock when first, otherwise watch the
-// predecessor and list again when it goes.
+// run loops: list the queue; hold the lock when first (a read lock: when no
+// writer is before it), otherwise watch the predecessor (a read lock: the
+// last writer before it) and list again when it goes.
 func (q *queuer) run(ctx context.Context) (*lease, error) {
 	key := q.req.Key
 	for {
@@ -50,7 +51,16 @@ func (q *queuer) run(ctx context.Context) (*lease, error) {
 		if idx < 0 {
 			return nil, backendErr("acquire", key, errVanished)
 		}
-		if idx == 0 {
+		// A writer waits for the node just before it; a reader only for
+		// the last writer before it (Curator's read-lock rule: no write
+		// node before its own).
+		pred := idx - 1
+		if q.req.Shared {
+			for pred >= 0 && isReader(nodes[pred]) {
+				pred--
+			}
+		}
+		if pred < 0 {
 			if sessionGone(q.e.conn, q.session) {
 				return nil, backendErr("acquire", key, errSessionEnded)
 			}
@@ -64,7 +74,7 @@ func (q *queuer) run(ctx context.Context) (*lease, error) {
 		if !q.req.Wait {
 			return nil, fmt.Errorf("zookeeper: %q: %w", key, executor.ErrNotAcquired)
 		}
-		if err := q.waitFor(ctx, q.parent+"/"+nodes[idx-1]); err != nil {
+		if err := q.waitFor(ctx, q.parent+"/"+nodes[pred]); err != nil {
 			return nil, err
 		}
 	}
