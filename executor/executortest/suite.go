@@ -41,6 +41,11 @@ type Options struct {
 	// release instead of the longest waiting one; the arrival-order test is
 	// skipped for them.
 	Unordered bool
+
+	// PermitsUnchecked marks executors that cannot tell the size of a
+	// semaphore in use (ZooKeeper in Curator's layout stores none): the
+	// permits test does not ask them to refuse a request with another size.
+	PermitsUnchecked bool
 }
 
 func (o Options) withDefaults() Options {

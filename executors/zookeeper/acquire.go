@@ -47,19 +47,32 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 	if e.isClosed() {
 		return nil, backendErr("acquire", req.Key, errClosed)
 	}
-	// actx ends with ctx or when Acquire returns: the attempt learns both of
-	// ctx ending and of being abandoned.
-	actx, cancel := context.WithCancel(ctx)
-	defer cancel()
-
 	if req.Permits > 0 {
-		return nil, fmt.Errorf("zookeeper: acquire %q: semaphores are not implemented yet: %w", req.Key, executor.ErrInvalidConfig)
+		return e.acquirePermit(ctx, req)
 	}
 	p := &attemptState{parent: e.keyPath(req.Key), guid: newGUID(), name: e.writeName}
 	if req.Shared {
 		p.name = readName
 	}
-	res := e.startAttempt(actx, req, p)
+	l, err := e.acquireAt(ctx, req, p, e.attempt)
+	if err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// attemptFunc is an attempt of an acquisition: a lock's or read lock's
+// (attempt), a permit's (permitAttempt).
+type attemptFunc func(ctx context.Context, req executor.Request, p *attemptState) (*lease, error)
+
+// acquireAt runs attempt for p and returns its lease, unless ctx ends or
+// the executor closes first; see Acquire.
+func (e *Executor) acquireAt(ctx context.Context, req executor.Request, p *attemptState, attempt attemptFunc) (*lease, error) {
+	// actx ends with ctx or when acquireAt returns: the attempt learns both
+	// of ctx ending and of being abandoned.
+	actx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	res := e.startAttempt(actx, req, p, attempt)
 	select {
 	case r := <-res:
 		if ctx.Err() == nil {
@@ -92,10 +105,10 @@ type attemptResult struct {
 // calls take no context. The returned channel is unbuffered: the result is
 // delivered only if Acquire takes it; a lease acquired after actx ended
 // (the caller is gone) is abandoned.
-func (e *Executor) startAttempt(actx context.Context, req executor.Request, p *attemptState) <-chan attemptResult {
+func (e *Executor) startAttempt(actx context.Context, req executor.Request, p *attemptState, attempt attemptFunc) <-chan attemptResult {
 	res := make(chan attemptResult)
 	go func() {
-		l, err := e.attempt(actx, req, p)
+		l, err := attempt(actx, req, p)
 		p.finish()
 		select {
 		case res <- attemptResult{l, err}:

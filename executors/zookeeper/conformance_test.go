@@ -11,5 +11,5 @@ func TestConformance(t *testing.T) {
 	addr := server(t)
 	executortest.Run(t, func(t *testing.T) executor.Executor {
 		return newExecutor(t, dial(t, testSession, addr), Options{})
-	}, executortest.Options{NoExpiry: true})
+	}, executortest.Options{NoExpiry: true, PermitsUnchecked: true})
 }

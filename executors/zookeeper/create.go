@@ -3,6 +3,7 @@ package zookeeper
 import (
 	"errors"
 	"fmt"
+	"path"
 
 	"github.com/go-zookeeper/zk"
 )
@@ -92,7 +93,14 @@ func (e *Executor) findGUID(parent, guid string) (string, bool, error) {
 func (e *Executor) ensureParent(parent string) error {
 	_, err := e.conn.CreateContainer(parent, nil, zk.FlagContainer, e.acl)
 	if errors.Is(err, zk.ErrNoNode) {
-		if err = e.ensureBase(); err != nil {
+		// A semaphore's "locks" and "leases" live under the key's parent,
+		// itself a container.
+		if dir := path.Dir(parent); len(dir) > len(e.base) {
+			err = e.ensureParent(dir)
+		} else {
+			err = e.ensureBase()
+		}
+		if err != nil {
 			return err
 		}
 		_, err = e.conn.CreateContainer(parent, nil, zk.FlagContainer, e.acl)

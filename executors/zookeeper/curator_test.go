@@ -273,3 +273,67 @@ func TestInterop_curatorReadWriteLock(t *testing.T) {
 		t.Fatalf("lock4go reader after Curator's write: %v", err)
 	}
 }
+
+// TestInterop_curatorSemaphore checks lock4go's permits against a real
+// Curator InterProcessSemaphoreV2 of the same size on the same path: they
+// count each other's leases, and a waiter of either side gets the permit
+// the other returns.
+func TestInterop_curatorSemaphore(t *testing.T) {
+	addr := server(t)
+	e := newExecutor(t, dial(t, testSession, addr), Options{})
+	c := startCurator(t, addr)
+	key := "curator-sem:" + t.Name()
+	path := e.keyPath(key)
+	permit := func(wait bool) executor.Request {
+		r := req(key, wait)
+		r.Permits = 2
+		return r
+	}
+
+	wantAnswer(t, c.do(t, "sem "+path+" 2 5000"), "OK", "first lease")
+	mine, err := e.Acquire(t.Context(), permit(false))
+	if err != nil {
+		t.Fatalf("lock4go permit beside one Curator lease of two: %v", err)
+	}
+	if children := c.do(t, "children "+path); !strings.Contains(children, semLeases) || !strings.Contains(children, semLocks) {
+		t.Fatalf("children = %q, want Curator's %s and %s", children, semLocks, semLeases)
+	}
+	wantAnswer(t, c.do(t, "sem "+path+" 2 300"), "BUSY", "third lease, Curator's")
+	if _, err := e.Acquire(t.Context(), permit(false)); !errors.Is(err, executor.ErrNotAcquired) {
+		t.Fatalf("third lease, lock4go's = %v, want ErrNotAcquired", err)
+	}
+
+	// A lock4go waiter gets the lease Curator returns.
+	got := make(chan executor.Lease, 1)
+	errc := make(chan error, 1)
+	go func() {
+		l, err := e.Acquire(t.Context(), permit(true))
+		if err != nil {
+			errc <- err
+			return
+		}
+		got <- l
+	}()
+	awaitWaiters(t, e, key, 1)
+	wantAnswer(t, c.do(t, "unsem "+path), "OK", "unsem")
+	var second executor.Lease
+	select {
+	case second = <-got:
+	case err := <-errc:
+		t.Fatal(err)
+	case <-time.After(20 * time.Second):
+		t.Fatal("lock4go waiter not granted the returned lease")
+	}
+
+	// A Curator waiter gets the permit lock4go returns.
+	c.send(t, "sem "+path+" 2 20000")
+	awaitWaiters(t, e, key, 1)
+	if err := mine.Release(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	wantAnswer(t, c.read(t, 30*time.Second), "OK", "Curator lease after lock4go's release")
+	wantAnswer(t, c.do(t, "unsem "+path), "OK", "unsem")
+	if err := second.Release(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -25,7 +25,7 @@ func TestEnsemble(t *testing.T) {
 	t.Run("Conformance", func(t *testing.T) {
 		executortest.Run(t, func(t *testing.T) executor.Executor {
 			return newExecutor(t, dial(t, testSession, addrs...), Options{})
-		}, executortest.Options{NoExpiry: true})
+		}, executortest.Options{NoExpiry: true, PermitsUnchecked: true})
 	})
 
 	t.Run("LeaderKilled", func(t *testing.T) {

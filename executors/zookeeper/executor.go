@@ -102,10 +102,11 @@ func (e *Executor) Name() string { return e.name }
 func (e *Executor) Priority() int { return e.priority }
 
 // Capabilities implements [executor.Executor]: the session's heartbeat
-// keeps every lease, and the executor has read locks (in the layout of
-// Curator's InterProcessReadWriteLock).
+// keeps every lease, and the executor has read locks and semaphores (in the
+// layouts of Curator's InterProcessReadWriteLock and
+// InterProcessSemaphoreV2).
 func (e *Executor) Capabilities() executor.Capabilities {
-	return executor.Capabilities{SelfRenewing: true, SharedLocks: true}
+	return executor.Capabilities{SelfRenewing: true, SharedLocks: true, Semaphores: true}
 }
 
 // Close stops the executor's background work: the session monitor and the

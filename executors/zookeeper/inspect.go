@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/go-zookeeper/zk"
 
@@ -50,6 +52,9 @@ func (e *Executor) inspect(parent string) (executor.Holder, error) {
 		if err != nil {
 			return executor.Holder{}, err
 		}
+		if slices.Contains(children, semLeases) {
+			return e.inspectSemaphore(parent)
+		}
 		nodes := queue(children)
 		if len(nodes) == 0 {
 			return executor.Holder{}, zk.ErrNoNode
@@ -73,4 +78,31 @@ func (e *Executor) inspect(parent string) (executor.Holder, error) {
 		return h, nil
 	}
 	return executor.Holder{}, errors.New("zookeeper: the queue keeps changing")
+}
+
+// inspectSemaphore describes a semaphore in Curator's layout: Shared counts
+// its lease nodes (with, while an acquirer waits for a permit, that
+// acquirer's own) and describes the oldest, Waiters counts the acquirers
+// queued for the semaphore's mutex, the one counting leases included.
+func (e *Executor) inspectSemaphore(parent string) (executor.Holder, error) {
+	leases, _, err := e.conn.Children(parent + "/" + semLeases)
+	if err != nil && !errors.Is(err, zk.ErrNoNode) {
+		return executor.Holder{}, err
+	}
+	locks, _, err := e.conn.Children(parent + "/" + semLocks)
+	if err != nil && !errors.Is(err, zk.ErrNoNode) {
+		return executor.Holder{}, err
+	}
+	if len(leases) == 0 {
+		return executor.Holder{}, zk.ErrNoNode
+	}
+	slices.SortFunc(leases, func(a, b string) int {
+		return strings.Compare(a[strings.LastIndex(a, "-"):], b[strings.LastIndex(b, "-"):])
+	})
+	h := executor.Holder{Shared: len(leases), Waiters: len(queue(locks))}
+	data, st, err := e.conn.Get(parent + "/" + semLeases + "/" + leases[0])
+	if err == nil {
+		h.Owner, h.Token = string(data), st.Czxid
+	}
+	return h, nil
 }

@@ -3,6 +3,7 @@ package zookeeper
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -36,6 +37,9 @@ func (q *queuer) run(ctx context.Context) (*lease, error) {
 		children, err := q.list()
 		if err != nil {
 			return nil, backendErr("acquire", key, err)
+		}
+		if slices.Contains(children, semLeases) {
+			return nil, fmt.Errorf("zookeeper: %q is in use as a semaphore, not a lock: %w", key, executor.ErrInvalidConfig)
 		}
 		nodes := queue(children)
 		idx := -1
