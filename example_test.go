@@ -132,9 +132,9 @@ func ExampleLocked() {
 		panic(err)
 	}
 	type refund struct{ OrderID string }
-	key := func(r refund) (string, error) { return "refund:" + r.OrderID, nil }
 	// keybuilder.Fields[refund]("lock4go", "refund", []string{"OrderID"})
 	// builds such keys from struct fields, escaped like HTTP keys.
+	key := func(r refund) (string, error) { return "refund:" + r.OrderID, nil }
 	issue := lock4go.Locked(tpl, key, func(ctx context.Context, r refund) (string, error) {
 		return "refunded " + r.OrderID, nil
 	}, lock4go.WithAcquireTimeout(0))

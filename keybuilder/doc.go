@@ -21,7 +21,8 @@
 // executor.ErrInvalidKey (the middleware answers 400); names and parts are
 // escaped so that no two different requests build the same key, and a key
 // longer than the limit is shortened to a prefix and a SHA-256 of the rest.
-// [Join] builds keys by hand with the same escaping.
+// [Join] builds keys by hand with the same escaping, and [Fields] builds
+// them from the fields of a struct, for lock4go.Locked.
 //
 // Keys must not change across releases while old and new processes run:
 // set an explicit name when a route pattern may change.

@@ -32,3 +32,25 @@ func ExampleJoin() {
 	fmt.Println(key, err)
 	// Output: lock4go:pay#42:acme <nil>
 }
+
+// Fields keys any value by its struct fields, for lock4go.Locked (the
+// decorator of queue consumers, cron jobs and service methods), with the
+// escaping of HTTP and gRPC keys.
+func ExampleFields() {
+	type Order struct{ ID string }
+	type Refund struct {
+		Order  *Order
+		Amount int64
+	}
+	key, err := keybuilder.Fields[Refund]("lock4go", "refund", []string{"Order.ID"})
+	if err != nil {
+		panic(err)
+	}
+	k, err := key(Refund{Order: &Order{ID: "42:a"}, Amount: 100})
+	fmt.Println(k, err)
+	_, err = key(Refund{}) // no order: the caller's fault
+	fmt.Println(err)
+	// Output:
+	// lock4go:refund#42%3Aa <nil>
+	// keybuilder: field "Order.ID" is a nil pointer on the way: lock4go: invalid key
+}
