@@ -54,6 +54,9 @@ func (e *Executor) acquire(ctx context.Context, req executor.Request) (executor.
 	if err := req.Validate(); err != nil {
 		return nil, fmt.Errorf("etcd: acquire: %w", err)
 	}
+	if req.Permits > 0 {
+		return nil, fmt.Errorf("etcd: acquire %q: semaphores are not implemented on etcd: %w", req.Key, executor.ErrInvalidConfig)
+	}
 	pfx := e.prefix + req.Key
 	if ctx.Err() != nil {
 		return nil, notAcquired(ctx, req.Key)
@@ -81,7 +84,7 @@ func (e *Executor) acquire(ctx context.Context, req executor.Request) (executor.
 		ref := leaseRef{id: s.id, sess: s}
 		retry := ctx.Err() == nil && i < sessionRetries
 		wctx, cancel := waitContext(ctx, req.WaitUntil)
-		unlock, err := e.entryLocks.lock(wctx, entryKey{lease: s.id, pfx: q.dir}, req.Wait, ref.gone())
+		unlock, err := e.entryLocks.lock(wctx, entryKey{lease: s.id, pfx: q.entryLockName(req)}, req.Wait, ref.gone())
 		cancel()
 		switch {
 		case errors.Is(err, errSessionLost) && retry:
@@ -110,16 +113,22 @@ func seconds(d time.Duration) int64 {
 // It never returns a Lease on a shared session already marked lost.
 func (e *Executor) attempt(ctx context.Context, req executor.Request, q queue, ref leaseRef, unlock func()) (executor.Lease, error) {
 	own := q.entry(ref.id)
+	switch {
+	case req.Shared:
+		own = q.readEntry(ref.id, req.Owner)
+	case e.recipeWrites:
+		own = q.writeEntry(ref.id)
+	}
 	var (
 		rev int64
 		at  = unknown
 		err error
 	)
-	if !req.Wait {
+	if !req.Wait && !req.Shared {
 		rev, at, err = e.tryPut(ctx, q, own, req.Owner, ref.id)
 		switch {
 		case err != nil:
-			e.voidFailedWrite(ctx, q, own, req.Owner, ref, unlock, err)
+			e.voidFailedWrite(ctx, q.entryLockName(req), own, req.Owner, ref, unlock, err)
 			return nil, e.writeErr(ctx, req.Key, ref, err)
 		case at == behind:
 			e.void(ctx, "", 0, ref, unlock) // nothing written
@@ -129,7 +138,7 @@ func (e *Executor) attempt(ctx context.Context, req executor.Request, q queue, r
 	if at != first {
 		rev, at, err = e.enqueue(ctx, q, own, req.Owner, ref.id)
 		if err != nil {
-			e.voidFailedWrite(ctx, q, own, req.Owner, ref, unlock, err)
+			e.voidFailedWrite(ctx, q.entryLockName(req), own, req.Owner, ref, unlock, err)
 			return nil, e.writeErr(ctx, req.Key, ref, err)
 		}
 	}
@@ -154,7 +163,7 @@ func (e *Executor) attempt(ctx context.Context, req executor.Request, q queue, r
 // its full TTL from the grant: the wait must not eat it.
 func (e *Executor) awaitTurn(ctx context.Context, req executor.Request, q queue, own string, rev int64, ref leaseRef) error {
 	wctx, cancel := waitContext(ctx, req.WaitUntil)
-	err := e.waitTurn(wctx, q, own, rev, ref, req.Wait)
+	err := e.waitTurn(wctx, q, own, rev, ref, req.Wait, req.Shared)
 	cancel()
 	switch {
 	case err != nil && ctx.Err() == nil && wctx.Err() != nil:
@@ -182,13 +191,13 @@ func waitContext(ctx context.Context, until time.Time) (context.Context, context
 // lease. Otherwise its outcome is unknown: under a shared session it
 // records the write for the session's void rounds first (cleanup.go), since
 // the write may still land after the clean-up; then it voids the entry.
-func (e *Executor) voidFailedWrite(ctx context.Context, q queue, own, owner string, ref leaseRef, unlock func(), err error) {
+func (e *Executor) voidFailedWrite(ctx context.Context, lockName, own, owner string, ref leaseRef, unlock func(), err error) {
 	if refused(err) {
 		e.void(ctx, "", 0, ref, unlock)
 		return
 	}
 	if ref.sess != nil {
-		ref.sess.noteVoid(voidWrite{entryLock: entryKey{lease: ref.id, pfx: q.dir}, entry: own, owner: owner})
+		ref.sess.noteVoid(voidWrite{entryLock: entryKey{lease: ref.id, pfx: lockName}, entry: own, owner: owner})
 	}
 	e.void(ctx, own, 0, ref, unlock)
 }

@@ -26,7 +26,10 @@ type Executor struct {
 	name     string
 	priority int
 	prefix   string
-	log      *slog.Logger
+	// recipeWrites: locks are written as the recipe RWMutex's writers
+	// (Options.RecipeRWMutex).
+	recipeWrites bool
+	log          *slog.Logger
 
 	// pollAfter backs a new predecessor watch with reads (waitDelete);
 	// tests may change it before first use.
@@ -63,17 +66,18 @@ func New(client *clientv3.Client, opts Options) (*Executor, error) {
 	opts = opts.withDefaults()
 	life, kill := context.WithCancel(context.Background())
 	return &Executor{
-		c:          client,
-		name:       opts.Name,
-		priority:   opts.Priority,
-		prefix:     opts.Prefix,
-		log:        opts.Logger,
-		pollAfter:  defaultPollAfter,
-		entryLocks: entryLocks{m: map[entryKey]*entryLock{}},
-		sessions:   map[int64]*session{},
-		pending:    map[int64]*pendingSession{},
-		life:       life,
-		kill:       kill,
+		c:            client,
+		name:         opts.Name,
+		priority:     opts.Priority,
+		prefix:       opts.Prefix,
+		recipeWrites: opts.RecipeRWMutex,
+		log:          opts.Logger,
+		pollAfter:    defaultPollAfter,
+		entryLocks:   entryLocks{m: map[entryKey]*entryLock{}},
+		sessions:     map[int64]*session{},
+		pending:      map[int64]*pendingSession{},
+		life:         life,
+		kill:         kill,
 	}, nil
 }
 
@@ -84,9 +88,10 @@ func (e *Executor) Name() string { return e.name }
 func (e *Executor) Priority() int { return e.priority }
 
 // Capabilities implements [executor.Executor]: watchdog locks ride on a
-// shared keep-alive session.
+// shared keep-alive session, and the executor has read locks (in the
+// layout of etcd's recipes RWMutex, see docs/etcd.md).
 func (e *Executor) Capabilities() executor.Capabilities {
-	return executor.Capabilities{SelfRenewing: true}
+	return executor.Capabilities{SelfRenewing: true, SharedLocks: true}
 }
 
 // Close revokes the shared keep-alive sessions (their locks are released at

@@ -22,14 +22,18 @@ func (e *Executor) Inspect(ctx context.Context, key string) (executor.Holder, er
 	if err != nil {
 		return executor.Holder{}, opErr("inspect", key, err)
 	}
-	var members int
+	var members, shared int
 	var head *executor.Holder
 	var leaseID int64
+	readers := true // the members so far are all readers
 	for _, kv := range resp.Kvs {
 		if !q.member(kv.Key) {
 			continue
 		}
 		members++
+		if readers = readers && q.reader(kv.Key); readers {
+			shared++
+		}
 		if head == nil {
 			head = &executor.Holder{Owner: string(kv.Value), Token: kv.CreateRevision}
 			leaseID = kv.Lease
@@ -38,7 +42,8 @@ func (e *Executor) Inspect(ctx context.Context, key string) (executor.Holder, er
 	if head == nil {
 		return executor.Holder{}, fmt.Errorf("etcd: inspect %q: %w", key, executor.ErrLockNotHeld)
 	}
-	head.Waiters = members - 1
+	head.Shared = shared
+	head.Waiters = members - max(shared, 1)
 	if leaseID != 0 {
 		ttl, err := e.c.TimeToLive(ctx, clientv3.LeaseID(leaseID))
 		if err != nil {

@@ -23,6 +23,17 @@ type Options struct {
 	// removed at once, a keep-alive session that ended). Nil means
 	// slog.Default().
 	Logger *slog.Logger
+
+	// RecipeRWMutex writes the entries of locks and write locks as etcd's
+	// recipes RWMutex writes its writers ("<k>/write/<lease hex>") instead
+	// of as concurrency.Mutex does ("<k>/<lease hex>"). The recipe's
+	// readers look only for "<k>/write/" entries, so set it where other
+	// programs take recipe read locks on the same keys. concurrency.Mutex
+	// and etcdctl lock see every entry under "<k>/", so they exclude
+	// lock4go's locks either way; lock4go's own locks, read locks and the
+	// recipe's entries exclude each other as their kinds require whatever
+	// the setting.
+	RecipeRWMutex bool
 }
 
 func (o Options) withDefaults() Options {

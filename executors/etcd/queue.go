@@ -6,6 +6,8 @@ import (
 
 	"go.etcd.io/etcd/api/v3/mvccpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/lock4go/lock4go/executor"
 )
 
 // queue is the etcd layout of one lock, that of concurrency.Mutex: each
@@ -13,12 +15,53 @@ import (
 // entry with the lowest create revision holds the lock, and each other one
 // waits for the entry created just before it.
 //
+// Read locks add entries "<pfx>/read/<id>", the readers of etcd's recipes
+// RWMutex, which also writes its writers as "<pfx>/write/<id>": a reader
+// holds the lock while no writer entry (any other member) is older, and
+// waits for the last writer before it.
+//
 // Lock keys may contain "/", so the range "<pfx>/" also holds the entries of
 // longer keys ("a/" holds "a/b/<lease>", an entry of lock "a/b"). Only keys
-// with no further "/" after "<pfx>/" are members; the others are skipped,
-// so a lock on "a" is never blocked by, nor confused with, a lock on "a/b".
+// with no further "/" after "<pfx>/", "<pfx>/read/" or "<pfx>/write/" are
+// members; the others are skipped, so a lock on "a" is never blocked by,
+// nor confused with, a lock on "a/b" (but the entries of locks on "a/read"
+// and "a/write" are taken for a's readers and writers, as the recipe does).
 type queue struct {
 	dir string // "<pfx>/"
+}
+
+// Sub-directories of a queue for the entries of etcd's recipes RWMutex.
+const (
+	readDir  = "read/"
+	writeDir = "write/"
+)
+
+// readEntry returns the key of a read lock's entry under lease id for
+// owner: each read lock has its own, since one process may hold many read
+// locks of a key under its shared lease.
+func (q queue) readEntry(id clientv3.LeaseID, owner string) string {
+	return q.dir + readDir + strconv.FormatInt(int64(id), 16) + "-" + owner
+}
+
+// writeEntry returns the key of a lock's entry under lease id in the layout
+// of the recipe RWMutex's writers (Options.RecipeRWMutex).
+func (q queue) writeEntry(id clientv3.LeaseID) string {
+	return q.dir + writeDir + strconv.FormatInt(int64(id), 16)
+}
+
+// entryLockName names the entry lock of req's entry in this process (see
+// entryLocks): the queue's for a lock, whose entry is the lease's, and the
+// entry's own for a read lock.
+func (q queue) entryLockName(req executor.Request) string {
+	if req.Shared {
+		return q.readEntry(0, req.Owner)
+	}
+	return q.dir
+}
+
+// reader reports whether the member k is a read lock's entry.
+func (q queue) reader(k []byte) bool {
+	return bytes.HasPrefix(k[len(q.dir):], []byte(readDir))
 }
 
 func newQueue(pfx string) queue { return queue{dir: pfx + "/"} }
@@ -31,13 +74,29 @@ func (q queue) entry(id clientv3.LeaseID) string {
 
 // member reports whether k is an entry of this queue, not of a longer key.
 func (q queue) member(k []byte) bool {
-	return len(k) > len(q.dir) && bytes.HasPrefix(k, []byte(q.dir)) && bytes.IndexByte(k[len(q.dir):], '/') < 0
+	if len(k) <= len(q.dir) || !bytes.HasPrefix(k, []byte(q.dir)) {
+		return false
+	}
+	rest := k[len(q.dir):]
+	for _, sub := range [...]string{readDir, writeDir} {
+		if bytes.HasPrefix(rest, []byte(sub)) && len(rest) > len(sub) {
+			rest = rest[len(sub):]
+			break
+		}
+	}
+	return bytes.IndexByte(rest, '/') < 0
 }
 
 // firstMember returns the first member of kvs, or nil.
 func (q queue) firstMember(kvs []*mvccpb.KeyValue) *mvccpb.KeyValue {
+	return q.firstBlocker(kvs, false)
+}
+
+// firstBlocker returns the first member of kvs that blocks an entry: any
+// member, or for a read lock (shared) only a writer's; nil if none.
+func (q queue) firstBlocker(kvs []*mvccpb.KeyValue, shared bool) *mvccpb.KeyValue {
 	for _, kv := range kvs {
-		if q.member(kv.Key) {
+		if q.member(kv.Key) && (!shared || !q.reader(kv.Key)) {
 			return kv
 		}
 	}

@@ -68,11 +68,12 @@ type turn struct {
 	size int64            // keys in the range, longer locks' included
 }
 
-// predecessor reads the member created last before rev. Every read also
+// predecessor reads the member created last before rev (for a read lock,
+// shared, the writer created last before it). Every read also
 // checks that the own entry still has create revision rev, so a lease that
 // expired or was revoked while waiting is never mistaken for the lock (the
 // Jepsen etcd 3.4.3 finding); it fails with errEntryGone then.
-func (e *Executor) predecessor(ctx context.Context, q queue, own string, rev int64) (turn, error) {
+func (e *Executor) predecessor(ctx context.Context, q queue, own string, rev int64, shared bool) (turn, error) {
 	limit, below := int64(1), rev
 	var t turn
 	for {
@@ -96,13 +97,14 @@ func (e *Executor) predecessor(ctx context.Context, q queue, own string, rev int
 		if t.size == 0 {
 			t.size = rr.Count // etcd counts the range before the revision filter
 		}
-		if t.pred = q.firstMember(rr.Kvs); t.pred != nil {
+		if t.pred = q.firstBlocker(rr.Kvs, shared); t.pred != nil {
 			return t, nil
 		}
 		if !rr.More || len(rr.Kvs) == 0 || rr.Kvs[len(rr.Kvs)-1].CreateRevision <= 1 {
 			return t, nil
 		}
-		// A page of longer locks' entries only: read on, in larger pages.
+		// A page of longer locks' entries (or of readers, for a reader)
+		// only: read on, in larger pages.
 		below, limit = rr.Kvs[len(rr.Kvs)-1].CreateRevision, 64
 	}
 }
@@ -112,9 +114,9 @@ func (e *Executor) predecessor(ctx context.Context, q queue, own string, rev int
 // (no herd), and reads again. With wait false it returns errBusy instead of
 // waiting. ctx ending during a watch is returned as errWaitEnded; read
 // errors are returned as they are.
-func (e *Executor) waitTurn(ctx context.Context, q queue, own string, rev int64, ref leaseRef, wait bool) error {
+func (e *Executor) waitTurn(ctx context.Context, q queue, own string, rev int64, ref leaseRef, wait, shared bool) error {
 	for {
-		t, err := e.predecessor(ctx, q, own, rev)
+		t, err := e.predecessor(ctx, q, own, rev, shared)
 		if err != nil {
 			return err
 		}

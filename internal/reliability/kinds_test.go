@@ -13,7 +13,7 @@ import (
 // kindsBackends are the backends whose executor has read locks and
 // semaphores (executor.Capabilities): the others refuse them, and get
 // these tests when they implement them.
-var kindsBackends = map[string]kinds{Redis: {rw: true, permits: true}, ZooKeeper: {rw: true, permits: true}}
+var kindsBackends = map[string]kinds{Redis: {rw: true, permits: true}, ZooKeeper: {rw: true, permits: true}, Etcd: {rw: true}}
 
 // kinds are the lock kinds of a backend's executor.
 type kinds struct{ rw, permits bool }
