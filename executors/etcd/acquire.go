@@ -54,9 +54,7 @@ func (e *Executor) acquire(ctx context.Context, req executor.Request) (executor.
 	if err := req.Validate(); err != nil {
 		return nil, fmt.Errorf("etcd: acquire: %w", err)
 	}
-	if req.Permits > 0 {
-		return nil, fmt.Errorf("etcd: acquire %q: semaphores are not implemented on etcd: %w", req.Key, executor.ErrInvalidConfig)
-	}
+
 	pfx := e.prefix + req.Key
 	if ctx.Err() != nil {
 		return nil, notAcquired(ctx, req.Key)
@@ -116,6 +114,8 @@ func (e *Executor) attempt(ctx context.Context, req executor.Request, q queue, r
 	switch {
 	case req.Shared:
 		own = q.readEntry(ref.id, req.Owner)
+	case req.Permits > 0:
+		own = q.permitEntry(req.Permits, ref.id, req.Owner)
 	case e.recipeWrites:
 		own = q.writeEntry(ref.id)
 	}
@@ -124,7 +124,7 @@ func (e *Executor) attempt(ctx context.Context, req executor.Request, q queue, r
 		at  = unknown
 		err error
 	)
-	if !req.Wait && !req.Shared {
+	if !req.Wait && !req.Shared && req.Permits == 0 {
 		rev, at, err = e.tryPut(ctx, q, own, req.Owner, ref.id)
 		switch {
 		case err != nil:
@@ -163,7 +163,12 @@ func (e *Executor) attempt(ctx context.Context, req executor.Request, q queue, r
 // its full TTL from the grant: the wait must not eat it.
 func (e *Executor) awaitTurn(ctx context.Context, req executor.Request, q queue, own string, rev int64, ref leaseRef) error {
 	wctx, cancel := waitContext(ctx, req.WaitUntil)
-	err := e.waitTurn(wctx, q, own, rev, ref, req.Wait, req.Shared)
+	var err error
+	if req.Permits > 0 {
+		err = e.waitPermit(wctx, q, own, rev, ref, req.Permits, req.Wait)
+	} else {
+		err = e.waitTurn(wctx, q, own, rev, ref, req.Wait, req.Shared)
+	}
 	cancel()
 	switch {
 	case err != nil && ctx.Err() == nil && wctx.Err() != nil:
@@ -215,6 +220,8 @@ func (e *Executor) writeErr(ctx context.Context, key string, ref leaseRef, err e
 // waitErr reports a failed wait for the turn.
 func (e *Executor) waitErr(ctx context.Context, key string, err error) error {
 	switch {
+	case errors.Is(err, executor.ErrInvalidConfig):
+		return fmt.Errorf("etcd: acquire %q: %w", key, err)
 	case errors.Is(err, errBusy), errors.Is(err, errWaitEnded):
 		return notAcquired(ctx, key)
 	case errors.Is(err, ErrClosed):

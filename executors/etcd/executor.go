@@ -89,9 +89,9 @@ func (e *Executor) Priority() int { return e.priority }
 
 // Capabilities implements [executor.Executor]: watchdog locks ride on a
 // shared keep-alive session, and the executor has read locks (in the
-// layout of etcd's recipes RWMutex, see docs/etcd.md).
+// layout of etcd's recipes RWMutex) and semaphores (see docs/etcd.md).
 func (e *Executor) Capabilities() executor.Capabilities {
-	return executor.Capabilities{SelfRenewing: true, SharedLocks: true}
+	return executor.Capabilities{SelfRenewing: true, SharedLocks: true, Semaphores: true}
 }
 
 // Close revokes the shared keep-alive sessions (their locks are released at

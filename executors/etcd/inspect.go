@@ -25,22 +25,26 @@ func (e *Executor) Inspect(ctx context.Context, key string) (executor.Holder, er
 	var members, shared int
 	var head *executor.Holder
 	var leaseID int64
+	var firstKey string
 	readers := true // the members so far are all readers
 	for _, kv := range resp.Kvs {
 		if !q.member(kv.Key) {
 			continue
 		}
 		members++
-		if readers = readers && q.reader(kv.Key); readers {
+		if readers = readers && (q.reader(kv.Key) || q.permits(kv.Key) > 0); readers {
 			shared++
 		}
 		if head == nil {
 			head = &executor.Holder{Owner: string(kv.Value), Token: kv.CreateRevision}
-			leaseID = kv.Lease
+			leaseID, firstKey = kv.Lease, string(kv.Key)
 		}
 	}
 	if head == nil {
 		return executor.Holder{}, fmt.Errorf("etcd: inspect %q: %w", key, executor.ErrLockNotHeld)
+	}
+	if n := q.permits([]byte(firstKey)); n > 0 {
+		shared = min(shared, n) // the first n permits are held, the others wait
 	}
 	head.Shared = shared
 	head.Waiters = members - max(shared, 1)

@@ -30,11 +30,39 @@ type queue struct {
 	dir string // "<pfx>/"
 }
 
-// Sub-directories of a queue for the entries of etcd's recipes RWMutex.
+// Sub-directories of a queue for the entries of etcd's recipes RWMutex,
+// and the prefix of the sub-directory of a semaphore's permits
+// ("permits-<n>/").
 const (
-	readDir  = "read/"
-	writeDir = "write/"
+	readDir    = "read/"
+	writeDir   = "write/"
+	permitsDir = "permits-"
 )
+
+// permitEntry returns the key of a permit's entry of a semaphore of n under
+// lease id for owner: "<pfx>/permits-<n>/<lease hex>-<owner>".
+func (q queue) permitEntry(n int, id clientv3.LeaseID, owner string) string {
+	return q.dir + permitsDir + strconv.Itoa(n) + "/" + strconv.FormatInt(int64(id), 16) + "-" + owner
+}
+
+// permits returns the semaphore size of the member k if it is a permit's
+// entry, and 0 otherwise.
+func (q queue) permits(k []byte) int {
+	rest := k[len(q.dir):]
+	if !bytes.HasPrefix(rest, []byte(permitsDir)) {
+		return 0
+	}
+	rest = rest[len(permitsDir):]
+	i := bytes.IndexByte(rest, '/')
+	if i <= 0 {
+		return 0
+	}
+	n, err := strconv.Atoi(string(rest[:i]))
+	if err != nil || n <= 0 {
+		return 0
+	}
+	return n
+}
 
 // readEntry returns the key of a read lock's entry under lease id for
 // owner: each read lock has its own, since one process may hold many read
@@ -53,8 +81,11 @@ func (q queue) writeEntry(id clientv3.LeaseID) string {
 // entryLocks): the queue's for a lock, whose entry is the lease's, and the
 // entry's own for a read lock.
 func (q queue) entryLockName(req executor.Request) string {
-	if req.Shared {
+	switch {
+	case req.Shared:
 		return q.readEntry(0, req.Owner)
+	case req.Permits > 0:
+		return q.permitEntry(req.Permits, 0, req.Owner)
 	}
 	return q.dir
 }
@@ -83,6 +114,9 @@ func (q queue) member(k []byte) bool {
 			rest = rest[len(sub):]
 			break
 		}
+	}
+	if q.permits(k) > 0 {
+		rest = rest[bytes.IndexByte(rest, '/')+1:]
 	}
 	return bytes.IndexByte(rest, '/') < 0
 }

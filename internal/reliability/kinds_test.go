@@ -10,22 +10,6 @@ import (
 	"github.com/lock4go/lock4go"
 )
 
-// kindsBackends are the backends whose executor has read locks and
-// semaphores (executor.Capabilities): the others refuse them, and get
-// these tests when they implement them.
-var kindsBackends = map[string]kinds{Redis: {rw: true, permits: true}, ZooKeeper: {rw: true, permits: true}, Etcd: {rw: true}}
-
-// kinds are the lock kinds of a backend's executor.
-type kinds struct{ rw, permits bool }
-
-func forEachKindsBackend(t *testing.T, fn func(t *testing.T, e *env)) {
-	forEachBackend(t, func(t *testing.T, e *env) {
-		if k := kindsBackends[e.kind]; k.rw || k.permits {
-			fn(t, e)
-		}
-	})
-}
-
 // peak returns the largest number of intervals in all believed held at
 // once.
 func peak(all []Interval) int {
@@ -54,14 +38,11 @@ func peak(all []Interval) int {
 // more than 2 permits may be held at once, no update may be lost; and
 // readers, and permits, must really have been held together.
 func TestKinds_exclusion(t *testing.T) {
-	forEachKindsBackend(t, func(t *testing.T, e *env) {
+	forEachBackend(t, func(t *testing.T, e *env) {
 		for _, c := range []struct {
 			kind    string
 			permits int
 		}{{ModeRW, 0}, {ModePermits, 2}} {
-			if c.permits > 0 && !kindsBackends[e.kind].permits {
-				continue
-			}
 			t.Run(c.kind, func(t *testing.T) {
 				s := newSpace(e)
 				r := newRun(t, s.backend(), s.key(c.kind), e.lease)
@@ -103,7 +84,7 @@ func TestKinds_exclusion(t *testing.T) {
 // semaphore while another waits for it: the share must be freed within the
 // lease (plus a second and the waiter's own timer delays).
 func TestKinds_killedShareHolder(t *testing.T) {
-	forEachKindsBackend(t, func(t *testing.T, e *env) {
+	forEachBackend(t, func(t *testing.T, e *env) {
 		for _, c := range []struct {
 			name       string
 			dead, next []string
@@ -111,9 +92,6 @@ func TestKinds_killedShareHolder(t *testing.T) {
 			{"reader", []string{"--lock-kind", ModeRW}, nil}, // a goroutine's first hold is a read
 			{"permit", []string{"--lock-kind", ModePermits, "--permits", "1"}, []string{"--lock-kind", ModePermits, "--permits", "1"}},
 		} {
-			if c.name == "permit" && !kindsBackends[e.kind].permits {
-				continue
-			}
 			t.Run(c.name, func(t *testing.T) {
 				s := newSpace(e)
 				L := e.lease
