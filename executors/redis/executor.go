@@ -145,6 +145,7 @@ func (e *Executor) Close() error {
 		return nil
 	}
 	e.closed = true
+	e.waits.stopLeaving()
 	e.bg.Stop()
 	close(e.done)
 	e.stopIdle()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"strings"
 	"sync"
 	"time"
 )
@@ -15,6 +16,9 @@ import (
 const (
 	claimPrefix       = "lock4go:claim:"
 	wakeChannelPrefix = "lock4go:wake:"
+	// sharedWake starts the payload of a wake that hands read locks or
+	// permits to the executor; keys never contain NUL.
+	sharedWake = "\x00"
 
 	// queueTTL is the life of a wait queue after its last registration:
 	// every attempt of a waiter refreshes it (at least every retry
@@ -53,7 +57,8 @@ func newMember() string {
 // compare-and-delete) wake nobody; waiters notice them by polling. stop must
 // be called exactly once (later calls do nothing); it never blocks on the
 // network. A stop that leaves nobody of this executor waiting for key
-// removes the executor from key's queue in the background.
+// removes the executor from key's queue in the background, unless another
+// of its waiters watches key within leaveDelay.
 func (e *Executor) WatchRelease(ctx context.Context, key string) (released <-chan struct{}, stop func()) {
 	w := &watcher{ch: make(chan struct{}, 1)}
 	first := e.hub.listen(e.wakeChannel, e.onWake, e.waits.wakeAll)
@@ -66,15 +71,22 @@ func (e *Executor) WatchRelease(ctx context.Context, key string) (released <-cha
 	return w.ch, func() {
 		once.Do(func() {
 			if e.waits.remove(key, w) {
-				e.leaveQueue(key)
+				e.waits.leaveLater(key, leaveDelay, func() { e.leaveQueue(key) })
 			}
 		})
 	}
 }
 
 // onWake handles a message on the executor's wake channel: the payload is
-// the key a release handed to the executor.
-func (e *Executor) onWake(key string) { e.waits.wake(key, e.opts.ClaimWindow) }
+// the key a release handed to the executor, after sharedWake when it
+// handed read locks or permits.
+func (e *Executor) onWake(payload string) {
+	if key, ok := strings.CutPrefix(payload, sharedWake); ok {
+		e.waits.wakeShared(key, e.opts.ClaimWindow)
+		return
+	}
+	e.waits.wake(payload, e.opts.ClaimWindow)
+}
 
 // leaveQueue removes the executor from key's queue in the background, best
 // effort: an entry left behind costs the next waiter a claim window at

@@ -75,7 +75,17 @@ end
 if redis.call('exists', KEYS[4]) == 1 then
   return -2
 end
-if ARGV[8] == '1' and redis.call('exists', KEYS[1]) == 0 then
+local shared = false
+if redis.call('exists', KEYS[3]) == 1 then
+  local t = redis.call('time')
+  redis.call('zremrangebyscore', KEYS[3], '-inf', t[1] * 1000 + math.floor(t[2] / 1000))
+  local first = redis.call('zrange', KEYS[3], 0, 0)[1]
+  if first and string.sub(first, 1, 1) == 'p' then
+    return -4
+  end
+  shared = first ~= nil
+end
+if not shared and ARGV[8] == '1' and redis.call('exists', KEYS[1]) == 0 then
   local head = redis.call('zrange', KEYS[2], 0, 0)[1]
   if head == ARGV[4] then
     redis.call('zpopmin', KEYS[2])
@@ -87,16 +97,6 @@ if ARGV[8] == '1' and redis.call('exists', KEYS[1]) == 0 then
     join()
     return -3
   end
-end
-local shared = false
-if redis.call('exists', KEYS[3]) == 1 then
-  local t = redis.call('time')
-  redis.call('zremrangebyscore', KEYS[3], '-inf', t[1] * 1000 + math.floor(t[2] / 1000))
-  local first = redis.call('zrange', KEYS[3], 0, 0)[1]
-  if first and string.sub(first, 1, 1) == 'p' then
-    return -4
-  end
-  shared = first ~= nil
 end
 if not shared and redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
   if ARGV[6] == '1' then
@@ -157,7 +157,8 @@ return token
 // ("<member>|r") at the head, or permit waiters ("<member>|p<n>") while
 // fewer than n permits are out, by adding their claims to shares
 // ("<kind>|lock4go:claim:<member>", expiring in claim ms). Each served
-// executor is told on its wake channel (the member up to "|"). It stops at
+// executor is told on its wake channel (the member up to "|"): the key, or
+// for shares sharedWake and the key. It stops at
 // the first waiter that does not fit, so a waiting writer keeps later
 // readers out. It returns whether it served anyone. Expired shares are
 // dropped first (their score is their expiry, in server milliseconds).
@@ -207,7 +208,7 @@ local function serve(key, queue, shares, claim)
     if redis.call('pttl', shares) < tonumber(claim) then
       redis.call('pexpire', shares, claim)
     end
-    redis.call('publish', '` + wakeChannelPrefix + `' .. id, key)
+    redis.call('publish', '` + wakeChannelPrefix + `' .. id, '\0' .. key) -- sharedWake
     served = true
   end
 end

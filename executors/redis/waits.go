@@ -13,10 +13,16 @@ type waits struct {
 	mu     sync.Mutex
 	keys   map[string]*keyWaits
 	recent map[string]time.Time // wakes no watcher took yet
+	// recentShared holds the latest hand-off of shares of each key, for
+	// every watcher to come within a claim window.
+	recentShared map[string]time.Time
 	// ahead holds the keys for which a holder of this executor queued it
 	// again for its followers, with no wake since.
 	ahead map[string]struct{}
-	n     atomic.Int32 // len(keys)+len(ahead), read on the acquire path without mu
+	// leaving holds the departures from keys' queues that wait out
+	// leaveDelay (see leaveLater).
+	leaving map[string]*time.Timer
+	n       atomic.Int32 // len(keys)+len(ahead), read on the acquire path without mu
 }
 
 // keyWaits is one key's waits.
@@ -82,11 +88,21 @@ func (q *waits) add(key string, w *watcher, window time.Duration) {
 	}
 	kw.watchers[w] = struct{}{}
 	kw.queued = true
+	if t := q.leaving[key]; t != nil {
+		// A waiter came back before the departure: the executor stays.
+		t.Stop()
+		delete(q.leaving, key)
+	}
 	if t, ok := q.recent[key]; ok {
 		delete(q.recent, key)
 		if time.Since(t) < window {
 			w.wake()
 		}
+	}
+	if t, ok := q.recentShared[key]; ok && time.Since(t) < window {
+		// A share handed to this executor may be for this waiter: it
+		// queued the executor and the release outran its watch.
+		w.wake()
 	}
 }
 
@@ -107,6 +123,50 @@ func (q *waits) remove(key string, w *watcher) (leftQueued bool) {
 	delete(q.keys, key)
 	q.count()
 	return kw.queued
+}
+
+// leaveDelay is how long a departure from a key's queue waits for a new
+// watcher of the key. Waiters of one executor share its queue entry: read
+// locks and permits are taken by many goroutines at once, and a waiter
+// that has just queued the executor watches only once its attempt has
+// returned. Without the delay the last watcher of the moment leaving
+// would take that waiter's entry with it, and the waiter would miss its
+// wake (and wait a retry interval).
+const leaveDelay = 50 * time.Millisecond
+
+// leaveLater runs leave after delay unless a watcher of key comes first.
+func (q *waits) leaveLater(key string, delay time.Duration, leave func()) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.leaving == nil {
+		q.leaving = map[string]*time.Timer{}
+	}
+	if t := q.leaving[key]; t != nil {
+		t.Stop()
+	}
+	var t *time.Timer
+	t = time.AfterFunc(delay, func() {
+		q.mu.Lock()
+		mine := q.leaving[key] == t && q.keys[key] == nil
+		if q.leaving[key] == t {
+			delete(q.leaving, key)
+		}
+		q.mu.Unlock()
+		if mine {
+			leave()
+		}
+	})
+	q.leaving[key] = t
+}
+
+// stopLeaving drops the departures yet to run, as the executor closes.
+func (q *waits) stopLeaving() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for k, t := range q.leaving {
+		t.Stop()
+		delete(q.leaving, k)
+	}
 }
 
 // count refreshes n; q.mu is held.
@@ -157,21 +217,43 @@ func (q *waits) wake(key string, window time.Duration) {
 		}
 		return
 	}
+	q.recent = keep(q.recent, key, window)
+}
+
+// wakeShared wakes key's watchers after a release handed read locks or
+// permits to the executor, and keeps the wake for a claim window for every
+// watcher to come: the executor's waiters of shares share its queue entry,
+// so the claims may be for waiters that watch a moment later.
+func (q *waits) wakeShared(key string, window time.Duration) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if kw := q.keys[key]; kw != nil {
+		for w := range kw.watchers {
+			w.wake()
+		}
+	}
+	q.recentShared = keep(q.recentShared, key, window)
+}
+
+// keep records a wake of key at now in m, which it bounds to
+// maxRecentWakes by dropping wakes older than window (or all of them).
+func keep(m map[string]time.Time, key string, window time.Duration) map[string]time.Time {
 	now := time.Now()
-	if len(q.recent) >= maxRecentWakes {
-		for k, t := range q.recent {
+	if len(m) >= maxRecentWakes {
+		for k, t := range m {
 			if now.Sub(t) >= window {
-				delete(q.recent, k)
+				delete(m, k)
 			}
 		}
-		if len(q.recent) >= maxRecentWakes {
-			clear(q.recent)
+		if len(m) >= maxRecentWakes {
+			clear(m)
 		}
 	}
-	if q.recent == nil {
-		q.recent = map[string]time.Time{}
+	if m == nil {
+		m = map[string]time.Time{}
 	}
-	q.recent[key] = now
+	m[key] = now
+	return m
 }
 
 // wakeAll wakes every watcher: wakes may have been missed.

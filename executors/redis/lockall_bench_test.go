@@ -7,39 +7,8 @@ import (
 	"time"
 
 	"github.com/lock4go/lock4go"
-	"github.com/lock4go/lock4go/executor"
 	"github.com/lock4go/lock4go/executors/redis"
 )
-
-// BenchmarkKinds compares uncontended acquire+release pairs of a read lock
-// and of a 1-permit semaphore with the lock's, interleaved in one loop so
-// that the ratios stay meaningful on a busy machine (targets: read ≤ 1.15×,
-// permit ≤ 1.2× the lock). Run with:
-//
-//	go test -run '^$' -bench Kinds -benchtime 3000x -count 3 ./executors/redis/
-func BenchmarkKinds(b *testing.B) {
-	e := newExecutor(b, newClient(b, server(b).Addr(), ctxTimeouts), redis.Options{})
-	ctx := context.Background()
-	lock := executor.Request{Key: uniq(b, "bench:lock"), TTL: benchTTL}
-	read := executor.Request{Key: uniq(b, "bench:read"), TTL: benchTTL, Shared: true}
-	permit := executor.Request{Key: uniq(b, "bench:permit"), TTL: benchTTL, Permits: 1}
-	var tLock, tRead, tPermit time.Duration
-	pair := func(r executor.Request) time.Duration {
-		r.Owner = owner()
-		start := time.Now()
-		execPair(b, ctx, e, r)
-		return time.Since(start)
-	}
-	for b.Loop() {
-		tLock += pair(lock)
-		tRead += pair(read)
-		tPermit += pair(permit)
-	}
-	n := float64(b.N)
-	b.ReportMetric(float64(tLock.Microseconds())/n, "lock-µs")
-	b.ReportMetric(float64(tRead)/float64(tLock), "read/lock")
-	b.ReportMetric(float64(tPermit)/float64(tLock), "permit/lock")
-}
 
 // BenchmarkLockAll compares LockAll of k keys (all tried at once, one round
 // trip when none is busy) with k Locks one after the other, both released
