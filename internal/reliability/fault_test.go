@@ -84,7 +84,7 @@ func TestBackendFault(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, e *env) {
 		for i := range pick(1, 3) {
 			for _, f := range backendFaults {
-				t.Run(f.name, func(t *testing.T) { backendFaultRun(t, e, f) })
+				t.Run(f.name, func(t *testing.T) { backendFaultRun(t, e, f, lockKind{}) })
 			}
 			if t.Failed() {
 				t.Fatalf("round %d failed", i)
@@ -93,7 +93,25 @@ func TestBackendFault(t *testing.T) {
 	})
 }
 
-func backendFaultRun(t *testing.T, e *env, f backendFault) {
+// lockKind is the kind of lock a scenario's holders take: ModeMutex (the
+// zero value), ModeRW or ModePermits of permits.
+type lockKind struct {
+	mode    string
+	permits int
+}
+
+// args returns the lockcheck arguments of k.
+func (k lockKind) args() []string {
+	switch k.mode {
+	case "", ModeMutex:
+		return nil
+	case ModePermits:
+		return []string{"--lock-kind", k.mode, "--permits", fmt.Sprint(k.permits)}
+	}
+	return []string{"--lock-kind", k.mode}
+}
+
+func backendFaultRun(t *testing.T, e *env, f backendFault, kind lockKind) {
 	s := newSpace(e)
 	L := e.lease
 	proxy, err := testserver.NewProxy(e.srv.Addr())
@@ -102,7 +120,7 @@ func backendFaultRun(t *testing.T, e *env, f backendFault) {
 	}
 	t.Cleanup(func() { _ = proxy.Close() })
 	r := newRun(t, s.backend(proxy.Addr()), s.key("fault"), L)
-	common := []string{"--duration", "2m", "--acquire-timeout", L.String()}
+	common := append([]string{"--duration", "2m", "--acquire-timeout", L.String()}, kind.args()...)
 	// One hold long enough to straddle the fault, then the process ends.
 	r.start(t, "long", append(common, "--goroutines", "1", "--acquisitions", "1", "--hold", (3*L).String())...)
 	for i := range 2 {
@@ -145,7 +163,7 @@ func backendFaultRun(t *testing.T, e *env, f backendFault) {
 	}
 	reps := r.waitAll(t, 30*time.Second)
 	caveat := f.fast && e.kind == Redis
-	a, err := Analyse(r.dir, AnalyseOptions{AllowOverlap: caveat, AllowStale: caveat})
+	a, err := Analyse(r.dir, AnalyseOptions{AllowOverlap: caveat, AllowStale: caveat, Permits: kind.permits})
 	if err != nil {
 		t.Fatal(err)
 	}

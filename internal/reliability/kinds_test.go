@@ -123,3 +123,22 @@ func TestKinds_killedShareHolder(t *testing.T) {
 		}
 	})
 }
+
+// TestKinds_backendFault runs scenario 3 (TestBackendFault: the backend
+// blackholed by a proxy, or paused, for twice the lease while three
+// processes compete) with read-write locks and with a 2-permit semaphore:
+// no writer may overlap anyone, no more than 2 permits may be held at once,
+// and a holder mid-hold when the fault began must be told of the loss
+// within the lease.
+func TestKinds_backendFault(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, e *env) {
+		for _, kind := range []lockKind{{mode: ModeRW}, {mode: ModePermits, permits: 2}} {
+			for _, f := range backendFaults {
+				if f.name != "proxy-blackhole" && f.name != "server-pause" {
+					continue
+				}
+				t.Run(kind.mode+"/"+f.name, func(t *testing.T) { backendFaultRun(t, e, f, kind) })
+			}
+		}
+	})
+}
