@@ -27,11 +27,7 @@ func (t *Template) lock(ctx context.Context, key string, opts []LockOption, try 
 	if err := validKey(key); err != nil {
 		return nil, err
 	}
-	o, err := t.cfg.resolve(opts)
-	if err != nil {
-		return nil, err
-	}
-	r, err := t.executor(o.executor)
+	o, r, err := t.options(opts)
 	if err != nil {
 		return nil, err
 	}

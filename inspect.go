@@ -20,11 +20,7 @@ func (t *Template) Inspect(ctx context.Context, key string, opts ...LockOption) 
 	if err := validKey(key); err != nil {
 		return Holder{}, err
 	}
-	o, err := t.cfg.resolve(opts)
-	if err != nil {
-		return Holder{}, err
-	}
-	r, err := t.executor(o.executor)
+	_, r, err := t.options(opts)
 	if err != nil {
 		return Holder{}, err
 	}

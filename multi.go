@@ -28,11 +28,7 @@ func (t *Template) LockAll(ctx context.Context, keys []string, opts ...LockOptio
 	if err != nil {
 		return nil, err
 	}
-	o, err := t.cfg.resolve(opts)
-	if err != nil {
-		return nil, err
-	}
-	r, err := t.executor(o.executor)
+	o, r, err := t.options(opts)
 	if err != nil {
 		return nil, err
 	}

@@ -172,6 +172,17 @@ func (t *Template) Release(ctx context.Context, l *Lock) error {
 	return l.Release(ctx)
 }
 
+// options resolves opts over the Template's config and picks the executor
+// they name: what every call with options needs first.
+func (t *Template) options(opts []LockOption) (lockOptions, *registered, error) {
+	o, err := t.cfg.resolve(opts)
+	if err != nil {
+		return o, nil, err
+	}
+	r, err := t.executor(o.executor)
+	return o, r, err
+}
+
 // executor returns the executor named name, or the primary one for "".
 func (t *Template) executor(name string) (*registered, error) {
 	if name == "" || name == t.primary.e.Name() {

@@ -105,13 +105,9 @@ func (e *Executor) awaitDeletes(ctx context.Context, q queue, from int64, ref le
 				}
 			}
 		case <-renew:
-			if err := ref.grant.renew(ctx, e.c); err != nil {
-				if ctx.Err() != nil {
-					return errWaitEnded
-				}
+			if err := e.renewWaiting(ctx, ref, timer); err != nil {
 				return err
 			}
-			timer.Reset(ref.grant.renewIn())
 		case <-ctx.Done():
 			return errWaitEnded
 		case <-ref.gone():

@@ -290,13 +290,19 @@ func (w *predWatch) read(ctx context.Context) (bool, error) {
 // renewOwn renews a waiting fixed lock's grant, so a long queue cannot
 // outlast it, and schedules the next renewal.
 func (w *predWatch) renewOwn(ctx context.Context, ref leaseRef) error {
-	if err := ref.grant.renew(ctx, w.e.c); err != nil {
+	return w.e.renewWaiting(ctx, ref, w.renewTimer)
+}
+
+// renewWaiting renews the grant of a fixed lock that waits in its queue
+// and sets timer to the next renewal.
+func (e *Executor) renewWaiting(ctx context.Context, ref leaseRef, timer *time.Timer) error {
+	if err := ref.grant.renew(ctx, e.c); err != nil {
 		if ctx.Err() != nil {
 			return errWaitEnded
 		}
 		return err
 	}
-	w.renewTimer.Reset(ref.grant.renewIn())
+	timer.Reset(ref.grant.renewIn())
 	return nil
 }
 

@@ -50,26 +50,30 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 	if ctx.Err() != nil {
 		return nil, fmt.Errorf("redis: acquire %q: %w", req.Key, executor.GaveUp(ctx))
 	}
-	if req.Shared || req.Permits > 0 {
-		return e.acquireShare(ctx, req)
-	}
-	if req.Wait && e.waits.takeAhead(req.Key) {
+	share := req.Shared || req.Permits > 0
+	if !share && req.Wait && e.waits.takeAhead(req.Key) {
 		// A holder of this process queued the executor again for this
 		// caller, and no release has woken it since: the key is busy, no
 		// round trip needed to learn it.
 		return nil, fmt.Errorf("redis: %q: %w", req.Key, executor.ErrNotAcquired)
 	}
 	l := newLease(e, req.Key, req.Owner)
+	if share {
+		l.shareArg = shareKind(req) + "|" + req.Owner
+	}
 	var r result
 	if e.direct(ctx) {
-		r = l.acquire(ctx, req)
+		r = l.try(ctx, req)
 	} else {
-		r = e.run(ctx, func(ctx context.Context) result { return l.acquire(ctx, req) })
+		r = e.run(ctx, func(ctx context.Context) result { return l.try(ctx, req) })
 	}
+	// The executor's queue bookkeeping is its locks' (one waiter per key
+	// in a process); waiters of shares share the entry and leave it alone.
+	track := req.Wait && !share
 	switch {
 	case r.err == nil && r.val > 0:
 		l.token = r.val
-		if req.Wait {
+		if track {
 			e.waits.setQueued(req.Key, false)
 			if r.joined {
 				e.waits.setAhead(req.Key)
@@ -77,7 +81,9 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 		}
 		return l, nil
 	case r.err == nil && r.val == queued:
-		e.waits.setQueued(req.Key, true)
+		if track {
+			e.waits.setQueued(req.Key, true)
+		}
 		return nil, fmt.Errorf("redis: %q: %w", req.Key, executor.ErrNotAcquired)
 	case isNil(r.err):
 		return nil, fmt.Errorf("redis: %q: %w", req.Key, executor.ErrNotAcquired)
@@ -96,35 +102,12 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 	return nil, acquireErr(ctx, req.Key, err)
 }
 
-// acquireShare is Acquire of a read lock or permit (shares.go): the same
-// outcomes, without the followers' shortcut.
-func (e *Executor) acquireShare(ctx context.Context, req executor.Request) (executor.Lease, error) {
-	kind := shareKind(req)
-	l := newLease(e, req.Key, req.Owner)
-	l.shareArg = kind + "|" + req.Owner
-	var r result
-	if e.direct(ctx) {
-		r = l.acquireShare(ctx, req, kind)
-	} else {
-		r = e.run(ctx, func(ctx context.Context) result { return l.acquireShare(ctx, req, kind) })
+// try runs the acquire script of l's kind: a lock's, or a share's.
+func (l *lease) try(ctx context.Context, req executor.Request) result {
+	if l.shareArg != nil {
+		return l.acquireShare(ctx, req, shareKind(req))
 	}
-	switch {
-	case r.err == nil && r.val > 0:
-		l.token = r.val
-		return l, nil
-	case r.err == nil && r.val == queued, isNil(r.err):
-		return nil, fmt.Errorf("redis: %q: %w", req.Key, executor.ErrNotAcquired)
-	case r.err == nil && r.val == ownerVoided:
-		return nil, fmt.Errorf("redis: acquire %q: %w: %w", req.Key, executor.ErrNotAcquired, errVoided)
-	case r.err == nil && r.val == kindMismatch:
-		return nil, errKind(req)
-	}
-	e.voidLater(l, req.TTL)
-	err := r.err
-	if err == nil {
-		err = errNoCounter
-	}
-	return nil, acquireErr(ctx, req.Key, err)
+	return l.acquire(ctx, req)
 }
 
 // acquire runs the acquire script for l and req: a waiting request

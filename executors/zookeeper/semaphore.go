@@ -108,14 +108,7 @@ func (q *queuer) count(ctx context.Context) (*lease, error) {
 		case !slices.Contains(children, q.name):
 			return nil, backendErr("acquire", key, errVanished)
 		case len(children) <= q.req.Permits:
-			if sessionGone(q.e.conn, q.session) {
-				return nil, backendErr("acquire", key, errSessionEnded)
-			}
-			l := newLease(q.e, key, q.path, q.stat, q.own, listed)
-			if !q.e.mon.add(l) {
-				return nil, backendErr("acquire", key, errClosed)
-			}
-			return l, nil
+			return q.grant(listed)
 		case !q.req.Wait:
 			return nil, fmt.Errorf("zookeeper: %q: %w", key, executor.ErrNotAcquired)
 		}

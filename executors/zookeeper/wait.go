@@ -65,15 +65,7 @@ func (q *queuer) run(ctx context.Context) (*lease, error) {
 			}
 		}
 		if pred < 0 {
-			if sessionGone(q.e.conn, q.session) {
-				return nil, backendErr("acquire", key, errSessionEnded)
-			}
-			// From here on the monitor watches the lease's session.
-			l := newLease(q.e, key, q.path, q.stat, q.own, listed)
-			if !q.e.mon.add(l) {
-				return nil, backendErr("acquire", key, errClosed)
-			}
-			return l, nil
+			return q.grant(listed)
 		}
 		if !q.req.Wait {
 			return nil, fmt.Errorf("zookeeper: %q: %w", key, executor.ErrNotAcquired)
@@ -82,6 +74,20 @@ func (q *queuer) run(ctx context.Context) (*lease, error) {
 			return nil, err
 		}
 	}
+}
+
+// grant makes the lease of the own node, held since the list sent at
+// listed; from here on the monitor watches its session.
+func (q *queuer) grant(listed time.Time) (*lease, error) {
+	key := q.req.Key
+	if sessionGone(q.e.conn, q.session) {
+		return nil, backendErr("acquire", key, errSessionEnded)
+	}
+	l := newLease(q.e, key, q.path, q.stat, q.own, listed)
+	if !q.e.mon.add(l) {
+		return nil, backendErr("acquire", key, errClosed)
+	}
+	return l, nil
 }
 
 // list reads the children of the key's parent. The first time it also reads

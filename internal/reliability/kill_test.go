@@ -17,7 +17,7 @@ func TestKilledHolder(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, e *env) {
 		for i := range pick(1, 5) {
 			for _, mode := range []string{"watchdog", "expire"} {
-				t.Run(mode, func(t *testing.T) { killedHolder(t, e, mode) })
+				t.Run(mode, func(t *testing.T) { killedHolder(t, e, mode, lockKind{}) })
 			}
 			if t.Failed() {
 				t.Fatalf("round %d failed", i)
@@ -26,11 +26,18 @@ func TestKilledHolder(t *testing.T) {
 	})
 }
 
-func killedHolder(t *testing.T, e *env, mode string) {
+// killedHolder kills a holder of kind (its first hold: a read lock for
+// ModeRW) while a process waits: a writer, or a permit of the same
+// semaphore.
+func killedHolder(t *testing.T, e *env, mode string, kind lockKind) {
 	s := newSpace(e)
 	L := e.lease
 	r := newRun(t, s.backend(), s.key("kill"), L)
-	args := []string{"--goroutines", "1", "--acquisitions", "1", "--hold", "1m"}
+	args := append([]string{"--goroutines", "1", "--acquisitions", "1", "--hold", "1m"}, kind.args()...)
+	var nextArgs []string
+	if kind.mode == ModePermits {
+		nextArgs = kind.args()
+	}
 	if mode == "expire" {
 		// A fixed lease longer than the hold would not be safe; the
 		// process dies long before it ends anyway.
@@ -38,8 +45,8 @@ func killedHolder(t *testing.T, e *env, mode string) {
 	}
 	dead := r.start(t, "dead", args...)
 	r.acquiredBy(t, "dead", time.Time{}, 20*time.Second)
-	next := r.start(t, "next", "--goroutines", "1", "--acquisitions", "1", "--hold", "10ms",
-		"--acquire-timeout", (L + 10*time.Second).String())
+	next := r.start(t, "next", append([]string{"--goroutines", "1", "--acquisitions", "1", "--hold", "10ms",
+		"--acquire-timeout", (L + 10*time.Second).String()}, nextArgs...)...)
 	// Kill once the waiter waits: the backend counts it among the key's
 	// waiters (a queue entry, or a Redis release subscription). Starting
 	// the process takes seconds on a busy machine.
@@ -54,7 +61,7 @@ func killedHolder(t *testing.T, e *env, mode string) {
 	<-dead.done
 	rep := next.wait(t, time.Minute, false)
 	acq := r.acquiredBy(t, "next", time.Time{}, time.Second)
-	a := r.analyse(t, AnalyseOptions{Killed: map[string]time.Time{"dead": killed}})
+	a := r.analyse(t, AnalyseOptions{Killed: map[string]time.Time{"dead": killed}, Permits: kind.permits})
 	wait := fromNS(acq.Start).Sub(killed)
 	// The waiter cannot act while the machine does not run it: the bound
 	// grows by the largest delay its own timers had meanwhile.
@@ -62,7 +69,7 @@ func killedHolder(t *testing.T, e *env, mode string) {
 	if bound := L + time.Second + late; wait > bound {
 		t.Errorf("next waiter acquired %v after the kill, more than lease + 1s + its largest timer delay %v (%v)", wait, late, bound)
 	}
-	t.Logf("%s/%s: next waiter acquired %v after SIGKILL (lease %v, its largest timer delay %v); %s", e.kind, mode, wait.Round(time.Millisecond), L, late.Round(time.Millisecond), a.Summary())
+	t.Logf("%s/%s %s: next waiter acquired %v after SIGKILL (lease %v, its largest timer delay %v); %s", e.kind, mode, kind.mode, wait.Round(time.Millisecond), L, late.Round(time.Millisecond), a.Summary())
 }
 
 // TestKilledWaiter is the fleet issue's dead waiter: a process dies

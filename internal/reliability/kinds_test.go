@@ -3,11 +3,8 @@ package reliability
 import (
 	"slices"
 	"sort"
-	"syscall"
 	"testing"
 	"time"
-
-	"github.com/lock4go/lock4go"
 )
 
 // peak returns the largest number of intervals in all believed held at
@@ -85,41 +82,8 @@ func TestKinds_exclusion(t *testing.T) {
 // lease (plus a second and the waiter's own timer delays).
 func TestKinds_killedShareHolder(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, e *env) {
-		for _, c := range []struct {
-			name       string
-			dead, next []string
-		}{
-			{"reader", []string{"--lock-kind", ModeRW}, nil}, // a goroutine's first hold is a read
-			{"permit", []string{"--lock-kind", ModePermits, "--permits", "1"}, []string{"--lock-kind", ModePermits, "--permits", "1"}},
-		} {
-			t.Run(c.name, func(t *testing.T) {
-				s := newSpace(e)
-				L := e.lease
-				key := s.key("kill-" + c.name)
-				r := newRun(t, s.backend(), key, L)
-				dead := r.start(t, "dead", append([]string{"--goroutines", "1", "--acquisitions", "1", "--hold", "1m"}, c.dead...)...)
-				r.acquiredBy(t, "dead", time.Time{}, 20*time.Second)
-				next := r.start(t, "next", append([]string{"--goroutines", "1", "--acquisitions", "1", "--hold", "10ms",
-					"--acquire-timeout", (L + 10*time.Second).String()}, c.next...)...)
-				tpl, _ := s.open(t, lock4go.Config{})
-				if !eventually(20*time.Second, func() bool {
-					h, err := tpl.Inspect(t.Context(), key)
-					return err == nil && h.Waiters > 0
-				}) {
-					t.Fatal("the next process is not waiting for the key after 20s")
-				}
-				killed := dead.signal(t, syscall.SIGKILL)
-				<-dead.done
-				rep := next.wait(t, time.Minute, false)
-				acq := r.acquiredBy(t, "next", time.Time{}, time.Second)
-				a := r.analyse(t, AnalyseOptions{Killed: map[string]time.Time{"dead": killed}, Permits: 1})
-				wait := fromNS(acq.Start).Sub(killed)
-				late := rep.MaxTimerDelay(ns(killed), acq.Start)
-				if bound := L + time.Second + late; wait > bound {
-					t.Errorf("next acquired %v after the kill, more than lease + 1s + its largest timer delay %v (%v)", wait, late, bound)
-				}
-				t.Logf("%s/%s: next acquired %v after SIGKILL (lease %v); %s", e.kind, c.name, wait.Round(time.Millisecond), L, a.Summary())
-			})
+		for _, kind := range []lockKind{{mode: ModeRW}, {mode: ModePermits, permits: 1}} {
+			t.Run(kind.mode, func(t *testing.T) { killedHolder(t, e, "watchdog", kind) })
 		}
 	})
 }
