@@ -251,3 +251,29 @@ func (s *suite) testSharedCancelledWaiter(t *testing.T) {
 	}
 	release(t, r1, r2)
 }
+
+// testPermitCancelledWaiter checks that a permit waiter that gave up
+// leaves nothing that keeps a permit from the next one.
+func (s *suite) testPermitCancelledWaiter(t *testing.T) {
+	s.needPermits(t)
+	a, b, c := s.f(t), s.f(t), s.f(t)
+	k := s.key(t)
+	p1 := mustAcquire(t, a, s.permit(k, 1, 0, false))
+	ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
+	l, err := acquireBlocking(ctx, b, s.permit(k, 1, 0, true))
+	cancel()
+	if err == nil {
+		release(t, l)
+		t.Fatal("a second permit of one granted")
+	}
+	release(t, p1)
+	var p2 executor.Lease
+	if !eventually(s.o.Settle, func() bool {
+		var err error
+		p2, err = c.Acquire(t.Context(), s.permit(k, 1, 0, false))
+		return err == nil
+	}) {
+		t.Fatal("a permit waiter that gave up still holds the permit back")
+	}
+	release(t, p2)
+}

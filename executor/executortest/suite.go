@@ -93,6 +93,7 @@ func Run(t *testing.T, f Factory, o Options) {
 		{"Permits", s.testPermits},
 		{"SharedExpiry", s.testSharedExpiry},
 		{"SharedCancelledWaiter", s.testSharedCancelledWaiter},
+		{"PermitCancelledWaiter", s.testPermitCancelledWaiter},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, tc.fn)
