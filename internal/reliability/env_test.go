@@ -269,7 +269,8 @@ func eventually(d time.Duration, cond func() bool) bool {
 func containsKey(kind, n, k string) bool {
 	switch kind {
 	case Redis:
-		return n == k
+		// The key itself (a lock), or its shares (read locks, permits).
+		return n == k || n == "{"+k+"}:shares" || n == k+"##shares"
 	case Etcd:
 		return strings.Contains(n, k+"/")
 	case ZooKeeper:

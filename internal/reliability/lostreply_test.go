@@ -38,7 +38,9 @@ func TestLostAcquireReplies(t *testing.T) {
 	})
 }
 
-func lostReplies(t *testing.T, e *env, partition bool) {
+// lostReplies runs scenario 4 with locks taken with opts (a read lock, a
+// permit; a plain lock without).
+func lostReplies(t *testing.T, e *env, partition bool, opts ...lock4go.LockOption) {
 	s := newSpace(e)
 	L := e.lease
 	proxy, err := testserver.NewProxy(e.srv.Addr())
@@ -54,7 +56,7 @@ func lostReplies(t *testing.T, e *env, partition bool) {
 	// before the drop: the acquisition's own request is then sent on an
 	// established connection, not stuck in a handshake or a parent create.
 	warmUp := func(key string) {
-		warm, err := tpl.Lock(ctx, key, lock4go.WithAcquireTimeout(10*time.Second))
+		warm, err := tpl.Lock(ctx, key, append(opts, lock4go.WithAcquireTimeout(10*time.Second))...)
 		if err != nil {
 			t.Fatalf("warm-up through the proxy: %v", err)
 		}
@@ -83,7 +85,7 @@ func lostReplies(t *testing.T, e *env, partition bool) {
 				proxy.SetBlackhole(true)
 			}()
 		}
-		l, err := tpl.Lock(ctx, key, lock4go.WithAcquireTimeout(timeout))
+		l, err := tpl.Lock(ctx, key, append(opts, lock4go.WithAcquireTimeout(timeout))...)
 		// Did the backend grant what the client never heard of?
 		for _, n := range s.inventory(t).LockNodes {
 			if containsKey(e.kind, n, key) {
