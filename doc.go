@@ -13,6 +13,15 @@
 // lost, and that re-enters the lock in nested calls. [Template.TryLock]
 // makes one attempt.
 //
+// # Kinds
+//
+// [Shared] takes a read lock (readers exclude only writers; a waiting
+// writer keeps later readers out) and [WithPermits] one of n permits of a
+// semaphore; every built-in executor has both. [Template.LockAll] takes
+// several keys, all or none, in one canonical order; [Template.Lead]
+// campaigns for leadership until its context ends; [Locked] wraps any
+// func(ctx, Req) (Resp, error) in a lock keyed by the request.
+//
 // # Leases
 //
 // Without [WithExpire] a lock's lease is Config.Expire and a watchdog (one
