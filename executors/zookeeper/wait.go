@@ -2,6 +2,7 @@ package zookeeper
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -39,7 +40,15 @@ func (q *queuer) run(ctx context.Context) (*lease, error) {
 			return nil, backendErr("acquire", key, err)
 		}
 		if slices.Contains(children, semLeases) {
-			return nil, fmt.Errorf("zookeeper: %q is in use as a semaphore, not a lock: %w", key, executor.ErrInvalidConfig)
+			// A semaphore's leases (its containers outlive it until
+			// ZooKeeper reaps them).
+			leases, _, err := q.e.conn.Children(q.parent + "/" + semLeases)
+			if err != nil && !errors.Is(err, zk.ErrNoNode) {
+				return nil, backendErr("acquire", key, err)
+			}
+			if len(leases) > 0 {
+				return nil, fmt.Errorf("zookeeper: %q is in use as a semaphore, not a lock: %w", key, executor.ErrInvalidConfig)
+			}
 		}
 		nodes := queue(children)
 		idx := -1

@@ -235,7 +235,24 @@ func readInventory(ctx context.Context, kind, addr, name, namespace string) (inv
 			inv.Parents = append(inv.Parents, path)
 			for _, k := range kids {
 				inv.Entries = append(inv.Entries, path+"/"+k)
-				inv.LockNodes = append(inv.LockNodes, path+"/"+k)
+				if k != "locks" && k != "leases" {
+					inv.LockNodes = append(inv.LockNodes, path+"/"+k)
+					continue
+				}
+				// A semaphore's containers (Curator's layout): its
+				// lock nodes are their children.
+				sub, _, err := conn.Children(path + "/" + k)
+				if errors.Is(err, zk.ErrNoNode) {
+					continue
+				}
+				if err != nil {
+					return inv, err
+				}
+				inv.Parents = append(inv.Parents, path+"/"+k)
+				for _, n := range sub {
+					inv.Entries = append(inv.Entries, path+"/"+k+"/"+n)
+					inv.LockNodes = append(inv.LockNodes, path+"/"+k+"/"+n)
+				}
 			}
 		}
 	default:
