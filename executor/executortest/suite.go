@@ -189,7 +189,13 @@ func acquireBlocking(ctx context.Context, e executor.Executor, r executor.Reques
 	var released <-chan struct{}
 	stop := func() {}
 	defer func() { stop() }()
-	for {
+	for first := true; ; first = false {
+		if !first {
+			// A failed attempt may still be cleaned up in the background
+			// by its owner value (a quorum executor releasing a late
+			// grant): every attempt gets its own, as the Template does.
+			r.Owner = owner()
+		}
 		l, err := e.Acquire(ctx, r)
 		if err == nil || !errors.Is(err, executor.ErrNotAcquired) || ctx.Err() != nil {
 			return l, err

@@ -1,0 +1,268 @@
+package redlock
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/lock4go/lock4go/executor"
+)
+
+// reply is one master's answer to an acquisition.
+type reply struct {
+	i     int
+	lease executor.Lease
+	err   error
+}
+
+// tally counts the answers of the masters to one acquisition.
+type tally struct {
+	granted, busy, down int
+	busyErr, downErr    error
+	refused             error // ErrInvalidKey or ErrInvalidConfig of a master
+}
+
+// add counts r, keeping its lease in l when it was granted.
+func (t *tally) add(l *lease, r reply) {
+	switch {
+	case r.err == nil:
+		l.nodes[r.i] = r.lease
+		t.granted++
+	case errors.Is(r.err, executor.ErrInvalidKey), errors.Is(r.err, executor.ErrInvalidConfig):
+		t.busy++
+		if t.refused == nil {
+			t.refused = r.err
+		}
+	case errors.Is(r.err, executor.ErrBackend):
+		t.down++
+		if t.downErr == nil {
+			t.downErr = r.err
+		}
+	default:
+		t.busy++
+		if t.busyErr == nil {
+			t.busyErr = r.err
+		}
+	}
+}
+
+// Acquire makes one attempt to take req.Key on every master at once, with
+// the Redis executor's script (SET key owner NX PX ttl and the key's fencing
+// counter). It returns as soon as a majority granted the key within the
+// lease's validity (TTL less the time the grants took and the drift, see
+// [Options.DriftFactor]); the masters still to answer are finished in the
+// background: a late grant joins the lease (renewed and released with it),
+// or is released at once if the lease is gone by then. It returns an error as
+// soon as a majority can no longer be reached, after releasing every grant
+// it got; a master whose reply was lost voids the owner itself (see the
+// Redis executor), so a late command cannot take the key there.
+//
+// The error wraps executor.ErrBackend when too many masters could not answer
+// for a majority to be possible, or when the grants took longer than the
+// validity; executor.ErrNotAcquired when the key is held on enough masters
+// that no majority was free; executor.ErrNotAcquired and the context's error
+// when ctx ended first; the master's error when a master refused the key or
+// request (executor.ErrInvalidKey, executor.ErrInvalidConfig).
+//
+// The token is the largest of the majority's tokens. Masters of the majority
+// whose counters were behind are raised to it before Acquire returns (one
+// more round trip, only when the counters disagree), so that any later
+// majority, which shares a master with this one, gets a larger token. The
+// package documentation states what this guarantees.
+func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.Lease, error) {
+	if err := req.Validate(); err != nil {
+		return nil, fmt.Errorf("redlock: acquire: %w", err)
+	}
+	if req.Shared || req.Permits > 0 {
+		return nil, fmt.Errorf("redlock: acquire %q: no read locks or semaphores over a quorum: %w", req.Key, executor.ErrInvalidConfig)
+	}
+	drift := e.opts.drift(req.TTL)
+	if drift >= req.TTL {
+		return nil, fmt.Errorf("redlock: acquire %q: a lease of %v leaves no validity after a drift of %v: %w", req.Key, req.TTL, drift, executor.ErrInvalidConfig)
+	}
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("redlock: acquire %q: %w", req.Key, executor.GaveUp(ctx))
+	}
+	start := time.Now()
+	l := &lease{e: e, key: req.Key, nodes: make([]executor.Lease, len(e.nodes)), start: start.Add(-drift)}
+	nctx, cancel := nodeContext(ctx, req.TTL)
+	nreq := req
+	nreq.Followers = false
+	replies := make(chan reply, len(e.nodes))
+	for i, n := range e.nodes {
+		go func() {
+			nl, err := n.Acquire(nctx, nreq)
+			replies <- reply{i: i, lease: nl, err: err}
+		}()
+	}
+	var t tally
+	pending, gaveUp := len(e.nodes), false
+	for pending > 0 && t.granted < e.quorum && t.busy+t.down <= len(e.nodes)-e.quorum && !gaveUp {
+		select {
+		case r := <-replies:
+			pending--
+			t.add(l, r)
+		case <-ctx.Done():
+			gaveUp = true
+		}
+	}
+	var err error
+	switch {
+	case gaveUp:
+		err = executor.GaveUp(ctx)
+	case t.granted < e.quorum:
+		err = t.failure(len(e.nodes), e.quorum)
+	default:
+		err = e.fence(nctx, l)
+		if err == nil && time.Since(start) >= req.TTL-drift {
+			err = fmt.Errorf("the grants took %v, the lease's validity is %v: %w", time.Since(start).Round(time.Microsecond), req.TTL-drift, executor.ErrBackend)
+		}
+	}
+	e.finish(l, replies, pending, cancel, err != nil)
+	if err != nil {
+		l.abandon(ctx)
+		return nil, fmt.Errorf("redlock: acquire %q: %w", req.Key, err)
+	}
+	return l, nil
+}
+
+// failure returns the error of an acquisition that got fewer than quorum of
+// n grants.
+func (t *tally) failure(n, quorum int) error {
+	switch {
+	case t.refused != nil:
+		return t.refused
+	case t.down > n-quorum:
+		return fmt.Errorf("%d of %d masters did not answer, a majority is %d: %w", t.down, n, quorum, t.downErr)
+	case t.busyErr != nil:
+		return fmt.Errorf("held elsewhere on %d of %d masters: %w", t.busy, n, t.busyErr)
+	}
+	return fmt.Errorf("%d of %d masters granted, a majority is %d: %w", t.granted, n, quorum, executor.ErrNotAcquired)
+}
+
+// nodeContext returns the context of the masters' round trips of an
+// acquisition: ctx's deadline (or ttl from now), but not its cancellation,
+// so that masters still to answer when Acquire returns finish their round
+// trip and their grants are kept or released, rather than voided.
+func nodeContext(ctx context.Context, ttl time.Duration) (context.Context, context.CancelFunc) {
+	d, ok := ctx.Deadline()
+	if !ok {
+		d = time.Now().Add(ttl)
+	}
+	return context.WithDeadline(context.WithoutCancel(ctx), d)
+}
+
+// fence sets l's token to the largest token of its grants and raises the
+// counters of the masters whose tokens were smaller to it, in parallel. A
+// master whose counter could not be raised is released and no longer
+// counts; the error wraps executor.ErrBackend when fewer than a majority of
+// raised masters remain.
+func (e *Executor) fence(ctx context.Context, l *lease) error {
+	var top int64
+	var behind []int
+	for _, nl := range l.nodes {
+		if nl != nil {
+			top = max(top, nl.Token())
+		}
+	}
+	for i, nl := range l.nodes {
+		if nl != nil && nl.Token() < top {
+			behind = append(behind, i)
+		}
+	}
+	l.token = top
+	if len(behind) == 0 {
+		return nil
+	}
+	errs := make([]error, len(behind))
+	each(len(behind), func(j int) { errs[j] = e.nodes[behind[j]].RaiseToken(ctx, l.key, top) })
+	var first error
+	held := 0
+	for j, err := range errs {
+		if err != nil {
+			first = cmpErr(first, err)
+			e.releaseLater(l.nodes[behind[j]])
+			l.nodes[behind[j]] = nil
+		}
+	}
+	for _, nl := range l.nodes {
+		if nl != nil {
+			held++
+		}
+	}
+	if held < e.quorum {
+		return fmt.Errorf("fencing counters raised on %d masters, a majority is %d: %w", held, e.quorum, first)
+	}
+	return nil
+}
+
+// cmpErr returns first, or err when first is nil.
+func cmpErr(first, err error) error {
+	if first != nil {
+		return first
+	}
+	return err
+}
+
+// finish hands the pending answers of an acquisition to the background:
+// a grant joins l, or is released when l failed or is gone by then. It calls
+// cancel once every master answered.
+func (e *Executor) finish(l *lease, replies <-chan reply, pending int, cancel context.CancelFunc, failed bool) {
+	if pending == 0 {
+		cancel()
+		return
+	}
+	if failed {
+		l.mu.Lock()
+		l.done = true
+		l.mu.Unlock()
+	}
+	collect := func() {
+		defer cancel()
+		for ; pending > 0; pending-- {
+			r := <-replies
+			if r.err != nil {
+				continue
+			}
+			if !l.adopt(r.i, r.lease) {
+				e.releaseNow(r.lease)
+			} else if r.lease.Token() < l.token {
+				e.raiseNow(r.i, l.key, l.token)
+			}
+		}
+	}
+	if !e.bg.Go(collect) {
+		collect()
+	}
+}
+
+// releaseLater releases nl in the background (in the caller's goroutine
+// once the executor is closed).
+func (e *Executor) releaseLater(nl executor.Lease) {
+	if !e.bg.Go(func() { e.releaseNow(nl) }) {
+		e.releaseNow(nl)
+	}
+}
+
+// raiseNow raises key's counter on master i to token within the clean-up
+// timeout, for a grant that came after its acquisition returned: not needed
+// for the tokens' order (the majority was raised), but it keeps the
+// counters together, so that later acquisitions need no raise.
+func (e *Executor) raiseNow(i int, key string, token int64) {
+	ctx, cancel := e.cleanupContext(context.Background())
+	defer cancel()
+	if err := e.nodes[i].RaiseToken(ctx, key, token); err != nil {
+		e.opts.Logger.Debug("redlock: raising a late master's counter failed", "key", key, "err", err)
+	}
+}
+
+// releaseNow releases nl within the clean-up timeout, logging a failure:
+// the master then keeps the key until its TTL.
+func (e *Executor) releaseNow(nl executor.Lease) {
+	ctx, cancel := e.cleanupContext(context.Background())
+	defer cancel()
+	if err := nl.Release(ctx); err != nil && !errors.Is(err, executor.ErrLockNotHeld) {
+		e.opts.Logger.Warn("redlock: a compensating release failed; the master keeps the key until its TTL", "err", err)
+	}
+}

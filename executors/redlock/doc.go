@@ -1,0 +1,79 @@
+// Package redlock is the lock4go executor for Redlock: one lock over N
+// independent Redis masters (not replicas of each other, not one Cluster),
+// held while a majority of them holds it, so that it outlives the loss of a
+// minority of masters.
+//
+// [New] takes the masters' go-redis clients (at least three) and builds a
+// Redis executor (package executors/redis) on each: every master holds the
+// lock in the Redis executor's layout (SET key owner NX PX, the key's fencing
+// counter, its wait queue, the void markers of lost replies), which is also
+// redsync's layout, so that lock4go's Redlock and a redsync Mutex over the
+// same masters exclude each other.
+//
+// # Acquisition
+//
+// An attempt sends the Redis executor's acquire script to every master at
+// once and returns as soon as a majority granted the key (it does not wait
+// for the slowest master, as redsync does), provided the grants are still
+// valid: the validity of a lease is TTL - elapsed - drift, where elapsed is
+// the time from sending to the majority's last grant by the local monotonic
+// clock and drift is TTL*[Options.DriftFactor] + [Options.MinDrift] (1% and
+// 2ms by default). The lease's Start is the send time less the drift, so the
+// Template ends the lock within that validity. Masters still to answer are
+// finished in the background: a late grant joins the lease, or is released
+// if the lease is gone. An attempt that cannot reach a majority releases
+// every grant it got and returns executor.ErrNotAcquired (the key is held
+// elsewhere) or executor.ErrBackend (too many masters did not answer); a
+// master whose reply was lost voids the owner itself, so a command that
+// lands late cannot take the key there.
+//
+// Renewals go to every master holding the lease (one pipeline per master
+// per watchdog tick, see [Executor.RenewBatch]) and succeed on a majority;
+// the lock is lost when fewer than a majority still hold it, or when the
+// lease's end passes on the local clock without a successful renewal.
+// Releases go to every master, by owner.
+//
+// With N masters a majority is N/2+1: 2 of 3, 3 of 5, 3 of 4. An even N is
+// allowed but tolerates no more failures than N-1 (4 masters survive one
+// loss, like 3) and makes split attempts more likely; use 3 or 5.
+//
+// # Waiting
+//
+// A waiting attempt that finds the key busy on a master queues this process
+// in that master's wait queue (the Redis executor's FIFO queue); a release
+// on any master hands the key to its head and wakes it, and the woken
+// process tries the whole majority again ([Executor.WatchRelease]). Queues
+// of different masters can order waiters differently, so two waiters may
+// each get a minority; both then release and try again.
+//
+// # Fencing
+//
+// The token of a lease is the largest of its majority's per-master tokens,
+// and before Acquire returns, the counters of the majority's masters that
+// were behind are raised to it ([redis.Executor.RaiseToken]; one more round
+// trip, only while the counters disagree, as after a master missed
+// acquisitions). Any later majority shares a master with this one, whose
+// counter it increments past the token: so tokens strictly increase from
+// one holder to the next, even when a holder's lease expired on the masters
+// while it was paused, when the clock of a master or of a client jumped, or
+// when the lock was lost by such a fault to a second holder while the first
+// still believed it held it (a resource that checks tokens then refuses the
+// first holder's writes once the second one has written). They do not stay
+// increasing if the master shared by the two majorities lost its counter in
+// a restart without persistence and its clock, whose microseconds seed a
+// missing counter, went back. Tokens are per key and never reused otherwise.
+//
+// # Limits
+//
+// Redlock's safety rests on timing: a holder paused past its validity, a
+// master whose clock jumps forward (expiring keys early) or a master that
+// restarts without the keys it granted (no persistence, or persistence
+// without fsync on every write) can let a second owner take the lock while
+// the first still runs. The Template's lost signal tells the first holder
+// when its renewals fail or its local validity runs out, never sooner than
+// the fault; fencing tokens make the resource safe against the late writes.
+// Run the masters with appendonly yes and appendfsync always, or keep a
+// restarted master out of the set for one TTL; prefer the etcd or ZooKeeper
+// executors, whose leases live in a consensus log, when two holders must
+// never coexist even without fencing.
+package redlock

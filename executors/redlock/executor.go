@@ -1,0 +1,148 @@
+package redlock
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	goredis "github.com/redis/go-redis/v9"
+
+	"github.com/lock4go/lock4go/executor"
+	"github.com/lock4go/lock4go/executors/redis"
+	"github.com/lock4go/lock4go/internal/kit"
+)
+
+// Executor is the Redlock executor: one lock over N independent Redis
+// masters, held while a majority of them holds it. It implements
+// executor.Executor, executor.Waiter, executor.BatchRenewer,
+// executor.Inspector and executor.ForceReleaser. It is safe for concurrent
+// use.
+type Executor struct {
+	opts   Options
+	nodes  []*redis.Executor
+	quorum int
+	bg     kit.Group // stragglers of acquisitions, compensations
+	close  sync.Once
+	err    error
+}
+
+var (
+	_ executor.Executor      = (*Executor)(nil)
+	_ executor.Waiter        = (*Executor)(nil)
+	_ executor.BatchRenewer  = (*Executor)(nil)
+	_ executor.Inspector     = (*Executor)(nil)
+	_ executor.ForceReleaser = (*Executor)(nil)
+)
+
+// New returns a Redlock executor over clients, one per independent Redis
+// master (at least three; an odd number is recommended, see the package
+// documentation). Each client gets a Redis executor of its own, configured
+// by opts.Node; New never constructs or closes the clients, the caller owns
+// them. Create them with ContextTimeoutEnabled, as for the Redis executor.
+//
+// It returns an error wrapping executor.ErrInvalidConfig for fewer than
+// three clients, a nil or repeated client, a client the Redis executor
+// refuses (a Ring), a DriftFactor outside [0, 0.5) or a negative MinDrift.
+func New(clients []goredis.UniversalClient, opts Options) (*Executor, error) {
+	if len(clients) < 3 {
+		return nil, fmt.Errorf("redlock: %d masters, need at least 3: %w", len(clients), executor.ErrInvalidConfig)
+	}
+	if opts.DriftFactor < 0 || opts.DriftFactor >= 0.5 {
+		return nil, fmt.Errorf("redlock: drift factor %v outside [0, 0.5): %w", opts.DriftFactor, executor.ErrInvalidConfig)
+	}
+	if opts.MinDrift < 0 {
+		return nil, fmt.Errorf("redlock: negative minimum drift %v: %w", opts.MinDrift, executor.ErrInvalidConfig)
+	}
+	seen := make(map[goredis.UniversalClient]bool, len(clients))
+	for i, c := range clients {
+		if c == nil {
+			return nil, fmt.Errorf("redlock: master %d: nil client: %w", i, executor.ErrInvalidConfig)
+		}
+		if seen[c] {
+			return nil, fmt.Errorf("redlock: master %d: the same client twice (the masters must be independent): %w", i, executor.ErrInvalidConfig)
+		}
+		seen[c] = true
+	}
+	opts = opts.withDefaults()
+	e := &Executor{opts: opts, quorum: len(clients)/2 + 1}
+	for i, c := range clients {
+		no := opts.Node
+		no.Name = fmt.Sprintf("%s/%d", opts.Name, i)
+		n, err := redis.New(c, no)
+		if err != nil {
+			_ = e.Close()
+			return nil, fmt.Errorf("redlock: master %d: %w", i, err)
+		}
+		e.nodes = append(e.nodes, n)
+	}
+	return e, nil
+}
+
+// Name returns the executor's name ("redlock" unless configured).
+func (e *Executor) Name() string { return e.opts.Name }
+
+// Priority returns the executor's priority ([Priority] unless configured).
+func (e *Executor) Priority() int { return e.opts.Priority }
+
+// Capabilities implements executor.Executor: the Template's watchdog renews
+// the locks (a quorum of masters per renewal). Waiters queue on each master
+// (see [Executor.WatchRelease]) but a wake from one master does not mean
+// the lock can be taken on a quorum, so QueuedWaits is false: the Template
+// tries again once more after WatchRelease. There are no read locks or
+// semaphores.
+func (e *Executor) Capabilities() executor.Capabilities { return executor.Capabilities{} }
+
+// Masters returns the number of masters.
+func (e *Executor) Masters() int { return len(e.nodes) }
+
+// Quorum returns the number of masters that must hold a lock: a majority.
+func (e *Executor) Quorum() int { return e.quorum }
+
+// Close stops the background work (stragglers of acquisitions that returned
+// before every master answered, and the releases that compensate for them)
+// and waits for it, then closes the masters' Redis executors. It does not
+// close the clients. Leases stay usable after Close. Close is idempotent.
+func (e *Executor) Close() error {
+	e.close.Do(func() {
+		e.bg.Close()
+		var errs []error
+		for _, n := range e.nodes {
+			errs = append(errs, n.Close())
+		}
+		e.err = errors.Join(errs...)
+	})
+	return e.err
+}
+
+// cleanupContext returns a context for releases that must happen whatever
+// the caller's context says, bounded by the masters' clean-up timeout.
+func (e *Executor) cleanupContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	d := e.opts.Node.CleanupTimeout
+	if d <= 0 {
+		d = 2 * time.Second
+	}
+	return context.WithTimeout(context.WithoutCancel(ctx), d)
+}
+
+// each runs f(i) for i in [0, n) in parallel and waits for all.
+func each(n int, f func(i int)) {
+	switch n {
+	case 0:
+		return
+	case 1:
+		f(0)
+		return
+	}
+	var wg sync.WaitGroup
+	wg.Add(n - 1)
+	for i := 1; i < n; i++ {
+		go func() {
+			defer wg.Done()
+			f(i)
+		}()
+	}
+	f(0)
+	wg.Wait()
+}

@@ -1,0 +1,169 @@
+package redlock_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"log/slog"
+	"sync"
+	"testing"
+	"time"
+
+	goredis "github.com/redis/go-redis/v9"
+
+	"github.com/lock4go/lock4go/executor"
+	"github.com/lock4go/lock4go/executors/redlock"
+	"github.com/lock4go/lock4go/internal/testserver"
+)
+
+// addrs returns the addresses of the package's masters, or skips.
+func addrs(t testing.TB) []string {
+	t.Helper()
+	testserver.Check(t, mastersOK)
+	out := make([]string, len(masters))
+	for i, s := range masters {
+		out[i] = s.Addr()
+	}
+	return out
+}
+
+// newClient returns a client of addr, bounded by context deadlines, closed
+// at the end of the test.
+func newClient(t testing.TB, addr string) *goredis.Client {
+	t.Helper()
+	c := goredis.NewClient(&goredis.Options{
+		Addr: addr, ContextTimeoutEnabled: true,
+		DialTimeout: time.Second, ReadTimeout: time.Second, WriteTimeout: time.Second,
+	})
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+// newExecutor returns a Redlock executor over new clients of addrs, closed
+// at the end of the test.
+func newExecutor(t testing.TB, addrs []string, o redlock.Options) *redlock.Executor {
+	t.Helper()
+	clients := make([]goredis.UniversalClient, len(addrs))
+	for i, a := range addrs {
+		clients[i] = newClient(t, a)
+	}
+	if o.Logger == nil {
+		o.Logger = testLogger(t)
+	}
+	e, err := redlock.New(clients, o)
+	if err != nil {
+		t.Fatalf("New = %v", err)
+	}
+	t.Cleanup(func() {
+		if err := e.Close(); err != nil {
+			t.Errorf("Close = %v", err)
+		}
+	})
+	return e
+}
+
+// proxies returns a proxy in front of each of addrs, closed at the end of
+// the test.
+func proxies(t testing.TB, addrs []string) []*testserver.Proxy {
+	t.Helper()
+	ps := make([]*testserver.Proxy, len(addrs))
+	for i, a := range addrs {
+		p, err := testserver.NewProxy(a)
+		if err != nil {
+			t.Fatalf("NewProxy = %v", err)
+		}
+		t.Cleanup(func() { _ = p.Close() })
+		ps[i] = p
+	}
+	return ps
+}
+
+// proxyAddrs returns the proxies' addresses.
+func proxyAddrs(ps []*testserver.Proxy) []string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = p.Addr()
+	}
+	return out
+}
+
+// key returns a key unique to the test.
+func key(t testing.TB) string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return "redlock-test:" + t.Name() + ":" + hex.EncodeToString(b[:])
+}
+
+// owner returns a fresh owner value.
+func owner() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// request returns a waiting-free request of key with a fresh owner.
+func request(key string, ttl time.Duration) executor.Request {
+	return executor.Request{Key: key, Owner: owner(), TTL: ttl, Renewed: true}
+}
+
+// ctxFor returns a context bounded by d, cancelled at the end of the test.
+func ctxFor(t testing.TB, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// holders returns, per master, the value of key ("" when absent).
+func holders(t testing.TB, addrs []string, key string) []string {
+	t.Helper()
+	out := make([]string, len(addrs))
+	for i, a := range addrs {
+		v, err := newClient(t, a).Get(ctxFor(t, 5*time.Second), key).Result()
+		if err != nil && err != goredis.Nil {
+			t.Fatalf("GET %s on %s = %v", key, a, err)
+		}
+		out[i] = v
+	}
+	return out
+}
+
+// eventually polls cond every 10ms until it holds or d passes.
+func eventually(t testing.TB, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("after %v: %s", d, what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// testLogger logs to t until t ends; later lines (background work) are
+// dropped.
+func testLogger(t testing.TB) *slog.Logger {
+	w := &tWriter{t: t}
+	t.Cleanup(func() {
+		w.mu.Lock()
+		w.ended = true
+		w.mu.Unlock()
+	})
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+// tWriter writes lines to t's log until t ends.
+type tWriter struct {
+	t     testing.TB
+	mu    sync.Mutex
+	ended bool
+}
+
+func (w *tWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.ended {
+		w.t.Log(string(bytes.TrimRight(p, "\n")))
+	}
+	return len(p), nil
+}

@@ -1,0 +1,41 @@
+package redlock_test
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"testing"
+
+	"go.uber.org/goleak"
+
+	"github.com/lock4go/lock4go/internal/testserver"
+)
+
+// The package's three masters, started by TestMain; tests that restart or
+// stop a master start their own.
+var (
+	masters   []*testserver.Server
+	mastersOK error
+)
+
+func TestMain(m *testing.M) {
+	for range 3 {
+		s, err := testserver.StartRedis()
+		if err != nil {
+			mastersOK = errors.Join(mastersOK, err)
+			break
+		}
+		masters = append(masters, s)
+	}
+	code := m.Run()
+	for _, s := range masters {
+		_ = s.Stop()
+	}
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintln(os.Stderr, "goleak:", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}

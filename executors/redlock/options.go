@@ -1,0 +1,82 @@
+package redlock
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/lock4go/lock4go/executors/redis"
+)
+
+// Priority is the default priority of a Redlock executor: after the Redis
+// executor, since a quorum lock costs N masters' work for one lock.
+const Priority = 150
+
+// Defaults of [Options].
+const (
+	// DefaultDriftFactor is the share of the TTL taken off a lease's
+	// validity for clock drift between this process and the masters:
+	// Redlock's 1%.
+	DefaultDriftFactor = 0.01
+	// DefaultMinDrift is added to the drift for the precision of Redis
+	// expiries (a millisecond) and timer slack.
+	DefaultMinDrift = 2 * time.Millisecond
+)
+
+// Options configures an [Executor]. The zero value consists entirely of
+// defaults; every field says what its zero value means.
+type Options struct {
+	// Name identifies the executor in a Template. Zero means "redlock".
+	Name string
+
+	// Priority orders executors when none is chosen explicitly; lower wins.
+	// Zero means [Priority].
+	Priority int
+
+	// DriftFactor is the share of the TTL by which the clock of this process
+	// and the masters' clocks may run at different rates over a lease. The
+	// validity of a lease is TTL - elapsed - (TTL*DriftFactor + MinDrift),
+	// where elapsed is the time the acquisition took by the local monotonic
+	// clock. Zero means [DefaultDriftFactor]; it must be below 0.5.
+	DriftFactor float64
+
+	// MinDrift is the floor added to the drift of every lease. Zero means
+	// [DefaultMinDrift].
+	MinDrift time.Duration
+
+	// Node configures the Redis executor of each master (its counter TTL,
+	// claim window, strict FIFO, clean-up timeout). Its Name and Priority
+	// are ignored; its Logger defaults to Logger.
+	Node redis.Options
+
+	// Logger receives warnings (a compensation that failed) and debug
+	// messages. Nil means [slog.Default].
+	Logger *slog.Logger
+}
+
+// withDefaults returns o with its zero fields set to their defaults.
+func (o Options) withDefaults() Options {
+	if o.Name == "" {
+		o.Name = "redlock"
+	}
+	if o.Priority == 0 {
+		o.Priority = Priority
+	}
+	if o.DriftFactor == 0 {
+		o.DriftFactor = DefaultDriftFactor
+	}
+	if o.MinDrift == 0 {
+		o.MinDrift = DefaultMinDrift
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.Node.Logger == nil {
+		o.Node.Logger = o.Logger
+	}
+	return o
+}
+
+// drift returns the drift of a lease of length ttl.
+func (o Options) drift(ttl time.Duration) time.Duration {
+	return time.Duration(float64(ttl)*o.DriftFactor) + o.MinDrift
+}
