@@ -34,6 +34,9 @@ func TestMain(m *testing.M) {
 	if testEnv != nil {
 		err = errors.Join(err, testEnv.Close())
 	}
+	if redlockEnv != nil {
+		err = errors.Join(err, redlockEnv.Close())
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "closing:", err)
 		code = max(code, 1)

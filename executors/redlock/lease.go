@@ -160,13 +160,15 @@ func (l *lease) verdict(op string, errs []error) error {
 
 // Release releases the key on every master that may hold it, in parallel,
 // each by owner (compare and hand off, waking that master's longest
-// waiter). A master whose grant comes later is released when it comes. It
-// returns nil when a majority still held the lock and released it; an
-// error wrapping executor.ErrLockNotHeld when fewer than a majority still
-// held it (the lock may have been taken by another owner meanwhile); one
-// wrapping executor.ErrBackend when masters that did not answer could make
-// the difference. A ctx that has already ended is replaced by a detached
-// one bounded by the clean-up timeout.
+// waiter), and waits for their answers (returning on a majority would
+// leave the key held on the others while this process tries again, which
+// costs more than it saves). A master whose grant comes later is released
+// when it comes. It returns nil when a majority still held the lock and
+// released it; an error wrapping executor.ErrLockNotHeld when fewer than a
+// majority still held it (the lock may have been taken by another owner
+// meanwhile); one wrapping executor.ErrBackend when masters that did not
+// answer could make the difference. A ctx that has already ended is
+// replaced by a detached one bounded by the clean-up timeout.
 func (l *lease) Release(ctx context.Context) error {
 	ls := l.finishAll()
 	if ctx.Err() != nil {

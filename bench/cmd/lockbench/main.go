@@ -92,8 +92,12 @@ func run(out string, quick bool, scale int, fleet bool) (err error) {
 		fleetMD = bench.FleetMarkdown(cells, fo, command) + "![Redis fleets: server CPU and commands per acquisition by process count](fleet.svg)\n"
 		fleetSVG = bench.FleetSVG(cells)
 	}
+	redlockMD, err := runRedlock(ctx, plan, command)
+	if err != nil {
+		return err
+	}
 	rep := bench.Report{Rows: rows, Plan: plan, Scale: sc, Elapsed: time.Since(start), Command: command}
-	md := rep.Markdown() + fleetMD
+	md := rep.Markdown() + redlockMD + fleetMD
 	if out == "" {
 		fmt.Print(md)
 		return nil
@@ -110,6 +114,22 @@ func run(out string, quick bool, scale int, fleet bool) (err error) {
 		}
 	}
 	return os.WriteFile(filepath.Join(out, "bench.svg"), []byte(rep.SVG()), 0o644)
+}
+
+// runRedlock compares lock4go's Redlock with one master and with redsync on
+// three masters of their own, and returns the section of bench.md.
+func runRedlock(ctx context.Context, plan bench.Plan, command string) (md string, err error) {
+	const masters, waiters = 3, 64
+	env, err := bench.StartRedlock(masters)
+	if err != nil {
+		return "", err
+	}
+	defer func() { err = errors.Join(err, env.Close()) }()
+	rows, err := bench.Redlock(ctx, env, plan, waiters, os.Stderr)
+	if err != nil {
+		return "", err
+	}
+	return bench.RedlockMarkdown(rows, masters, waiters, command), nil
 }
 
 // fleetOptions are the fleet cells' options: the published ones, or short
