@@ -81,11 +81,18 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 	if drift >= req.TTL {
 		return nil, fmt.Errorf("redlock: acquire %q: a lease of %v leaves no validity after a drift of %v: %w", req.Key, req.TTL, drift, executor.ErrInvalidConfig)
 	}
+	if req.Wait {
+		e.splits.pause(ctx, req.Key, req.WaitUntil)
+	}
 	if ctx.Err() != nil {
 		return nil, fmt.Errorf("redlock: acquire %q: %w", req.Key, executor.GaveUp(ctx))
 	}
 	start := time.Now()
-	l := &lease{e: e, key: req.Key, nodes: make([]executor.Lease, len(e.nodes)), start: start.Add(-drift)}
+	l := &lease{e: e, key: req.Key, owner: req.Owner, nodes: make([]executor.Lease, len(e.nodes)),
+		inflight: make([]bool, len(e.nodes)), start: start.Add(-drift)}
+	for i := range l.inflight {
+		l.inflight[i] = true
+	}
 	nctx, cancel := nodeContext(ctx, req.TTL)
 	nreq := req
 	nreq.Followers = false
@@ -97,15 +104,43 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 		}()
 	}
 	var t tally
-	pending, gaveUp := len(e.nodes), false
-	for pending > 0 && t.granted < e.quorum && t.busy+t.down <= len(e.nodes)-e.quorum && !gaveUp {
+	pending, gaveUp, late := len(e.nodes), false, false
+	// Masters found unresponsive lately are not waited for: while they
+	// are pending, the attempt fails as soon as the others cannot make a
+	// majority without them. Two waiters that split the live masters then
+	// both fail fast, and the split pause lets one of them go first.
+	suspects := 0
+	for i := range e.nodes {
+		if e.suspect[i].Load() {
+			suspects++
+		}
+	}
+	timer := time.NewTimer(e.opts.NodeTimeout)
+	defer timer.Stop()
+	for pending > 0 && t.granted < e.quorum && t.busy+t.down+suspects <= len(e.nodes)-e.quorum && !gaveUp && !late {
 		select {
 		case r := <-replies:
 			pending--
+			l.inflight[r.i] = false
+			if e.suspect[r.i].Load() {
+				suspects--
+			}
+			e.answered(r.i, r.err)
 			t.add(l, r)
 		case <-ctx.Done():
 			gaveUp = true
+		case <-timer.C:
+			late = true
 		}
+	}
+	if t.granted < e.quorum && pending > 0 {
+		for i, f := range l.inflight {
+			if f && late {
+				e.suspect[i].Store(true)
+			}
+		}
+		t.down += pending
+		t.downErr = cmpErr(t.downErr, fmt.Errorf("%d masters had not answered after %v: %w", pending, time.Since(start).Round(time.Microsecond), executor.ErrBackend))
 	}
 	var err error
 	switch {
@@ -113,6 +148,9 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 		err = executor.GaveUp(ctx)
 	case t.granted < e.quorum:
 		err = t.failure(len(e.nodes), e.quorum)
+		if t.granted > 0 && t.busy > 0 && req.Wait {
+			e.splits.record(req.Key)
+		}
 	default:
 		err = e.fence(nctx, l)
 		if err == nil && time.Since(start) >= req.TTL-drift {
@@ -125,6 +163,13 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 		return nil, fmt.Errorf("redlock: acquire %q: %w", req.Key, err)
 	}
 	return l, nil
+}
+
+// answered notes master i's answer to an acquire round trip: a master that
+// answered (granted or refused) is no longer suspect; one whose round trip
+// failed is.
+func (e *Executor) answered(i int, err error) {
+	e.suspect[i].Store(err != nil && errors.Is(err, executor.ErrBackend))
 }
 
 // failure returns the error of an acquisition that got fewer than quorum of
@@ -222,11 +267,11 @@ func (e *Executor) finish(l *lease, replies <-chan reply, pending int, cancel co
 		defer cancel()
 		for ; pending > 0; pending-- {
 			r := <-replies
-			if r.err != nil {
-				continue
-			}
+			e.answered(r.i, r.err)
 			if !l.adopt(r.i, r.lease) {
-				e.releaseNow(r.lease)
+				if r.lease != nil {
+					e.releaseNow(r.lease)
+				}
 			} else if r.lease.Token() < l.token {
 				e.raiseNow(r.i, l.key, l.token)
 			}

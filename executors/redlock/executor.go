@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	goredis "github.com/redis/go-redis/v9"
@@ -24,6 +25,11 @@ type Executor struct {
 	nodes  []*redis.Executor
 	quorum int
 	bg     kit.Group // stragglers of acquisitions, compensations
+	splits splits
+	// suspect marks the masters whose last acquire round trip did not
+	// answer within NodeTimeout (or failed): an acquisition does not wait
+	// for them when the others already decide it. Any answer clears it.
+	suspect []atomic.Bool
 	close  sync.Once
 	err    error
 }
@@ -44,7 +50,8 @@ var (
 //
 // It returns an error wrapping executor.ErrInvalidConfig for fewer than
 // three clients, a nil or repeated client, a client the Redis executor
-// refuses (a Ring), a DriftFactor outside [0, 0.5) or a negative MinDrift.
+// refuses (a Ring), a DriftFactor outside [0, 0.5), a negative MinDrift or
+// NodeTimeout.
 func New(clients []goredis.UniversalClient, opts Options) (*Executor, error) {
 	if len(clients) < 3 {
 		return nil, fmt.Errorf("redlock: %d masters, need at least 3: %w", len(clients), executor.ErrInvalidConfig)
@@ -54,6 +61,9 @@ func New(clients []goredis.UniversalClient, opts Options) (*Executor, error) {
 	}
 	if opts.MinDrift < 0 {
 		return nil, fmt.Errorf("redlock: negative minimum drift %v: %w", opts.MinDrift, executor.ErrInvalidConfig)
+	}
+	if opts.NodeTimeout < 0 {
+		return nil, fmt.Errorf("redlock: negative node timeout %v: %w", opts.NodeTimeout, executor.ErrInvalidConfig)
 	}
 	seen := make(map[goredis.UniversalClient]bool, len(clients))
 	for i, c := range clients {
@@ -66,7 +76,7 @@ func New(clients []goredis.UniversalClient, opts Options) (*Executor, error) {
 		seen[c] = true
 	}
 	opts = opts.withDefaults()
-	e := &Executor{opts: opts, quorum: len(clients)/2 + 1}
+	e := &Executor{opts: opts, quorum: len(clients)/2 + 1, suspect: make([]atomic.Bool, len(clients))}
 	for i, c := range clients {
 		no := opts.Node
 		no.Name = fmt.Sprintf("%s/%d", opts.Name, i)

@@ -15,6 +15,7 @@ import (
 type lease struct {
 	e     *Executor
 	key   string
+	owner string
 	token int64     // set before Acquire returns, then read-only
 	start time.Time // the acquisition's start less the drift
 
@@ -23,7 +24,10 @@ type lease struct {
 	// key for this owner; nil for a master that refused it, lost it or
 	// released it.
 	nodes []executor.Lease
-	done  bool // released or abandoned: late grants are released at once
+	// inflight marks the masters whose acquire round trip is still to
+	// answer (finished in the background, see Executor.finish).
+	inflight []bool
+	done     bool // released or abandoned: late grants are released at once
 }
 
 var _ executor.Lease = (*lease)(nil)
@@ -41,16 +45,66 @@ func (l *lease) Start() time.Time { return l.start }
 // local clock.
 func (l *lease) AfterLost(func()) (stop func() bool) { return executor.NeverLost }
 
-// adopt keeps the late grant nl of master i, unless the lease is done; it
-// reports whether it did.
+// adopt settles master i's late answer: it keeps the grant nl (nil when
+// the master refused), unless the lease is done; it reports whether it
+// kept it.
 func (l *lease) adopt(i int, nl executor.Lease) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.done {
+	l.inflight[i] = false
+	if l.done || nl == nil {
 		return false
 	}
 	l.nodes[i] = nl
 	return true
+}
+
+// missing returns the masters that do not hold the lease and have no
+// acquisition of it in flight, unless the lease is done.
+func (l *lease) missing() []int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.done {
+		return nil
+	}
+	var out []int
+	for i, nl := range l.nodes {
+		if nl == nil && !l.inflight[i] {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// repair tries to take the key on master i for the lease's owner, for ttl:
+// a master the acquisition did not get (busy, down, or lost since) joins
+// the lease when it is free again, so that the lease is held on as many
+// masters as possible and a later fault of a minority does not cost it its
+// majority. A master that refuses counts as not holding the lease.
+func (l *lease) repair(ctx context.Context, i int, ttl time.Duration) error {
+	l.mu.Lock()
+	if l.done || l.inflight[i] || l.nodes[i] != nil {
+		l.mu.Unlock()
+		return fmt.Errorf("redlock: repair %q: master %d is taken care of: %w", l.key, i, executor.ErrLockNotHeld)
+	}
+	l.inflight[i] = true
+	l.mu.Unlock()
+	nl, err := l.e.nodes[i].Acquire(ctx, executor.Request{Key: l.key, Owner: l.owner, TTL: ttl, Renewed: true})
+	if !l.adopt(i, nl) {
+		if nl != nil {
+			l.e.releaseLater(nl)
+		}
+		if err == nil || !errors.Is(err, executor.ErrBackend) {
+			return fmt.Errorf("redlock: repair %q on master %d: %w", l.key, i, executor.ErrLockNotHeld)
+		}
+		return err
+	}
+	if nl.Token() < l.token {
+		if !l.e.bg.Go(func() { l.e.raiseNow(i, l.key, l.token) }) {
+			l.e.raiseNow(i, l.key, l.token)
+		}
+	}
+	return nil
 }
 
 // held returns the indexes and leases of the masters that may hold the key.
@@ -109,17 +163,54 @@ func (l *lease) abandon(ctx context.Context) {
 
 // Renew extends the lease on every master that holds it, in parallel, each
 // to ttl plus [Options.MinDrift] (so that the Template's end of the lock,
-// counted from before the renewal, stays within the masters' TTLs). It
-// succeeds when a majority renewed. It returns an error wrapping
-// executor.ErrLockNotHeld when fewer than a majority can still hold the
-// key, and one wrapping executor.ErrBackend when the masters that did not
-// answer could make the difference.
+// counted from before the renewal, stays within the masters' TTLs), and
+// asks the masters that lack it for it (see repairMissing). It
+// succeeds when a majority renewed, and returns once the outcome is decided
+// and the other masters had a short grace to answer (see gather); a master
+// found gone later is dropped from the lease then. It returns an error
+// wrapping executor.ErrLockNotHeld when fewer than a majority can still
+// hold the key, and one wrapping executor.ErrBackend when the masters that
+// did not answer could make the difference.
 func (l *lease) Renew(ctx context.Context, ttl time.Duration) error {
+	start := time.Now()
 	idx, ls := l.held()
-	errs := make([]error, len(ls))
-	each(len(ls), func(j int) { errs[j] = ls[j].Renew(ctx, ttl+l.e.opts.MinDrift) })
+	l.repairMissing(ctx, ttl)
+	dctx, cancel := l.e.detach(ctx)
+	out := make(chan answer, len(ls))
+	for j, nl := range ls {
+		go func() { out <- answer{j, nl.Renew(dctx, ttl+l.e.opts.MinDrift)} }()
+	}
+	errs, pending, left := gather(out, len(ls), l.e.quorum, start)
+	l.e.late(out, left, cancel, func(a answer) {
+		if notHeld(a.err) {
+			l.drop(idx[a.pos])
+		}
+	})
+	for j, p := range pending {
+		if p {
+			errs[j] = errInFlight
+		}
+	}
 	return l.renewed(idx, errs)
 }
+
+// repairMissing asks, in the background, every master that lacks the lease
+// for it (see repair). Only renewals count for the lease's majority: a
+// master taken now holds it from the next renewal on, so a lease that lost
+// its majority is never revived by masters that had become free.
+func (l *lease) repairMissing(ctx context.Context, ttl time.Duration) {
+	for _, i := range l.missing() {
+		l.e.bg.Go(func() {
+			rctx, cancel := l.e.detach(ctx)
+			defer cancel()
+			_ = l.repair(rctx, i, ttl+l.e.opts.MinDrift)
+		})
+	}
+}
+
+// errInFlight stands for the answer of a master still to answer when a
+// renewal or release returned.
+var errInFlight = fmt.Errorf("no answer yet: %w", executor.ErrBackend)
 
 // renewed counts the outcome of renewing the masters idx (errs in the same
 // order), forgets the masters found gone and returns the renewal's error.
@@ -160,23 +251,31 @@ func (l *lease) verdict(op string, errs []error) error {
 
 // Release releases the key on every master that may hold it, in parallel,
 // each by owner (compare and hand off, waking that master's longest
-// waiter), and waits for their answers (returning on a majority would
-// leave the key held on the others while this process tries again, which
-// costs more than it saves). A master whose grant comes later is released
-// when it comes. It returns nil when a majority still held the lock and
-// released it; an error wrapping executor.ErrLockNotHeld when fewer than a
-// majority still held it (the lock may have been taken by another owner
-// meanwhile); one wrapping executor.ErrBackend when masters that did not
-// answer could make the difference. A ctx that has already ended is
-// replaced by a detached one bounded by the clean-up timeout.
+// waiter). It returns once the outcome is decided and the other masters had
+// a short grace to answer (see gather): in normal operation every master
+// has released when it returns, and one that is down costs the grace, not
+// its timeout (its release goes on in the background). A master whose
+// grant comes later is released when it comes. It returns nil when a
+// majority still held the lock and released it; an error wrapping
+// executor.ErrLockNotHeld when fewer than a majority still held it (the
+// lock may have been taken by another owner meanwhile); one wrapping
+// executor.ErrBackend when masters that did not answer could make the
+// difference. The releases run under ctx's deadline but not its
+// cancellation (the clean-up timeout when ctx has none or has ended).
 func (l *lease) Release(ctx context.Context) error {
+	start := time.Now()
 	ls := l.finishAll()
-	if ctx.Err() != nil {
-		var cancel context.CancelFunc
-		ctx, cancel = l.e.cleanupContext(ctx)
-		defer cancel()
+	dctx, cancel := l.e.detach(ctx)
+	out := make(chan answer, len(ls))
+	for j, nl := range ls {
+		go func() { out <- answer{j, nl.Release(dctx)} }()
 	}
-	errs := make([]error, len(ls))
-	each(len(ls), func(j int) { errs[j] = ls[j].Release(ctx) })
+	errs, pending, left := gather(out, len(ls), l.e.quorum, start)
+	l.e.late(out, left, cancel, func(answer) {})
+	for j, p := range pending {
+		if p {
+			errs[j] = errInFlight
+		}
+	}
 	return l.verdict("release", errs)
 }

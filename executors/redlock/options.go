@@ -20,6 +20,8 @@ const (
 	// DefaultMinDrift is added to the drift for the precision of Redis
 	// expiries (a millisecond) and timer slack.
 	DefaultMinDrift = 2 * time.Millisecond
+	// DefaultNodeTimeout is the default [Options.NodeTimeout].
+	DefaultNodeTimeout = 100 * time.Millisecond
 )
 
 // Options configures an [Executor]. The zero value consists entirely of
@@ -42,6 +44,16 @@ type Options struct {
 	// MinDrift is the floor added to the drift of every lease. Zero means
 	// [DefaultMinDrift].
 	MinDrift time.Duration
+
+	// NodeTimeout is how long an acquisition waits for masters that have
+	// not answered when the others cannot make a majority without them:
+	// after it the attempt fails (its late grants are released when they
+	// come), as Redlock prescribes a per-master timeout well below the TTL,
+	// so that a master that is down, paused or cut off costs each attempt
+	// this long and not its whole deadline. A slow but live master then
+	// costs an attempt, which the Template retries. Zero means
+	// [DefaultNodeTimeout].
+	NodeTimeout time.Duration
 
 	// Node configures the Redis executor of each master (its counter TTL,
 	// claim window, strict FIFO, clean-up timeout). Its Name and Priority
@@ -66,6 +78,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MinDrift == 0 {
 		o.MinDrift = DefaultMinDrift
+	}
+	if o.NodeTimeout == 0 {
+		o.NodeTimeout = DefaultNodeTimeout
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()

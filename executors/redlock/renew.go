@@ -2,6 +2,7 @@ package redlock
 
 import (
 	"context"
+	"time"
 
 	"github.com/lock4go/lock4go/executor"
 )
@@ -11,9 +12,13 @@ import (
 // an error wrapping executor.ErrLockNotHeld when fewer than a majority can
 // still hold it, one wrapping executor.ErrBackend otherwise. Each master
 // gets one pipeline of all its renewals (the Redis executor's RenewBatch),
-// the masters in parallel. Leases of other executors are renewed one by one
-// through their own Renew.
+// the masters in parallel, and a master that lacks an item's lease is asked
+// for it (see lease.repairMissing); it returns once every item's outcome is decided
+// and the other masters had a short grace to answer (see gather), and a
+// master answering later drops the leases it no longer holds. Leases of
+// other executors are renewed one by one through their own Renew.
 func (e *Executor) RenewBatch(ctx context.Context, items []executor.RenewItem) []error {
+	start := time.Now()
 	type at struct{ item, pos int }
 	errs := make([]error, len(items))
 	owned := make([]*lease, len(items))
@@ -28,25 +33,95 @@ func (e *Executor) RenewBatch(ctx context.Context, items []executor.RenewItem) [
 			continue
 		}
 		idx, ls := l.held()
+		l.repairMissing(ctx, it.TTL)
 		owned[j], masters[j], answers[j] = l, idx, make([]error, len(idx))
 		for k, i := range idx {
 			batch[i] = append(batch[i], executor.RenewItem{Lease: ls[k], TTL: it.TTL + e.opts.MinDrift})
 			where[i] = append(where[i], at{j, k})
+			answers[j][k] = errInFlight
 		}
 	}
-	each(len(e.nodes), func(i int) {
-		if len(batch[i]) == 0 {
-			return
+	type reply struct {
+		node int
+		errs []error
+	}
+	dctx, cancel := e.detach(ctx)
+	out := make(chan reply, len(e.nodes))
+	sent := 0
+	for i := range e.nodes {
+		if len(batch[i]) > 0 {
+			sent++
+			go func() { out <- reply{i, e.nodes[i].RenewBatch(dctx, batch[i])} }()
 		}
-		for m, err := range e.nodes[i].RenewBatch(ctx, batch[i]) {
-			w := where[i][m]
+	}
+	// decided reports whether every item's outcome is known: a majority
+	// renewed it, or fewer than a majority can still renew it.
+	decided := func() bool {
+		for j, l := range owned {
+			if l == nil {
+				continue
+			}
+			ok, open := 0, 0
+			for _, err := range answers[j] {
+				switch {
+				case err == nil:
+					ok++
+				case err == errInFlight:
+					open++
+				}
+			}
+			if ok < e.quorum && ok+open >= e.quorum {
+				return false
+			}
+		}
+		return true
+	}
+	apply := func(r reply) {
+		for m, err := range r.errs {
+			w := where[r.node][m]
 			answers[w.item][w.pos] = err
 		}
-	})
+	}
+	var timer <-chan time.Time
+	left := sent
+	for left > 0 {
+		if timer == nil && decided() {
+			t := time.NewTimer(min(time.Since(start), maxGrace))
+			defer t.Stop()
+			timer = t.C
+		}
+		select {
+		case r := <-out:
+			apply(r)
+			left--
+			continue
+		case <-timer:
+		}
+		break
+	}
 	for j, l := range owned {
 		if l != nil {
 			errs[j] = l.renewed(masters[j], answers[j])
 		}
+	}
+	if left == 0 {
+		cancel()
+		return errs
+	}
+	drain := func() {
+		defer cancel()
+		for range left {
+			r := <-out
+			for m, err := range r.errs {
+				if notHeld(err) {
+					w := where[r.node][m]
+					owned[w.item].drop(masters[w.item][w.pos])
+				}
+			}
+		}
+	}
+	if !e.bg.Go(drain) {
+		drain()
 	}
 	return errs
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/lock4go/lock4go/executors/etcd"
 	"github.com/lock4go/lock4go/executors/memory"
 	"github.com/lock4go/lock4go/executors/redis"
+	"github.com/lock4go/lock4go/executors/redlock"
 	"github.com/lock4go/lock4go/executors/zookeeper"
 )
 
@@ -24,11 +25,14 @@ const (
 	ZooKeeper = "zookeeper"
 	Etcd      = "etcd"
 	Memory    = "memory"
+	// Redlock is a quorum lock over independent Redis masters, one per
+	// address.
+	Redlock = "redlock"
 )
 
 // Backend says how to reach a lock backend.
 type Backend struct {
-	// Kind is Redis, ZooKeeper, Etcd or Memory.
+	// Kind is Redis, ZooKeeper, Etcd, Redlock or Memory.
 	Kind string
 	// Addrs are the servers' client addresses ("127.0.0.1:PORT").
 	Addrs []string
@@ -67,6 +71,25 @@ func (b Backend) Open(ctx context.Context) (executor.Executor, func() error, err
 			return nil, nil, err
 		}
 		return e, func() error { return errors.Join(e.Close(), client.Close()) }, nil
+	case Redlock:
+		clients := make([]goredis.UniversalClient, len(b.Addrs))
+		closeAll := func() error {
+			var errs []error
+			for _, c := range clients {
+				if c != nil {
+					errs = append(errs, c.Close())
+				}
+			}
+			return errors.Join(errs...)
+		}
+		for i, a := range b.Addrs {
+			clients[i] = goredis.NewClient(&goredis.Options{Addr: a, ContextTimeoutEnabled: true, DialTimeout: time.Second})
+		}
+		e, err := redlock.New(clients, redlock.Options{Logger: log})
+		if err != nil {
+			return nil, nil, errors.Join(err, closeAll())
+		}
+		return e, func() error { return errors.Join(e.Close(), closeAll()) }, nil
 	case ZooKeeper:
 		session := b.Session
 		if session == 0 {

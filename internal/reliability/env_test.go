@@ -37,7 +37,10 @@ func pick[T any](short, long T) T {
 type env struct {
 	kind string
 	srv  *testserver.Server
-	err  error
+	// addrs are the servers' addresses when there are several (Redlock's
+	// masters); nil means srv's.
+	addrs []string
+	err   error
 	// lease is how long a lock outlives its holder's silence: the
 	// watchdog lease (Config.Expire) for Redis, the granted lease TTL for
 	// etcd (2s is etcd's minimum), the session timeout for ZooKeeper.
@@ -98,6 +101,9 @@ func (s space) key(k string) string { return s.name + ":" + k }
 
 // backend describes the backend reached at addrs (the server by default).
 func (s space) backend(addrs ...string) Backend {
+	if len(addrs) == 0 {
+		addrs = s.e.addrs
+	}
 	if len(addrs) == 0 {
 		addrs = []string{s.e.srv.Addr()}
 	}

@@ -1,0 +1,88 @@
+package redlock
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/lock4go/lock4go/executor"
+)
+
+// maxGrace bounds how long a renewal or release waits for the masters
+// still to answer once its outcome is decided (see gather).
+const maxGrace = 5 * time.Millisecond
+
+// answer is one master's answer to a renewal or release of one lease.
+type answer struct {
+	pos int // the master's position in the lease's list
+	err error
+}
+
+// gather receives the n answers sent on out by one renewal or release sent
+// at start, until all came or the outcome is decided (a majority succeeded,
+// or can no longer succeed) and a grace has passed: as long as the decided
+// part took, at most maxGrace. Masters answering within the grace are
+// waited for, so that in normal operation every master is done when the
+// call returns; a master that is down or blackholed costs the grace, not
+// its timeout. It returns the answers in order of position, nil for those
+// still in flight, and how many are in flight; late answers stay on out.
+func gather(out <-chan answer, n, quorum int, start time.Time) (errs []error, pending []bool, left int) {
+	errs = make([]error, n)
+	pending = make([]bool, n)
+	for i := range pending {
+		pending[i] = true
+	}
+	left = n
+	ok := 0
+	var timer <-chan time.Time
+	for left > 0 {
+		if timer == nil && (ok >= quorum || ok+left < quorum) {
+			grace := min(time.Since(start), maxGrace)
+			t := time.NewTimer(grace)
+			defer t.Stop()
+			timer = t.C
+		}
+		select {
+		case a := <-out:
+			errs[a.pos], pending[a.pos] = a.err, false
+			left--
+			if a.err == nil {
+				ok++
+			}
+		case <-timer:
+			return errs, pending, left
+		}
+	}
+	return errs, pending, left
+}
+
+// detach returns a context with ctx's deadline (or the clean-up timeout
+// when it has none, or has ended) but not its cancellation, for round trips
+// that may outlive the call that started them.
+func (e *Executor) detach(ctx context.Context) (context.Context, context.CancelFunc) {
+	if d, ok := ctx.Deadline(); ok && ctx.Err() == nil {
+		return context.WithDeadline(context.WithoutCancel(ctx), d)
+	}
+	return e.cleanupContext(ctx)
+}
+
+// late drains the left answers still to come on out in the background,
+// calling f on each, then cancel.
+func (e *Executor) late(out <-chan answer, left int, cancel context.CancelFunc, f func(answer)) {
+	if left == 0 {
+		cancel()
+		return
+	}
+	drain := func() {
+		defer cancel()
+		for range left {
+			f(<-out)
+		}
+	}
+	if !e.bg.Go(drain) {
+		drain()
+	}
+}
+
+// notHeld reports whether err says the master no longer holds the lease.
+func notHeld(err error) bool { return errors.Is(err, executor.ErrLockNotHeld) }
