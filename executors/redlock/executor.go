@@ -30,8 +30,8 @@ type Executor struct {
 	// answer within NodeTimeout (or failed): an acquisition does not wait
 	// for them when the others already decide it. Any answer clears it.
 	suspect []atomic.Bool
-	close  sync.Once
-	err    error
+	close   sync.Once
+	err     error
 }
 
 var (
