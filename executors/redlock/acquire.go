@@ -98,10 +98,10 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 	nreq.Followers = false
 	replies := make(chan reply, len(e.nodes))
 	for i, n := range e.nodes {
-		go func() {
+		e.work.run(func() {
 			nl, err := n.Acquire(nctx, nreq)
 			replies <- reply{i: i, lease: nl, err: err}
-		}()
+		})
 	}
 	var t tally
 	pending, gaveUp, late := len(e.nodes), false, false

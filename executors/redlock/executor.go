@@ -25,6 +25,7 @@ type Executor struct {
 	nodes  []*redis.Executor
 	quorum int
 	bg     kit.Group // stragglers of acquisitions, compensations
+	work   workers   // round trips to the masters
 	splits splits
 	// suspect marks the masters whose last acquire round trip did not
 	// answer within NodeTimeout (or failed): an acquisition does not wait
@@ -117,6 +118,7 @@ func (e *Executor) Quorum() int { return e.quorum }
 func (e *Executor) Close() error {
 	e.close.Do(func() {
 		e.bg.Close()
+		e.work.stop()
 		var errs []error
 		for _, n := range e.nodes {
 			errs = append(errs, n.Close())

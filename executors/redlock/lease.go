@@ -178,7 +178,7 @@ func (l *lease) Renew(ctx context.Context, ttl time.Duration) error {
 	dctx, cancel := l.e.detach(ctx)
 	out := make(chan answer, len(ls))
 	for j, nl := range ls {
-		go func() { out <- answer{j, nl.Renew(dctx, ttl+l.e.opts.MinDrift)} }()
+		l.e.work.run(func() { out <- answer{j, nl.Renew(dctx, ttl+l.e.opts.MinDrift)} })
 	}
 	errs, pending, left := gather(out, len(ls), l.e.quorum, start)
 	l.e.late(out, left, cancel, func(a answer) {
@@ -268,7 +268,7 @@ func (l *lease) Release(ctx context.Context) error {
 	dctx, cancel := l.e.detach(ctx)
 	out := make(chan answer, len(ls))
 	for j, nl := range ls {
-		go func() { out <- answer{j, nl.Release(dctx)} }()
+		l.e.work.run(func() { out <- answer{j, nl.Release(dctx)} })
 	}
 	errs, pending, left := gather(out, len(ls), l.e.quorum, start)
 	l.e.late(out, left, cancel, func(answer) {})
