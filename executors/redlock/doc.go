@@ -25,13 +25,23 @@
 // every grant it got and returns executor.ErrNotAcquired (the key is held
 // elsewhere) or executor.ErrBackend (too many masters did not answer); a
 // master whose reply was lost voids the owner itself, so a command that
-// lands late cannot take the key there.
+// lands late cannot take the key there. A master that has not answered
+// within [Options.NodeTimeout] (100ms) when the others cannot decide without
+// it fails the attempt and is suspect until it answers again: later
+// attempts do not wait for it, so a dead master costs an attempt one round
+// trip, not a timeout.
 //
 // Renewals go to every master holding the lease (one pipeline per master
 // per watchdog tick, see [Executor.RenewBatch]) and succeed on a majority;
 // the lock is lost when fewer than a majority still hold it, or when the
 // lease's end passes on the local clock without a successful renewal.
-// Releases go to every master, by owner.
+// Masters that lack the lease (busy at the acquisition, restarted, or found
+// gone) are asked for it at each renewal, so a lease taken on a bare
+// majority soon holds everywhere and survives the loss of a minority; only
+// renewals count for the majority, so a lease that lost it is never revived.
+// Releases go to every master, by owner. Renewals and releases return once
+// their outcome is decided and the other masters had a grace as long as the
+// decided part took (at most 5ms).
 //
 // With N masters a majority is N/2+1: 2 of 3, 3 of 5, 3 of 4. An even N is
 // allowed but tolerates no more failures than N-1 (4 masters survive one
@@ -44,7 +54,9 @@
 // on any master hands the key to its head and wakes it, and the woken
 // process tries the whole majority again ([Executor.WatchRelease]). Queues
 // of different masters can order waiters differently, so two waiters may
-// each get a minority; both then release and try again.
+// each get a minority; both then release (handing each other their
+// grants) and the next waiting attempt of each pauses for a random time
+// below 10ms (Redlock's random retry delay), so that one goes first.
 //
 // # Fencing
 //
