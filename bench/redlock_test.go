@@ -126,3 +126,40 @@ func BenchmarkRedlock(b *testing.B) {
 }
 
 var _ executor.Executor = (*redlock.Executor)(nil)
+
+// BenchmarkRedlockFloor is the raw floor of the Redlock comparison: SET NX
+// PX and DEL on one master, and on three masters in parallel (a goroutine
+// each), with no Lua, no token and no Template.
+func BenchmarkRedlockFloor(b *testing.B) {
+	e := redlockMasters(b)
+	cs := e.Clients()
+	ctx := context.Background()
+	const key = "lockbench-redlock-floor"
+	b.Run("1 master", func(b *testing.B) {
+		for b.Loop() {
+			if err := cs[0].SetNX(ctx, key, "x", time.Minute).Err(); err != nil {
+				b.Fatal(err)
+			}
+			if err := cs[0].Del(ctx, key).Err(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("3 masters in parallel", func(b *testing.B) {
+		var wg sync.WaitGroup
+		for b.Loop() {
+			for _, del := range []bool{false, true} {
+				for _, c := range cs {
+					wg.Go(func() {
+						if del {
+							c.Del(ctx, key)
+						} else {
+							c.SetNX(ctx, key, "x", time.Minute)
+						}
+					})
+				}
+				wg.Wait()
+			}
+		}
+	})
+}
