@@ -1,5 +1,5 @@
 // Command lock4go inspects, watches, breaks and measures lock4go locks on
-// the backends themselves: Redis, etcd and ZooKeeper.
+// the backends themselves: Redis, Redlock, etcd and ZooKeeper.
 //
 // Usage:
 //
@@ -12,6 +12,7 @@
 // section each), named by flags or by the environment:
 //
 //	--redis URL            redis://[user:password@]host:port[/db], rediss:// for TLS (LOCK4GO_REDIS)
+//	--redlock URLS         comma-separated Redis URLs, one per independent master (LOCK4GO_REDLOCK)
 //	--etcd ENDPOINTS       comma-separated http(s)://host:port (LOCK4GO_ETCD)
 //	--zookeeper HOSTS      comma-separated host:port (LOCK4GO_ZOOKEEPER)
 //	--etcd-prefix P        the etcd executor's Options.Prefix (LOCK4GO_ETCD_PREFIX)

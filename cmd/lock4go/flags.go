@@ -19,6 +19,7 @@ const defaultTimeout = 5 * time.Second
 // appear on command lines.
 type connFlags struct {
 	redis, etcd, zookeeper string
+	redlock                string // comma-separated Redis URLs, one per master
 	etcdPrefix, zkBasePath string
 	etcdUser, etcdPassword string
 	zkDigest               string
@@ -38,6 +39,7 @@ func (c *connFlags) register(fs *flag.FlagSet) {
 		fs.StringVar(p, name, os.Getenv(env), usage+" (env "+env+")")
 	}
 	str(&c.redis, "redis", "LOCK4GO_REDIS", "Redis `URL`: redis://[user:password@]host:port[/db], or rediss:// for TLS")
+	str(&c.redlock, "redlock", "LOCK4GO_REDLOCK", "Redlock masters: comma-separated Redis `URLs`, one per independent master")
 	str(&c.etcd, "etcd", "LOCK4GO_ETCD", "etcd `endpoints`, comma-separated (http:// or https://)")
 	str(&c.zookeeper, "zookeeper", "LOCK4GO_ZOOKEEPER", "ZooKeeper `hosts`, comma-separated host:port")
 	str(&c.etcdPrefix, "etcd-prefix", "LOCK4GO_ETCD_PREFIX", "the etcd executor's key `prefix` (etcd.Options.Prefix)")
@@ -48,7 +50,7 @@ func (c *connFlags) register(fs *flag.FlagSet) {
 	str(&c.tlsCA, "tls-ca", "LOCK4GO_TLS_CA", "PEM `file` of the CA that signed the server's certificate (enables TLS)")
 	str(&c.tlsCert, "tls-cert", "LOCK4GO_TLS_CERT", "PEM `file` of a client certificate (enables TLS)")
 	str(&c.tlsKey, "tls-key", "LOCK4GO_TLS_KEY", "PEM `file` of the client certificate's key")
-	str(&c.backend, "backend", "LOCK4GO_BACKEND", "which configured backend to use, when several are: redis, etcd or zookeeper")
+	str(&c.backend, "backend", "LOCK4GO_BACKEND", "which configured backend to use, when several are: redis, redlock, etcd or zookeeper")
 	insecure, err := envBool("LOCK4GO_TLS_INSECURE_SKIP_VERIFY")
 	c.envErr = err
 	fs.BoolVar(&c.tlsInsecure, "tls-insecure-skip-verify", insecure, "do not verify the server's certificate (enables TLS; testing only) (env LOCK4GO_TLS_INSECURE_SKIP_VERIFY)")

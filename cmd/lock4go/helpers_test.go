@@ -21,6 +21,7 @@ import (
 	"github.com/lock4go/lock4go/executor"
 	etcdexec "github.com/lock4go/lock4go/executors/etcd"
 	redisexec "github.com/lock4go/lock4go/executors/redis"
+	"github.com/lock4go/lock4go/executors/redlock"
 	zkexec "github.com/lock4go/lock4go/executors/zookeeper"
 	"github.com/lock4go/lock4go/internal/testserver"
 )
@@ -45,7 +46,7 @@ func forEachBackend(t *testing.T, f func(t *testing.T, b backendCase)) {
 		err error
 		c   func() backendCase
 	}{
-		{redisErr, redisCase}, {etcdErr, etcdCase}, {zkErr, zkCase},
+		{redisErr, redisCase}, {redlockErr, redlockCase}, {etcdErr, etcdCase}, {zkErr, zkCase},
 	} {
 		t.Run(b.c().kind, func(t *testing.T) {
 			testserver.Check(t, b.err)
@@ -66,6 +67,28 @@ func redisCase() backendCase {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { _ = e.Close(); _ = c.Close() })
+		return e
+	}}
+}
+
+func redlockCase() backendCase {
+	var urls, addrs []string
+	for _, s := range redlockSrvs {
+		urls = append(urls, "redis://"+s.Addr())
+		addrs = append(addrs, s.Addr())
+	}
+	return backendCase{kind: "redlock", flags: []string{"--redlock", strings.Join(urls, ",")}, executor: func(t *testing.T) executor.Executor {
+		var clients []goredis.UniversalClient
+		for _, a := range addrs {
+			c := goredis.NewClient(&goredis.Options{Addr: a, ContextTimeoutEnabled: true})
+			t.Cleanup(func() { _ = c.Close() })
+			clients = append(clients, c)
+		}
+		e, err := redlock.New(clients, redlock.Options{Logger: discard})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = e.Close() })
 		return e
 	}}
 }

@@ -17,6 +17,10 @@ var (
 
 	redisSrv, etcdSrv, zkSrv *testserver.Server
 	redisErr, etcdErr, zkErr error
+
+	// redlockSrvs are the three masters of the Redlock cases.
+	redlockSrvs []*testserver.Server
+	redlockErr  error
 )
 
 func TestMain(m *testing.M) {
@@ -42,8 +46,16 @@ func testMain(m *testing.M) int {
 	redisSrv, redisErr = testserver.StartRedis()
 	etcdSrv, etcdErr = testserver.StartEtcd()
 	zkSrv, zkErr = testserver.StartZooKeeper()
+	for range 3 {
+		s, err := testserver.StartRedis()
+		if err != nil {
+			redlockErr = err
+			break
+		}
+		redlockSrvs = append(redlockSrvs, s)
+	}
 	defer func() {
-		for _, s := range []*testserver.Server{redisSrv, etcdSrv, zkSrv} {
+		for _, s := range append([]*testserver.Server{redisSrv, etcdSrv, zkSrv}, redlockSrvs...) {
 			if s != nil {
 				_ = s.Stop()
 			}

@@ -22,7 +22,9 @@ const (
 // --timeout.
 func TestUnreachable(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b backendCase) {
-		proxy, err := testserver.NewProxy(strings.TrimPrefix(b.flags[1], b.kind+"://"))
+		target, _, _ := strings.Cut(b.flags[1], ",") // Redlock's first master
+		target = strings.TrimPrefix(strings.TrimPrefix(target, b.kind+"://"), "redis://")
+		proxy, err := testserver.NewProxy(target)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -56,6 +58,8 @@ func backendURL(kind, addr string) string {
 	switch kind {
 	case "redis":
 		return "redis://" + addr
+	case "redlock": // every master at addr
+		return strings.Repeat("redis://"+addr+",", 2) + "redis://" + addr
 	case "etcd":
 		return "http://" + addr
 	}
@@ -65,8 +69,11 @@ func backendURL(kind, addr string) string {
 // shownAddr returns addr as the tool shows it for kind: Redis URLs lose
 // their scheme (and credentials).
 func shownAddr(kind, addr string) string {
-	if kind == "redis" {
+	switch kind {
+	case "redis":
 		return addr
+	case "redlock":
+		return addr + "," + addr + "," + addr
 	}
 	return backendURL(kind, addr)
 }

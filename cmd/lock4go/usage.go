@@ -1,7 +1,7 @@
 package main
 
 // mainUsage is printed by "lock4go help" and after a usage error.
-const mainUsage = `lock4go: inspect, watch, break and measure lock4go locks on Redis, etcd and ZooKeeper.
+const mainUsage = `lock4go: inspect, watch, break and measure lock4go locks on Redis, Redlock, etcd and ZooKeeper.
 
 Usage:
   lock4go inspect [flags] KEY...          who holds each key: owner, fencing token, lease left, waiters
@@ -11,6 +11,7 @@ Usage:
 
 Backends (one per command; inspect takes several and prints a section each):
   --redis URL          redis://[user:password@]host:port[/db], rediss:// for TLS   (env LOCK4GO_REDIS)
+  --redlock URLS       redis://host:port,... one per independent master (3 or more) (env LOCK4GO_REDLOCK)
   --etcd ENDPOINTS     http(s)://host:port,...                                     (env LOCK4GO_ETCD)
   --zookeeper HOSTS    host:port,...                                               (env LOCK4GO_ZOOKEEPER)
 KEY is the lock key exactly as the Template got it (middleware keys look like lock4go:pay#42);
@@ -34,6 +35,7 @@ const inspectUsage = `Usage: lock4go inspect [flags] KEY...
 Prints, for every key on every backend given, the holder's owner value, its
 fencing token, the lease left and the number of waiters:
   Redis      waiters = processes subscribed to the key's releases ("unknown" when the server cannot tell)
+  Redlock    the owner held by a majority of masters, its token, the shortest lease left, the most waiters on one master
   etcd       waiters = entries queued behind the holder; the lease is counted in whole seconds
   ZooKeeper  waiters = nodes queued behind the holder; the lease is the holder's session ("session")
 `
