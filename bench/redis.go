@@ -105,22 +105,27 @@ func BSMRedislock(c goredis.UniversalClient, backoff time.Duration) *Subject {
 // Redsync is github.com/go-redsync/redsync with one node and its default
 // retry (32 tries, 50–250ms random delay).
 func Redsync(c goredis.UniversalClient) *Subject {
-	rs := redsync.New(redsyncgoredis.NewPool(c))
 	return &Subject{
 		Name: "redsync (1 node)", Backend: Redis, Kind: KindPeer, Waits: true,
-		Note: "SET NX PX, retry 50–250ms random",
-		newLocker: shared(LockerFunc(func(ctx context.Context, key string) (Unlock, error) {
-			m := rs.NewMutex(key, redsync.WithExpiry(leaseTTL))
-			if err := m.LockContext(ctx); err != nil {
-				return nil, err
-			}
-			return func(ctx context.Context) error {
-				ok, err := m.UnlockContext(ctx)
-				if err == nil && !ok {
-					err = fmt.Errorf("redsync unlock %q: not held", key)
-				}
-				return err
-			}, nil
-		})),
+		Note:      "SET NX PX, retry 50–250ms random",
+		newLocker: shared(redsyncLocker(redsync.New(redsyncgoredis.NewPool(c)))),
 	}
+}
+
+// redsyncLocker locks with rs's Mutex, with the lease every subject asks
+// for and redsync's default retry.
+func redsyncLocker(rs *redsync.Redsync) Locker {
+	return LockerFunc(func(ctx context.Context, key string) (Unlock, error) {
+		m := rs.NewMutex(key, redsync.WithExpiry(leaseTTL))
+		if err := m.LockContext(ctx); err != nil {
+			return nil, err
+		}
+		return func(ctx context.Context) error {
+			ok, err := m.UnlockContext(ctx)
+			if err == nil && !ok {
+				err = fmt.Errorf("redsync unlock %q: not held", key)
+			}
+			return err
+		}, nil
+	})
 }

@@ -133,23 +133,10 @@ func RedsyncQuorum(e *RedlockEnv) *Subject {
 	for i := range e.Addrs {
 		pools[i] = redsyncgoredis.NewPool(e.Client(i))
 	}
-	rs := redsync.New(pools...)
 	return &Subject{
 		Name: fmt.Sprintf("redsync (%d nodes)", len(e.Addrs)), Backend: RedlockBackend, Kind: KindPeer, Waits: true,
-		Note: "SET NX PX on every node, waits for all replies, retry 50–250ms random",
-		newLocker: shared(LockerFunc(func(ctx context.Context, key string) (Unlock, error) {
-			m := rs.NewMutex(key, redsync.WithExpiry(leaseTTL))
-			if err := m.LockContext(ctx); err != nil {
-				return nil, err
-			}
-			return func(ctx context.Context) error {
-				ok, err := m.UnlockContext(ctx)
-				if err == nil && !ok {
-					err = fmt.Errorf("redsync unlock %q: not held", key)
-				}
-				return err
-			}, nil
-		})),
+		Note:      "SET NX PX on every node, waits for all replies, retry 50–250ms random",
+		newLocker: shared(redsyncLocker(redsync.New(pools...))),
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/lock4go/lock4go/executor"
 	"github.com/lock4go/lock4go/executors/redis"
+	"github.com/lock4go/lock4go/internal/testlog"
 	"github.com/lock4go/lock4go/internal/testserver"
 )
 
@@ -62,34 +63,8 @@ func newExecutor(t testing.TB, client goredis.UniversalClient, o redis.Options) 
 	return e
 }
 
-// testLogger logs to t at debug level until t ends. Background work (a
-// Template releasing a lost lock, an executor's void) may log after the
-// test has returned, which testing forbids: such lines are dropped.
-func testLogger(t testing.TB) *slog.Logger {
-	w := &tWriter{t: t}
-	t.Cleanup(func() {
-		w.mu.Lock()
-		w.ended = true
-		w.mu.Unlock()
-	})
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))
-}
-
-// tWriter writes lines to t's log until t ends.
-type tWriter struct {
-	t     testing.TB
-	mu    sync.Mutex
-	ended bool
-}
-
-func (w *tWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if !w.ended {
-		w.t.Log(string(bytes.TrimRight(p, "\n")))
-	}
-	return len(p), nil
-}
+// testLogger logs to t at debug level until t ends (testlog.Logger).
+func testLogger(t testing.TB) *slog.Logger { return testlog.Logger(t) }
 
 // logBuffer is a concurrency-safe log sink.
 type logBuffer struct {

@@ -1,12 +1,10 @@
 package redlock_test
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"log/slog"
-	"sync"
 	"testing"
 	"time"
 
@@ -14,6 +12,7 @@ import (
 
 	"github.com/lock4go/lock4go/executor"
 	"github.com/lock4go/lock4go/executors/redlock"
+	"github.com/lock4go/lock4go/internal/testlog"
 	"github.com/lock4go/lock4go/internal/testserver"
 )
 
@@ -140,30 +139,5 @@ func eventually(t testing.TB, d time.Duration, what string, cond func() bool) {
 	}
 }
 
-// testLogger logs to t until t ends; later lines (background work) are
-// dropped.
-func testLogger(t testing.TB) *slog.Logger {
-	w := &tWriter{t: t}
-	t.Cleanup(func() {
-		w.mu.Lock()
-		w.ended = true
-		w.mu.Unlock()
-	})
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))
-}
-
-// tWriter writes lines to t's log until t ends.
-type tWriter struct {
-	t     testing.TB
-	mu    sync.Mutex
-	ended bool
-}
-
-func (w *tWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if !w.ended {
-		w.t.Log(string(bytes.TrimRight(p, "\n")))
-	}
-	return len(p), nil
-}
+// testLogger logs to t at debug level until t ends (testlog.Logger).
+func testLogger(t testing.TB) *slog.Logger { return testlog.Logger(t) }

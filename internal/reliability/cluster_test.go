@@ -84,23 +84,7 @@ func clusterFailover(t *testing.T, kind string, c *testserver.Cluster, L time.Du
 	if err := c.Servers[victim].Restart(); err != nil {
 		t.Fatalf("restart member %d: %v", victim, err)
 	}
-	recovered := eventually(30*time.Second, func() bool {
-		acqs, _, err := ReadLogs(r.dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		n := 0
-		for _, ev := range acqs {
-			if ev.Start > ns(restartedAt) {
-				n++
-			}
-		}
-		return n >= 10
-	})
-	for _, p := range r.procs {
-		p.stop()
-	}
-	reps := r.waitAll(t, time.Minute)
+	recovered, reps := r.recoverAndStop(t, restartedAt, 30*time.Second, 10)
 	a, err := Analyse(r.dir, AnalyseOptions{AllowOverlap: !strict, AllowStale: !strict})
 	if err != nil {
 		t.Fatal(err)

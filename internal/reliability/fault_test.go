@@ -144,24 +144,7 @@ func backendFaultRun(t *testing.T, e *env, f backendFault, kind lockKind) {
 	heal()
 	healedAt := time.Now()
 
-	// Wait for locks to be granted again, then stop the processes.
-	recovered := eventually(3*L+15*time.Second, func() bool {
-		acqs, _, err := ReadLogs(r.dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		n := 0
-		for _, ev := range acqs {
-			if ev.Start > ns(healedAt) {
-				n++
-			}
-		}
-		return n >= 5
-	})
-	for _, p := range r.procs {
-		p.stop()
-	}
-	reps := r.waitAll(t, 30*time.Second)
+	recovered, reps := r.recoverAndStop(t, healedAt, 3*L+15*time.Second, 5)
 	caveat := f.fast && e.kind == Redis
 	a, err := Analyse(r.dir, AnalyseOptions{AllowOverlap: caveat, AllowStale: caveat, Permits: kind.permits})
 	if err != nil {

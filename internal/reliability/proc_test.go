@@ -210,3 +210,27 @@ func latencies(ds []time.Duration) string {
 	}
 	return strings.Join(parts, " ")
 }
+
+// recoverAndStop waits up to d for n acquisitions that began after
+// healedAt (locks granted again after a fault), then stops every process
+// and returns whether they came and the processes' reports.
+func (r *run) recoverAndStop(t *testing.T, healedAt time.Time, d time.Duration, n int) (bool, []Report) {
+	t.Helper()
+	recovered := eventually(d, func() bool {
+		acqs, _, err := ReadLogs(r.dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := 0
+		for _, ev := range acqs {
+			if ev.Start > ns(healedAt) {
+				got++
+			}
+		}
+		return got >= n
+	})
+	for _, p := range r.procs {
+		p.stop()
+	}
+	return recovered, r.waitAll(t, time.Minute)
+}

@@ -131,23 +131,7 @@ func redlockFaultRun(t *testing.T, e *env, srvs []*testserver.Server, f redlockF
 	time.Sleep(time.Until(faultAt.Add(faultFor)))
 	heal()
 	healedAt := time.Now()
-	recovered := eventually(3*L+15*time.Second, func() bool {
-		acqs, _, err := ReadLogs(r.dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		n := 0
-		for _, ev := range acqs {
-			if ev.Start > ns(healedAt) {
-				n++
-			}
-		}
-		return n >= 5
-	})
-	for _, p := range r.procs {
-		p.stop()
-	}
-	reps := r.waitAll(t, 30*time.Second)
+	recovered, reps := r.recoverAndStop(t, healedAt, 3*L+15*time.Second, 5)
 	a, err := Analyse(r.dir, AnalyseOptions{})
 	if err != nil {
 		t.Fatal(err)
