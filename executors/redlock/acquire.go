@@ -21,6 +21,7 @@ type tally struct {
 	granted, busy, down int
 	busyErr, downErr    error
 	refused             error // ErrInvalidKey or ErrInvalidConfig of a master
+	silent              int   // masters that had not answered when it gave up
 }
 
 // add counts r, keeping its lease in l when it was granted.
@@ -105,25 +106,34 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 	}
 	var t tally
 	pending, gaveUp, late := len(e.nodes), false, false
-	// Masters found unresponsive lately are not waited for: while they
-	// are pending, the attempt fails as soon as the others cannot make a
-	// majority without them. Two waiters that split the live masters then
-	// both fail fast, and the split pause lets one of them go first.
-	suspects := 0
+	// An attempt that met another owner (a master said busy) does not
+	// wait long for masters still silent: a majority is then unlikely,
+	// and holding its grants while it waits makes other waiters fail too.
+	// It gives up once every master not found unresponsive lately has
+	// answered, or after NodeTimeout. Two waiters that split the live
+	// masters while one master is down then both fail fast, and the split
+	// pause lets one of them go first. An attempt that met nobody waits
+	// for slow masters as long as ctx allows.
+	awaited := 0 // masters pending that were not suspect
+	wasSuspect := make([]bool, len(e.nodes))
 	for i := range e.nodes {
-		if e.suspect[i].Load() {
-			suspects++
+		wasSuspect[i] = e.suspect[i].Load()
+		if !wasSuspect[i] {
+			awaited++
 		}
 	}
 	timer := time.NewTimer(e.opts.NodeTimeout)
 	defer timer.Stop()
-	for pending > 0 && t.granted < e.quorum && t.busy+t.down+suspects <= len(e.nodes)-e.quorum && !gaveUp && !late {
+	for pending > 0 && t.granted < e.quorum && t.busy+t.down <= len(e.nodes)-e.quorum && !gaveUp {
+		if t.busy > 0 && (late || awaited == 0) {
+			break
+		}
 		select {
 		case r := <-replies:
 			pending--
 			l.inflight[r.i] = false
-			if e.suspect[r.i].Load() {
-				suspects--
+			if !wasSuspect[r.i] {
+				awaited--
 			}
 			e.answered(r.i, r.err)
 			t.add(l, r)
@@ -133,15 +143,14 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 			late = true
 		}
 	}
-	if t.granted < e.quorum && pending > 0 {
+	if late && t.granted < e.quorum {
 		for i, f := range l.inflight {
-			if f && late {
+			if f {
 				e.suspect[i].Store(true)
 			}
 		}
-		t.down += pending
-		t.downErr = cmpErr(t.downErr, fmt.Errorf("%d masters had not answered after %v: %w", pending, time.Since(start).Round(time.Microsecond), executor.ErrBackend))
 	}
+	t.silent = pending
 	var err error
 	switch {
 	case gaveUp:
@@ -181,7 +190,7 @@ func (t *tally) failure(n, quorum int) error {
 	case t.down > n-quorum:
 		return fmt.Errorf("%d of %d masters did not answer, a majority is %d: %w", t.down, n, quorum, t.downErr)
 	case t.busyErr != nil:
-		return fmt.Errorf("held elsewhere on %d of %d masters: %w", t.busy, n, t.busyErr)
+		return fmt.Errorf("held elsewhere on %d of %d masters (%d not answered yet): %w", t.busy, n, t.silent, t.busyErr)
 	}
 	return fmt.Errorf("%d of %d masters granted, a majority is %d: %w", t.granted, n, quorum, executor.ErrNotAcquired)
 }

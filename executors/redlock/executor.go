@@ -31,6 +31,11 @@ type Executor struct {
 	// answer within NodeTimeout (or failed): an acquisition does not wait
 	// for them when the others already decide it. Any answer clears it.
 	suspect []atomic.Bool
+	// probeAt is, per master, when a suspect master may next be asked for
+	// a lease by a repair (unix ns): at most one such probe per
+	// suspectProbe, so that a dead master does not collect a void per
+	// lease per renewal.
+	probeAt []atomic.Int64
 	close   sync.Once
 	err     error
 }
@@ -77,7 +82,8 @@ func New(clients []goredis.UniversalClient, opts Options) (*Executor, error) {
 		seen[c] = true
 	}
 	opts = opts.withDefaults()
-	e := &Executor{opts: opts, quorum: len(clients)/2 + 1, suspect: make([]atomic.Bool, len(clients))}
+	e := &Executor{opts: opts, quorum: len(clients)/2 + 1, suspect: make([]atomic.Bool, len(clients)),
+		probeAt: make([]atomic.Int64, len(clients))}
 	for i, c := range clients {
 		no := opts.Node
 		no.Name = fmt.Sprintf("%s/%d", opts.Name, i)
@@ -126,6 +132,20 @@ func (e *Executor) Close() error {
 		e.err = errors.Join(errs...)
 	})
 	return e.err
+}
+
+// suspectProbe is how often a repair may probe a suspect master.
+const suspectProbe = time.Second
+
+// mayAsk reports whether a repair may ask master i for a lease now: it is
+// not suspect, or no probe of it was made within suspectProbe.
+func (e *Executor) mayAsk(i int) bool {
+	if !e.suspect[i].Load() {
+		return true
+	}
+	now := time.Now().UnixNano()
+	next := e.probeAt[i].Load()
+	return now >= next && e.probeAt[i].CompareAndSwap(next, now+int64(suspectProbe))
 }
 
 // cleanupContext returns a context for releases that must happen whatever

@@ -90,6 +90,7 @@ func (l *lease) repair(ctx context.Context, i int, ttl time.Duration) error {
 	l.inflight[i] = true
 	l.mu.Unlock()
 	nl, err := l.e.nodes[i].Acquire(ctx, executor.Request{Key: l.key, Owner: l.owner, TTL: ttl, Renewed: true})
+	l.e.answered(i, err)
 	if !l.adopt(i, nl) {
 		if nl != nil {
 			l.e.releaseLater(nl)
@@ -122,10 +123,13 @@ func (l *lease) held() ([]int, []executor.Lease) {
 	return idx, ls
 }
 
-// drop forgets master i's lease, found gone.
-func (l *lease) drop(i int) {
+// drop forgets master i's lease nl, found gone, unless the master holds a
+// newer one since (a repair).
+func (l *lease) drop(i int, nl executor.Lease) {
 	l.mu.Lock()
-	l.nodes[i] = nil
+	if l.nodes[i] == nl {
+		l.nodes[i] = nil
+	}
 	l.mu.Unlock()
 }
 
@@ -183,7 +187,7 @@ func (l *lease) Renew(ctx context.Context, ttl time.Duration) error {
 	errs, pending, left := gather(out, len(ls), l.e.quorum, start)
 	l.e.late(out, left, cancel, func(a answer) {
 		if notHeld(a.err) {
-			l.drop(idx[a.pos])
+			l.drop(idx[a.pos], ls[a.pos])
 		}
 	})
 	for j, p := range pending {
@@ -191,15 +195,19 @@ func (l *lease) Renew(ctx context.Context, ttl time.Duration) error {
 			errs[j] = errInFlight
 		}
 	}
-	return l.renewed(idx, errs)
+	return l.renewed(idx, ls, errs)
 }
 
 // repairMissing asks, in the background, every master that lacks the lease
-// for it (see repair). Only renewals count for the lease's majority: a
+// for it (see repair); a suspect master at most once per suspectProbe
+// across the executor. Only renewals count for the lease's majority: a
 // master taken now holds it from the next renewal on, so a lease that lost
 // its majority is never revived by masters that had become free.
 func (l *lease) repairMissing(ctx context.Context, ttl time.Duration) {
 	for _, i := range l.missing() {
+		if !l.e.mayAsk(i) {
+			continue
+		}
 		l.e.bg.Go(func() {
 			rctx, cancel := l.e.detach(ctx)
 			defer cancel()
@@ -212,12 +220,13 @@ func (l *lease) repairMissing(ctx context.Context, ttl time.Duration) {
 // renewal or release returned.
 var errInFlight = fmt.Errorf("no answer yet: %w", executor.ErrBackend)
 
-// renewed counts the outcome of renewing the masters idx (errs in the same
-// order), forgets the masters found gone and returns the renewal's error.
-func (l *lease) renewed(idx []int, errs []error) error {
+// renewed counts the outcome of renewing the masters idx, whose leases
+// were ls (errs in the same order), forgets the masters found gone and
+// returns the renewal's error.
+func (l *lease) renewed(idx []int, ls []executor.Lease, errs []error) error {
 	for j, err := range errs {
 		if errors.Is(err, executor.ErrLockNotHeld) {
-			l.drop(idx[j])
+			l.drop(idx[j], ls[j])
 		}
 	}
 	return l.verdict("renew", errs)

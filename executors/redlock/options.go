@@ -45,14 +45,18 @@ type Options struct {
 	// [DefaultMinDrift].
 	MinDrift time.Duration
 
-	// NodeTimeout is how long an acquisition waits for masters that have
-	// not answered when the others cannot make a majority without them:
-	// after it the attempt fails (its late grants are released when they
-	// come), as Redlock prescribes a per-master timeout well below the TTL,
-	// so that a master that is down, paused or cut off costs each attempt
-	// this long and not its whole deadline. A slow but live master then
-	// costs an attempt, which the Template retries. Zero means
-	// [DefaultNodeTimeout].
+	// NodeTimeout is how long an acquisition that met another owner (a
+	// master said the key is busy) waits for masters that have not
+	// answered: after it the attempt fails with ErrNotAcquired (its late
+	// grants are released when they come) and those masters are suspect
+	// until they answer again; later contended attempts do not wait for
+	// suspect masters at all. Redlock prescribes a per-master timeout well
+	// below the TTL so that a dead master does not hold up every attempt;
+	// here it applies under contention only, where holding grants while
+	// waiting would make the other waiters fail too (and two waiters that
+	// split the live masters would collide at every attempt). An attempt
+	// that met nobody waits for slow masters as long as its context
+	// allows. Zero means [DefaultNodeTimeout].
 	NodeTimeout time.Duration
 
 	// Node configures the Redis executor of each master (its counter TTL,

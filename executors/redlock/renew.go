@@ -22,8 +22,9 @@ func (e *Executor) RenewBatch(ctx context.Context, items []executor.RenewItem) [
 	type at struct{ item, pos int }
 	errs := make([]error, len(items))
 	owned := make([]*lease, len(items))
-	masters := make([][]int, len(items))   // per item: the masters renewed
-	answers := make([][]error, len(items)) // per item: their answers
+	masters := make([][]int, len(items))           // per item: the masters renewed
+	leases := make([][]executor.Lease, len(items)) // per item: their leases
+	answers := make([][]error, len(items))         // per item: their answers
 	batch := make([][]executor.RenewItem, len(e.nodes))
 	where := make([][]at, len(e.nodes))
 	for j, it := range items {
@@ -34,7 +35,7 @@ func (e *Executor) RenewBatch(ctx context.Context, items []executor.RenewItem) [
 		}
 		idx, ls := l.held()
 		l.repairMissing(ctx, it.TTL)
-		owned[j], masters[j], answers[j] = l, idx, make([]error, len(idx))
+		owned[j], masters[j], leases[j], answers[j] = l, idx, ls, make([]error, len(idx))
 		for k, i := range idx {
 			batch[i] = append(batch[i], executor.RenewItem{Lease: ls[k], TTL: it.TTL + e.opts.MinDrift})
 			where[i] = append(where[i], at{j, k})
@@ -101,7 +102,7 @@ func (e *Executor) RenewBatch(ctx context.Context, items []executor.RenewItem) [
 	}
 	for j, l := range owned {
 		if l != nil {
-			errs[j] = l.renewed(masters[j], answers[j])
+			errs[j] = l.renewed(masters[j], leases[j], answers[j])
 		}
 	}
 	if left == 0 {
@@ -115,7 +116,7 @@ func (e *Executor) RenewBatch(ctx context.Context, items []executor.RenewItem) [
 			for m, err := range r.errs {
 				if notHeld(err) {
 					w := where[r.node][m]
-					owned[w.item].drop(masters[w.item][w.pos])
+					owned[w.item].drop(masters[w.item][w.pos], leases[w.item][w.pos])
 				}
 			}
 		}
