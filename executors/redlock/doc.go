@@ -25,11 +25,13 @@
 // every grant it got and returns executor.ErrNotAcquired (the key is held
 // elsewhere) or executor.ErrBackend (too many masters did not answer); a
 // master whose reply was lost voids the owner itself, so a command that
-// lands late cannot take the key there. A master that has not answered
-// within [Options.NodeTimeout] (100ms) when the others cannot decide without
-// it fails the attempt and is suspect until it answers again: later
-// attempts do not wait for it, so a dead master costs an attempt one round
-// trip, not a timeout.
+// lands late cannot take the key there. An attempt that met another owner
+// (a master said busy) gives up on masters still silent after
+// [Options.NodeTimeout] (100ms), which are then suspect until they answer
+// again, and does not wait for suspect masters at all: a dead master does
+// not hold partial grants up while other waiters collide with them. An
+// attempt that met nobody waits for slow masters as long as its context
+// allows.
 //
 // Renewals go to every master holding the lease (one pipeline per master
 // per watchdog tick, see [Executor.RenewBatch]) and succeed on a majority;
