@@ -6,6 +6,8 @@ import (
 	"os"
 	"testing"
 
+	goredis "github.com/redis/go-redis/v9"
+	"github.com/redis/go-redis/v9/logging"
 	"go.uber.org/goleak"
 
 	"github.com/lock4go/lock4go/internal/testserver"
@@ -19,6 +21,9 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	// go-redis logs every failed dial itself; the tests close and blackhole
+	// masters on purpose, and the executors report what matters.
+	goredis.SetLogger(&logging.VoidLogger{})
 	for range 3 {
 		s, err := testserver.StartRedis()
 		if err != nil {
