@@ -46,7 +46,7 @@
 // decided part took (at most 5ms).
 //
 // With N masters a majority is N/2+1: 2 of 3, 3 of 5, 3 of 4. An even N is
-// allowed but tolerates no more failures than N-1 (4 masters survive one
+// allowed but survives no more failures than N-1 masters do (4 survive one
 // loss, like 3) and makes split attempts more likely; use 3 or 5.
 //
 // # Waiting
