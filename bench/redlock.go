@@ -216,7 +216,7 @@ func RedlockMarkdown(rows []RedlockRow, masters, waiters int, command string) st
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n## Redlock: %d independent masters\n\n", masters)
 	fmt.Fprintf(&b, "Uncontended Lock+Unlock pairs (interleaved), and hand-off with %d waiters: release to the next holder's Lock returning, and every master's commands per acquisition (script calls counted inside). Command: `%s`.\n\n", waiters, command)
-	b.WriteString("| subject | uncontended p50 | p99 | × single master | hand-off p50 | p99 | timeouts | commands / acquisition |\n|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| subject | uncontended p50 | p99 | × single master | hand-off p50 | p99 | timeouts | commands / acquisition |\n|---|--:|--:|--:|--:|--:|--:|--:|\n")
 	base := rows[0].Uncontended.Pair.P50
 	for _, r := range rows {
 		ratio := "–"
@@ -224,11 +224,12 @@ func RedlockMarkdown(rows []RedlockRow, masters, waiters int, command string) st
 			ratio = fmt.Sprintf("%.2f", float64(r.Uncontended.Pair.P50)/float64(base))
 		}
 		if r.Err != nil {
-			fmt.Fprintf(&b, "| %s | %v | %v | %s | error: %v | | | |\n", r.Name, r.Uncontended.Pair.P50, r.Uncontended.Pair.P99, ratio, r.Err)
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | error: %v | | | |\n", r.Name, dur(r.Uncontended.Pair.P50), dur(r.Uncontended.Pair.P99), ratio, r.Err)
 			continue
 		}
-		fmt.Fprintf(&b, "| %s | %v | %v | %s | %v | %v | %d | %.1f |\n", r.Name, r.Uncontended.Pair.P50, r.Uncontended.Pair.P99, ratio,
-			r.Handoff.Handoff.P50, r.Handoff.Handoff.P99, r.Handoff.Timeouts, r.HandoffCmds)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %d | %.1f |\n", r.Name, dur(r.Uncontended.Pair.P50), dur(r.Uncontended.Pair.P99), ratio,
+			dur(r.Handoff.Handoff.P50), dur(r.Handoff.Handoff.P99), r.Handoff.Timeouts, r.HandoffCmds)
 	}
+	b.WriteString("\n")
 	return b.String()
 }
