@@ -68,11 +68,13 @@ type Options struct {
 	Logger *slog.Logger
 }
 
+// DefaultCleanupTimeout is the default [Options.CleanupTimeout].
+const DefaultCleanupTimeout = 2 * time.Second
+
 const (
 	defaultName             = "redis"
 	defaultCounterTTL       = 7 * 24 * time.Hour
 	defaultSubscribeTimeout = 250 * time.Millisecond
-	defaultCleanupTimeout   = 2 * time.Second
 	defaultClaimWindow      = 200 * time.Millisecond
 )
 
@@ -107,7 +109,7 @@ func (o Options) withDefaults() (Options, error) {
 		o.ClaimWindow = defaultClaimWindow
 	}
 	if o.CleanupTimeout == 0 {
-		o.CleanupTimeout = defaultCleanupTimeout
+		o.CleanupTimeout = DefaultCleanupTimeout
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()

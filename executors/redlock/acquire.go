@@ -94,7 +94,10 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 	for i := range l.inflight {
 		l.inflight[i] = true
 	}
-	nctx, cancel := nodeContext(ctx, req.TTL)
+	// The masters' round trips keep ctx's deadline (or the TTL) but not
+	// its cancellation: masters still to answer when Acquire returns
+	// finish, and their grants are kept or released rather than voided.
+	nctx, cancel := e.detach(ctx, req.TTL)
 	nreq := req
 	nreq.Followers = false
 	replies := make(chan reply, len(e.nodes))
@@ -122,11 +125,15 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 			awaited++
 		}
 	}
-	timer := time.NewTimer(e.opts.NodeTimeout)
-	defer timer.Stop()
+	var timer <-chan time.Time // started by the first busy answer
 	for pending > 0 && t.granted < e.quorum && t.busy+t.down <= len(e.nodes)-e.quorum && !gaveUp {
 		if t.busy > 0 && (late || awaited == 0) {
 			break
+		}
+		if t.busy > 0 && timer == nil {
+			tm := time.NewTimer(e.opts.NodeTimeout - time.Since(start))
+			defer tm.Stop()
+			timer = tm.C
 		}
 		select {
 		case r := <-replies:
@@ -139,7 +146,7 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 			t.add(l, r)
 		case <-ctx.Done():
 			gaveUp = true
-		case <-timer.C:
+		case <-timer:
 			late = true
 		}
 	}
@@ -195,18 +202,6 @@ func (t *tally) failure(n, quorum int) error {
 	return fmt.Errorf("%d of %d masters granted, a majority is %d: %w", t.granted, n, quorum, executor.ErrNotAcquired)
 }
 
-// nodeContext returns the context of the masters' round trips of an
-// acquisition: ctx's deadline (or ttl from now), but not its cancellation,
-// so that masters still to answer when Acquire returns finish their round
-// trip and their grants are kept or released, rather than voided.
-func nodeContext(ctx context.Context, ttl time.Duration) (context.Context, context.CancelFunc) {
-	d, ok := ctx.Deadline()
-	if !ok {
-		d = time.Now().Add(ttl)
-	}
-	return context.WithDeadline(context.WithoutCancel(ctx), d)
-}
-
 // fence sets l's token to the largest token of its grants and raises the
 // counters of the masters whose tokens were smaller to it, in parallel. A
 // master whose counter could not be raised is released and no longer
@@ -230,7 +225,7 @@ func (e *Executor) fence(ctx context.Context, l *lease) error {
 		return nil
 	}
 	errs := make([]error, len(behind))
-	each(len(behind), func(j int) { errs[j] = e.nodes[behind[j]].RaiseToken(ctx, l.key, top) })
+	e.each(len(behind), func(j int) { errs[j] = e.nodes[behind[j]].RaiseToken(ctx, l.key, top) })
 	var first error
 	held := 0
 	for j, err := range errs {

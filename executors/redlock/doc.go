@@ -35,12 +35,15 @@
 //
 // Renewals go to every master holding the lease (one pipeline per master
 // per watchdog tick, see [Executor.RenewBatch]) and succeed on a majority;
-// the lock is lost when fewer than a majority still hold it, or when the
-// lease's end passes on the local clock without a successful renewal.
-// Masters that lack the lease (busy at the acquisition, restarted, or found
-// gone) are asked for it at each renewal, so a lease taken on a bare
-// majority soon holds everywhere and survives the loss of a minority; only
-// renewals count for the majority, so a lease that lost it is never revived.
+// the lock is lost when fewer than a majority still hold it (the lease then
+// releases the masters that may still hold it, since the Template does not
+// release a lost lock), or when the lease's end passes on the local clock
+// without a successful renewal. After each renewal that succeeded, the
+// masters that lack the lease (busy at the acquisition, restarted, or found
+// gone) are asked for it, one goroutine per master for all leases, so a
+// lease taken on a bare majority soon holds everywhere and survives the
+// loss of a minority; only renewals count for the majority, so a lease that
+// lost it is never revived.
 // Releases go to every master, by owner. Renewals and releases return once
 // their outcome is decided and the other masters had a grace as long as the
 // decided part took (at most 5ms).

@@ -151,30 +151,39 @@ func (e *Executor) mayAsk(i int) bool {
 // cleanupContext returns a context for releases that must happen whatever
 // the caller's context says, bounded by the masters' clean-up timeout.
 func (e *Executor) cleanupContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	d := e.opts.Node.CleanupTimeout
-	if d <= 0 {
-		d = 2 * time.Second
-	}
-	return context.WithTimeout(context.WithoutCancel(ctx), d)
+	return context.WithTimeout(context.WithoutCancel(ctx), e.opts.Node.CleanupTimeout)
 }
 
-// each runs f(i) for i in [0, n) in parallel and waits for all.
-func each(n int, f func(i int)) {
-	switch n {
-	case 0:
-		return
-	case 1:
+// detach returns a context for round trips that may outlive the call that
+// started them: ctx's deadline but not its cancellation. When ctx has no
+// deadline the round trips get fallback, or the clean-up timeout when
+// fallback is zero or ctx has already ended.
+func (e *Executor) detach(ctx context.Context, fallback time.Duration) (context.Context, context.CancelFunc) {
+	if ctx.Err() == nil {
+		if d, ok := ctx.Deadline(); ok {
+			return context.WithDeadline(context.WithoutCancel(ctx), d)
+		}
+		if fallback > 0 {
+			return context.WithTimeout(context.WithoutCancel(ctx), fallback)
+		}
+	}
+	return e.cleanupContext(ctx)
+}
+
+// each runs f(i) for i in [0, n) in the executor's workers and waits for
+// all.
+func (e *Executor) each(n int, f func(i int)) {
+	if n == 1 {
 		f(0)
 		return
 	}
 	var wg sync.WaitGroup
-	wg.Add(n - 1)
-	for i := 1; i < n; i++ {
-		go func() {
+	wg.Add(n)
+	for i := range n {
+		e.work.run(func() {
 			defer wg.Done()
 			f(i)
-		}()
+		})
 	}
-	f(0)
 	wg.Wait()
 }

@@ -3,6 +3,7 @@ package redlock
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/lock4go/lock4go/executor"
@@ -56,15 +57,30 @@ func gather(out <-chan answer, n, quorum int, start time.Time) (errs []error, pe
 	return errs, pending, left
 }
 
-// detach returns a context with ctx's deadline (or the clean-up timeout
-// when it has none, or has ended) but not its cancellation, for round trips
-// that may outlive the call that started them.
-func (e *Executor) detach(ctx context.Context) (context.Context, context.CancelFunc) {
-	if d, ok := ctx.Deadline(); ok && ctx.Err() == nil {
-		return context.WithDeadline(context.WithoutCancel(ctx), d)
+// fanOut calls call on each of ls (one master's lease each) in the
+// executor's workers, under ctx's deadline but not its cancellation, and
+// returns their answers once gather does; a master still to answer counts
+// as errInFlight, and its answer goes to onLate when it comes.
+func (e *Executor) fanOut(ctx context.Context, ls []executor.Lease, call func(context.Context, executor.Lease) error, onLate func(answer)) []error {
+	start := time.Now()
+	dctx, cancel := e.detach(ctx, 0)
+	out := make(chan answer, len(ls))
+	for j, nl := range ls {
+		e.work.run(func() { out <- answer{j, call(dctx, nl)} })
 	}
-	return e.cleanupContext(ctx)
+	errs, pending, left := gather(out, len(ls), e.quorum, start)
+	e.late(out, left, cancel, onLate)
+	for j, p := range pending {
+		if p {
+			errs[j] = errInFlight
+		}
+	}
+	return errs
 }
+
+// errInFlight stands for the answer of a master still to answer when a
+// renewal or release returned.
+var errInFlight = fmt.Errorf("no answer yet: %w", executor.ErrBackend)
 
 // late drains the left answers still to come on out in the background,
 // calling f on each, then cancel.

@@ -25,7 +25,7 @@ import (
 func (e *Executor) Inspect(ctx context.Context, key string) (executor.Holder, error) {
 	hs := make([]executor.Holder, len(e.nodes))
 	errs := make([]error, len(e.nodes))
-	each(len(e.nodes), func(i int) { hs[i], errs[i] = e.nodes[i].Inspect(ctx, key) })
+	e.each(len(e.nodes), func(i int) { hs[i], errs[i] = e.nodes[i].Inspect(ctx, key) })
 	counts := make(map[string]int, len(e.nodes))
 	down := 0
 	var first error
@@ -75,7 +75,7 @@ func (e *Executor) Inspect(ctx context.Context, key string) (executor.Holder, er
 // executor.ErrBackend when none released it and some did not answer.
 func (e *Executor) ForceRelease(ctx context.Context, key string, h executor.Holder) error {
 	errs := make([]error, len(e.nodes))
-	each(len(e.nodes), func(i int) { errs[i] = e.nodes[i].ForceRelease(ctx, key, h) })
+	e.each(len(e.nodes), func(i int) { errs[i] = e.nodes[i].ForceRelease(ctx, key, h) })
 	var first error
 	for _, err := range errs {
 		if err == nil {

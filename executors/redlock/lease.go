@@ -59,21 +59,51 @@ func (l *lease) adopt(i int, nl executor.Lease) bool {
 	return true
 }
 
-// missing returns the masters that do not hold the lease and have no
-// acquisition of it in flight, unless the lease is done.
-func (l *lease) missing() []int {
+// wants adds the lease to wanted[i] of every master i that does not hold
+// it and has no acquisition of it in flight, unless the lease is done; a
+// suspect master only once per suspectProbe across the executor.
+func (l *lease) wants(wanted [][]repairItem, ttl time.Duration) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.done {
-		return nil
+		return
 	}
-	var out []int
 	for i, nl := range l.nodes {
-		if nl == nil && !l.inflight[i] {
-			out = append(out, i)
+		if nl == nil && !l.inflight[i] && l.e.mayAsk(i) {
+			wanted[i] = append(wanted[i], repairItem{l, ttl + l.e.opts.MinDrift})
 		}
 	}
-	return out
+}
+
+// repairItem is a lease to ask a master for, and for how long.
+type repairItem struct {
+	l   *lease
+	ttl time.Duration
+}
+
+// repair asks each master i, in the background, for the leases of
+// wanted[i], one after another in one goroutine per master: an
+// acquisition with the lease's owner, without waiting (see lease.repair).
+// Only renewals count for a lease's majority, and repairs follow only a
+// renewal that succeeded: a master taken now holds the lease from the next
+// renewal on, and a lease that lost its majority is never revived by
+// masters that had become free.
+func (e *Executor) repair(ctx context.Context, wanted [][]repairItem) {
+	for i, items := range wanted {
+		if len(items) == 0 {
+			continue
+		}
+		e.bg.Go(func() {
+			rctx, cancel := e.detach(ctx, 0)
+			defer cancel()
+			for _, it := range items {
+				if rctx.Err() != nil {
+					return
+				}
+				_ = it.l.repair(rctx, i, it.ttl)
+			}
+		})
+	}
 }
 
 // repair tries to take the key on master i for the lease's owner, for ttl:
@@ -158,7 +188,7 @@ func (l *lease) abandon(ctx context.Context) {
 	}
 	cctx, cancel := l.e.cleanupContext(ctx)
 	defer cancel()
-	each(len(ls), func(i int) {
+	l.e.each(len(ls), func(i int) {
 		if err := ls[i].Release(cctx); err != nil && !errors.Is(err, executor.ErrLockNotHeld) {
 			l.e.opts.Logger.Warn("redlock: releasing a grant of a failed acquisition failed; the master keeps the key until its TTL", "key", l.key, "err", err)
 		}
@@ -167,69 +197,51 @@ func (l *lease) abandon(ctx context.Context) {
 
 // Renew extends the lease on every master that holds it, in parallel, each
 // to ttl plus [Options.MinDrift] (so that the Template's end of the lock,
-// counted from before the renewal, stays within the masters' TTLs), and
-// asks the masters that lack it for it (see repairMissing). It
+// counted from before the renewal, stays within the masters' TTLs). It
 // succeeds when a majority renewed, and returns once the outcome is decided
 // and the other masters had a short grace to answer (see gather); a master
-// found gone later is dropped from the lease then. It returns an error
-// wrapping executor.ErrLockNotHeld when fewer than a majority can still
-// hold the key, and one wrapping executor.ErrBackend when the masters that
-// did not answer could make the difference.
+// found gone later is dropped from the lease then. After a renewal that
+// succeeded, the masters that lack the lease are asked for it (see
+// Executor.repair). It returns an error wrapping executor.ErrLockNotHeld
+// when fewer than a majority can still hold the key (the masters that may
+// still hold it are then released), and one wrapping executor.ErrBackend
+// when the masters that did not answer could make the difference.
 func (l *lease) Renew(ctx context.Context, ttl time.Duration) error {
-	start := time.Now()
 	idx, ls := l.held()
-	l.repairMissing(ctx, ttl)
-	dctx, cancel := l.e.detach(ctx)
-	out := make(chan answer, len(ls))
-	for j, nl := range ls {
-		l.e.work.run(func() { out <- answer{j, nl.Renew(dctx, ttl+l.e.opts.MinDrift)} })
-	}
-	errs, pending, left := gather(out, len(ls), l.e.quorum, start)
-	l.e.late(out, left, cancel, func(a answer) {
+	errs := l.e.fanOut(ctx, ls, func(ctx context.Context, nl executor.Lease) error {
+		return nl.Renew(ctx, ttl+l.e.opts.MinDrift)
+	}, func(a answer) {
 		if notHeld(a.err) {
 			l.drop(idx[a.pos], ls[a.pos])
 		}
 	})
-	for j, p := range pending {
-		if p {
-			errs[j] = errInFlight
-		}
+	err := l.renewed(idx, ls, errs)
+	if err == nil {
+		wanted := make([][]repairItem, len(l.e.nodes))
+		l.wants(wanted, ttl)
+		l.e.repair(ctx, wanted)
 	}
-	return l.renewed(idx, ls, errs)
+	return err
 }
-
-// repairMissing asks, in the background, every master that lacks the lease
-// for it (see repair); a suspect master at most once per suspectProbe
-// across the executor. Only renewals count for the lease's majority: a
-// master taken now holds it from the next renewal on, so a lease that lost
-// its majority is never revived by masters that had become free.
-func (l *lease) repairMissing(ctx context.Context, ttl time.Duration) {
-	for _, i := range l.missing() {
-		if !l.e.mayAsk(i) {
-			continue
-		}
-		l.e.bg.Go(func() {
-			rctx, cancel := l.e.detach(ctx)
-			defer cancel()
-			_ = l.repair(rctx, i, ttl+l.e.opts.MinDrift)
-		})
-	}
-}
-
-// errInFlight stands for the answer of a master still to answer when a
-// renewal or release returned.
-var errInFlight = fmt.Errorf("no answer yet: %w", executor.ErrBackend)
 
 // renewed counts the outcome of renewing the masters idx, whose leases
 // were ls (errs in the same order), forgets the masters found gone and
-// returns the renewal's error.
+// returns the renewal's error; a lease found lost releases the rest.
 func (l *lease) renewed(idx []int, ls []executor.Lease, errs []error) error {
 	for j, err := range errs {
 		if errors.Is(err, executor.ErrLockNotHeld) {
 			l.drop(idx[j], ls[j])
 		}
 	}
-	return l.verdict("renew", errs)
+	err := l.verdict("renew", errs)
+	if errors.Is(err, executor.ErrLockNotHeld) {
+		// Lost: the Template will not release it. The masters that may
+		// still hold it are freed for the next owner now, not at their TTL.
+		for _, nl := range l.finishAll() {
+			l.e.releaseLater(nl)
+		}
+	}
+	return err
 }
 
 // verdict returns the error of a renewal or release whose masters answered
@@ -272,19 +284,7 @@ func (l *lease) verdict(op string, errs []error) error {
 // difference. The releases run under ctx's deadline but not its
 // cancellation (the clean-up timeout when ctx has none or has ended).
 func (l *lease) Release(ctx context.Context) error {
-	start := time.Now()
 	ls := l.finishAll()
-	dctx, cancel := l.e.detach(ctx)
-	out := make(chan answer, len(ls))
-	for j, nl := range ls {
-		l.e.work.run(func() { out <- answer{j, nl.Release(dctx)} })
-	}
-	errs, pending, left := gather(out, len(ls), l.e.quorum, start)
-	l.e.late(out, left, cancel, func(answer) {})
-	for j, p := range pending {
-		if p {
-			errs[j] = errInFlight
-		}
-	}
+	errs := l.e.fanOut(ctx, ls, func(ctx context.Context, nl executor.Lease) error { return nl.Release(ctx) }, func(answer) {})
 	return l.verdict("release", errs)
 }

@@ -89,6 +89,9 @@ func (o Options) withDefaults() Options {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
+	if o.Node.CleanupTimeout == 0 {
+		o.Node.CleanupTimeout = redis.DefaultCleanupTimeout
+	}
 	if o.Node.Logger == nil {
 		o.Node.Logger = o.Logger
 	}

@@ -12,10 +12,11 @@ import (
 // an error wrapping executor.ErrLockNotHeld when fewer than a majority can
 // still hold it, one wrapping executor.ErrBackend otherwise. Each master
 // gets one pipeline of all its renewals (the Redis executor's RenewBatch),
-// the masters in parallel, and a master that lacks an item's lease is asked
-// for it (see lease.repairMissing); it returns once every item's outcome is decided
+// the masters in parallel; it returns once every item's outcome is decided
 // and the other masters had a short grace to answer (see gather), and a
-// master answering later drops the leases it no longer holds. Leases of
+// master answering later drops the leases it no longer holds. The masters
+// that lack a renewed lease are then asked for it, one goroutine per master
+// (see Executor.repair). Leases of
 // other executors are renewed one by one through their own Renew.
 func (e *Executor) RenewBatch(ctx context.Context, items []executor.RenewItem) []error {
 	start := time.Now()
@@ -34,7 +35,6 @@ func (e *Executor) RenewBatch(ctx context.Context, items []executor.RenewItem) [
 			continue
 		}
 		idx, ls := l.held()
-		l.repairMissing(ctx, it.TTL)
 		owned[j], masters[j], leases[j], answers[j] = l, idx, ls, make([]error, len(idx))
 		for k, i := range idx {
 			batch[i] = append(batch[i], executor.RenewItem{Lease: ls[k], TTL: it.TTL + e.opts.MinDrift})
@@ -46,13 +46,13 @@ func (e *Executor) RenewBatch(ctx context.Context, items []executor.RenewItem) [
 		node int
 		errs []error
 	}
-	dctx, cancel := e.detach(ctx)
+	dctx, cancel := e.detach(ctx, 0)
 	out := make(chan reply, len(e.nodes))
 	sent := 0
 	for i := range e.nodes {
 		if len(batch[i]) > 0 {
 			sent++
-			go func() { out <- reply{i, e.nodes[i].RenewBatch(dctx, batch[i])} }()
+			e.work.run(func() { out <- reply{i, e.nodes[i].RenewBatch(dctx, batch[i])} })
 		}
 	}
 	// decided reports whether every item's outcome is known: a majority
@@ -100,11 +100,15 @@ func (e *Executor) RenewBatch(ctx context.Context, items []executor.RenewItem) [
 		}
 		break
 	}
+	wanted := make([][]repairItem, len(e.nodes))
 	for j, l := range owned {
 		if l != nil {
-			errs[j] = l.renewed(masters[j], leases[j], answers[j])
+			if errs[j] = l.renewed(masters[j], leases[j], answers[j]); errs[j] == nil {
+				l.wants(wanted, items[j].TTL)
+			}
 		}
 	}
+	e.repair(ctx, wanted)
 	if left == 0 {
 		cancel()
 		return errs

@@ -26,14 +26,24 @@ type splits struct {
 	keys map[string]time.Time // key → end of its pause
 }
 
-// record notes a split on key.
+// record notes a split on key. Pauses that ended are forgotten once a few
+// have piled up: a key whose waiter gave up after a split is never paused
+// on again, and must not stay in the map.
 func (s *splits) record(key string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	now := time.Now()
 	if s.keys == nil {
 		s.keys = make(map[string]time.Time)
 	}
-	s.keys[key] = time.Now().Add(rand.N(maxSplitBackoff))
+	if len(s.keys) >= 64 {
+		for k, end := range s.keys {
+			if end.Before(now) {
+				delete(s.keys, k)
+			}
+		}
+	}
+	s.keys[key] = now.Add(rand.N(maxSplitBackoff))
 }
 
 // pause waits out key's pause, if any, or until ctx ends or until (when

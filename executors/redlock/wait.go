@@ -16,7 +16,7 @@ import (
 func (e *Executor) WatchRelease(ctx context.Context, key string) (released <-chan struct{}, stop func()) {
 	chans := make([]<-chan struct{}, len(e.nodes))
 	stops := make([]func(), len(e.nodes))
-	each(len(e.nodes), func(i int) { chans[i], stops[i] = e.nodes[i].WatchRelease(ctx, key) })
+	e.each(len(e.nodes), func(i int) { chans[i], stops[i] = e.nodes[i].WatchRelease(ctx, key) })
 	out := make(chan struct{}, 1)
 	done := make(chan struct{})
 	var wg sync.WaitGroup
