@@ -1,25 +1,51 @@
 // Package executor defines the contract between the lock4go Template and a
 // lock backend.
 //
-// An [Executor] performs one acquisition attempt (or, for queue-based
-// backends, one bounded queue wait) and returns a [Lease]. Everything else
-// (the retry loop, re-entry, local queueing, the watchdog that renews leases,
-// turning a lost lease into a cancelled context) lives in the Template, so an
-// executor stays small: a few hundred lines over its client library.
+// An [Executor] makes one acquisition attempt (or, for a backend that
+// queues waiters, one wait in its queue bounded by [Request.WaitUntil]) and
+// returns a [Lease]. Everything else (the retry loop, re-entry, the local
+// queue of one process's callers, the watchdog that renews leases, turning
+// a lost lease into a cancelled context) lives in the Template, so an
+// executor holds only what its backend makes different.
 //
-// Optional capabilities are discovered with type assertions:
+// What an executor's locks are like is said by its [Capabilities]:
 //
-//   - [Waiter]: the executor can tell when a key is released, so waiters wake
-//     at once instead of sleeping the full retry interval.
-//   - [BatchRenewer]: the executor renews many leases in one round trip.
-//   - [SelfRenewing]: a lease the backend keeps alive by itself (a ZooKeeper
-//     session, an etcd keep-alive); the Template does not renew it and relies
-//     on [Lease.Lost].
-//   - [Inspector]: the executor can report who holds a key.
-//   - [LostNotifier]: a lease calls back on loss, sparing a goroutine.
-//   - [InProcess]: the executor never blocks, so calls need no deadline.
+//   - InProcess: calls never block on I/O (the memory executor), so the
+//     Template bounds them with no deadline or timer.
+//   - SelfRenewing: the backend keeps a watchdog lock's lease alive by
+//     itself (a ZooKeeper session, an etcd keep-alive); the Template never
+//     calls [Lease.Renew] on it and learns of its loss by [Lease.AfterLost].
+//   - QueuedWaits: a failed attempt that may wait joins a queue on the
+//     backend, and [Waiter.WatchRelease] reports the releases handed to it.
+//   - SharedLocks and Semaphores: the executor takes read locks
+//     ([Request.Shared]) and permits ([Request.Permits]).
 //
-// Executors return the sentinel errors of this package, wrapped with
-// context; the root package re-exports them. The package
+// What an executor can do beyond [Executor] is asked the Go way, by the
+// optional interfaces with the methods that do it:
+//
+//   - [Waiter]: the executor can tell when a key is released, so a waiter
+//     wakes at once instead of sleeping the full retry interval.
+//   - [BatchRenewer]: many leases renewed in one round trip (one pipeline
+//     per watchdog tick).
+//   - [Inspector]: who holds a key.
+//   - [ForceReleaser]: break a lock held by another process (an operator's
+//     tool).
+//
+// Every lease tells the Template of a loss the executor learns by itself
+// through [Lease.AfterLost] ([NeverLost] when it never does: the Template
+// then relies on renewals and its local clock).
+//
+// A waiter waits in one of three ways, by what its executor offers:
+//
+//	executor                 waits                              woken by
+//	memory, etcd, zookeeper  inside Acquire, in the backend's    its turn in the queue
+//	                         queue, until Request.WaitUntil
+//	redis                    in the Template, queued on the      WatchRelease (a release
+//	                         server by the failed attempt        handed to this executor)
+//	redlock                  in the Template, between attempts   WatchRelease, or the
+//	                                                             retry interval
+//
+// Executors return the sentinel errors of this package, wrapped with the
+// key and their name; the root package re-exports them. The package
 // executor/executortest holds the conformance suite every executor passes.
 package executor

@@ -118,7 +118,7 @@ func New(client goredis.UniversalClient, opts Options) (*Executor, error) {
 // Name returns the executor's name ("redis" unless configured).
 func (e *Executor) Name() string { return e.opts.Name }
 
-// Priority returns the executor's priority ([executor.PriorityRedis] unless
+// Priority returns the executor's priority ([Priority] unless
 // configured).
 func (e *Executor) Priority() int { return e.opts.Priority }
 
