@@ -26,28 +26,7 @@ func (s *suite) testClose(t *testing.T) {
 	if !ok {
 		t.Fatalf("%T has no Close method", a)
 	}
-	// The memory executor is its own backend: both calls return one
-	// table, and nothing outside a can observe its releases.
-	oneTable := a == b
-	kWatchdog, kFixed, kWait := s.key(t), s.key(t), s.key(t)
-	watchdog := s.req(kWatchdog, 0, false)
-	watchdog.Renewed = true
-	held := []executor.Lease{mustAcquire(t, a, watchdog), mustAcquire(t, a, s.req(kFixed, 0, false))}
-	lost := []<-chan struct{}{Lost(held[0]), Lost(held[1])}
-
-	blocker := mustAcquire(t, b, s.req(kWait, 0, false))
-	defer blocker.Release(context.WithoutCancel(t.Context()))
-	mustNotAcquire(t, a, s.req(kWait, 0, false))
-	waited := make(chan error, 1)
-	go func() {
-		l, err := acquireBlocking(t.Context(), a, s.req(kWait, 0, true))
-		if err == nil {
-			_ = l.Release(context.WithoutCancel(t.Context()))
-		}
-		waited <- err
-	}()
-	s.awaitWaiter(t, b, kWait)
-
+	sc := s.closeScene(t, a, b)
 	start := time.Now()
 	if err := c.Close(); err != nil {
 		t.Errorf("Close = %v, want nil against a healthy backend", err)
@@ -55,37 +34,77 @@ func (s *suite) testClose(t *testing.T) {
 	if took := time.Since(start); took > closeBound {
 		t.Errorf("Close took %v, want at most %v", took, closeBound)
 	}
-	for i, l := range held {
-		s.checkClosedLease(t, l, lost[i])
+	for i, l := range sc.held {
+		s.checkClosedLease(t, l, sc.lost[i])
 	}
 	select {
-	case err := <-waited:
+	case err := <-sc.waited:
 		if !errors.Is(err, executor.ErrClosed) {
 			t.Errorf("waiter inside Acquire when Close began returned %v, want ErrClosed", err)
 		}
 	case <-time.After(s.o.Settle):
 		t.Fatalf("waiter inside Acquire still waiting %v after Close", s.o.Settle)
 	}
-	s.checkClosedCalls(t, a, kWait)
+	s.checkClosedCalls(t, a, sc.kWait)
 	start = time.Now()
 	if err := c.Close(); err != nil || time.Since(start) > time.Second {
 		t.Errorf("second Close = %v after %v, want nil at once", err, time.Since(start))
 	}
-	if oneTable {
-		return
+	// The memory executor is its own backend: both calls returned one
+	// table, and nothing outside a can observe its releases.
+	if a != b {
+		s.checkReleased(t, b, sc)
 	}
-	// Released on the backend: another executor takes the keys long before
-	// their 30s TTL, and a's waiter left the queue.
-	for _, k := range []string{kWatchdog, kFixed} {
+}
+
+// closeScene is what testClose sets up before Close: two leases of the
+// executor to close (a watchdog lease and a fixed one), with their
+// AfterLost signals, and a waiter of it behind a holder of the other.
+type closeScene struct {
+	keys    []string // of held
+	held    []executor.Lease
+	lost    []<-chan struct{}
+	kWait   string
+	blocker executor.Lease
+	waited  chan error
+}
+
+// closeScene sets up a closeScene on a, with b as the other executor.
+func (s *suite) closeScene(t *testing.T, a, b executor.Executor) *closeScene {
+	sc := &closeScene{keys: []string{s.key(t), s.key(t)}, kWait: s.key(t), waited: make(chan error, 1)}
+	watchdog := s.req(sc.keys[0], 0, false)
+	watchdog.Renewed = true
+	sc.held = []executor.Lease{mustAcquire(t, a, watchdog), mustAcquire(t, a, s.req(sc.keys[1], 0, false))}
+	sc.lost = []<-chan struct{}{Lost(sc.held[0]), Lost(sc.held[1])}
+	sc.blocker = mustAcquire(t, b, s.req(sc.kWait, 0, false))
+	t.Cleanup(func() { _ = sc.blocker.Release(context.Background()) })
+	mustNotAcquire(t, a, s.req(sc.kWait, 0, false))
+	go func() {
+		l, err := acquireBlocking(t.Context(), a, s.req(sc.kWait, 0, true))
+		if err == nil {
+			_ = l.Release(context.WithoutCancel(t.Context()))
+		}
+		sc.waited <- err
+	}()
+	s.awaitWaiter(t, b, sc.kWait)
+	return sc
+}
+
+// checkReleased checks, through b, that Close released the leases of sc
+// on the backend: b takes their keys long before their 30s TTL, and the
+// closed executor's waiter left the queue.
+func (s *suite) checkReleased(t *testing.T, b executor.Executor, sc *closeScene) {
+	t.Helper()
+	for _, k := range sc.keys {
 		if !eventually(s.o.Settle, func() bool { return tryOnce(t, b, k) }) {
 			t.Errorf("%s not free %v after Close: Close did not release it", k, s.o.Settle)
 		}
 	}
-	if err := blocker.Release(t.Context()); err != nil {
+	if err := sc.blocker.Release(t.Context()); err != nil {
 		t.Fatalf("Release by the other executor = %v", err)
 	}
-	if !eventually(s.o.Settle, func() bool { return tryOnce(t, b, kWait) }) {
-		t.Errorf("%s not free %v after its holder released it: the closed executor's waiter stayed in its queue", kWait, s.o.Settle)
+	if !eventually(s.o.Settle, func() bool { return tryOnce(t, b, sc.kWait) }) {
+		t.Errorf("%s not free %v after its holder released it: the closed executor's waiter stayed in its queue", sc.kWait, s.o.Settle)
 	}
 }
 
