@@ -35,8 +35,10 @@ var errClosedHeld = fmt.Errorf("redis: the lock was held when the executor close
 //
 // It does not close the client: the caller owns it. Close returns within
 // about [Options.CleanupTimeout] plus the calls already in flight (each
-// bounded by the client's timeouts), with the errors of the releases that
-// failed and of the pub/sub connection's close. It is idempotent: later
+// bounded by the client's timeouts; with a client without
+// ContextTimeoutEnabled the releases too are bounded by its ReadTimeout
+// rather than by the clean-up timeout), with the errors of the releases
+// that failed and of the pub/sub connection's close. It is idempotent: later
 // calls return nil at once.
 func (e *Executor) Close() error {
 	e.mu.Lock()
