@@ -42,7 +42,8 @@ test: setup fmt-check vet wire-check unit
 test-under-load: setup
 	GO=$(GO) bash scripts/under-load.sh
 
-# soak runs the reliability suite with long settings and repeated faults.
+# soak runs the reliability suite with long settings and repeated faults;
+# porcupine checks every history the analyser checks, and must agree.
 soak: setup
 	LOCK4GO_SOAK=1 LOCK4GO_REQUIRE_BACKENDS=1 $(GO) test -race -count=1 -timeout 60m -v ./internal/reliability/
 

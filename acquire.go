@@ -151,7 +151,7 @@ func (t *Template) acquire(w *waitContext, r *registered, turn *turn, key string
 			req.Followers = t.queue.followed(turn)
 		}
 		h, err := t.attempt(w, r, &req)
-		if err == nil || try || w.parent.Err() != nil ||
+		if err == nil || try || w.parent.Err() != nil || errors.Is(err, ErrClosed) ||
 			errors.Is(err, ErrInvalidConfig) || errors.Is(err, ErrInvalidKey) {
 			return h, attempts, err
 		}

@@ -36,6 +36,12 @@ var (
 
 	// ErrInvalidConfig reports an invalid [Config], [LockOption] or argument.
 	ErrInvalidConfig = executor.ErrInvalidConfig
+
+	// ErrClosed reports that the executor was closed: an acquisition on
+	// it fails at once with ErrClosed and [ErrBackend] (also one waiting
+	// when Close began), and a lock it held is lost: [Lock.Err] wraps
+	// [ErrLockLost] and ErrClosed.
+	ErrClosed = executor.ErrClosed
 )
 
 // AcquireError is returned when a lock was not obtained. It wraps

@@ -40,7 +40,7 @@ const (
 // watchdog's renewal or expiry.
 func (t *Template) track(h *held) {
 	t.held.Add(1)
-	stop := h.lease.AfterLost(func() { h.lose("the backend reported the lease gone", nil, leaveLease) })
+	stop := h.lease.AfterLost(func() { h.lose("the backend reported the lease gone", executor.LostCause(h.lease), leaveLease) })
 	h.mu.Lock()
 	ended := h.err != nil
 	if !ended {

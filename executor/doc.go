@@ -30,10 +30,12 @@
 //   - [Inspector]: who holds a key.
 //   - [ForceReleaser]: break a lock held by another process (an operator's
 //     tool).
+//   - [LostCauser], on a lease: why it was lost, which the Template wraps
+//     into the lock's error.
 //
 // Every lease tells the Template of a loss the executor learns by itself
 // through [Lease.AfterLost] ([NeverLost] when it never does: the Template
-// then relies on renewals and its local clock).
+// then relies on renewals and its local clock), and of its Close.
 //
 // A waiter waits in one of three ways, by what its executor offers:
 //
@@ -44,6 +46,37 @@
 //	                         server by the failed attempt        handed to this executor)
 //	redlock                  in the Template, between attempts   WatchRelease, or the
 //	                                                             retry interval
+//
+// # Close
+//
+// An executor that holds resources (connections, goroutines, sessions)
+// has a method Close() error, and every Close behaves alike, so that a
+// service shutting down knows what its holders and waiters see:
+//
+//   - Close is idempotent and bounded: it returns within a bound its
+//     executor documents (a clean-up timeout for the backend round trips
+//     it makes, plus whatever calls already in flight need), and later
+//     calls return at once.
+//   - From the moment Close begins, Acquire, Inspect and ForceRelease
+//     return an error wrapping [ErrClosed] (and neither [ErrBackend] nor
+//     [ErrNotAcquired]) without touching the backend, and
+//     [Waiter.WatchRelease] returns a channel that is ready at once.
+//     Waiters inside Acquire return [ErrClosed] at once, and watchers
+//     registered before are woken, so that their next attempt sees it.
+//   - Every lease still held is first reported lost (its [Lease.AfterLost]
+//     functions run, and [LostCause] wraps [ErrClosed]), then released on
+//     the backend, best effort and by owner (compare and delete, or a
+//     revoke of the executor's own sessions), so that waiters elsewhere
+//     get the key at once instead of when its TTL ends. A release that
+//     fails within the bound leaves the key to its TTL or session.
+//     Renew and Release of such a lease return an error wrapping
+//     [ErrLockNotHeld] (and its cause).
+//   - Close never closes a client, connection or session handle the
+//     caller passed to the executor's constructor: the caller owns it and
+//     closes it after Close.
+//
+// The conformance suite's case "Close" checks all of it against every
+// executor.
 //
 // Executors return the sentinel errors of this package, wrapped with the
 // key and their name; the root package re-exports them. The package

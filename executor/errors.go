@@ -32,4 +32,13 @@ var (
 	// ErrInvalidConfig reports a configuration or option value that cannot be
 	// used, such as a negative duration.
 	ErrInvalidConfig = errors.New("lock4go: invalid configuration")
+
+	// ErrClosed reports a call on an executor whose Close has begun
+	// (Acquire, Inspect, ForceRelease, and the waits inside Acquire), and
+	// is the cause of the loss of every lease Close ended (see
+	// [LostCause]). Executors return it without [ErrBackend]: the backend
+	// did not fail, so nothing is worth retrying. The Template returns it
+	// at once, wrapped together with ErrBackend, so that a service that
+	// shuts down answers "unavailable".
+	ErrClosed = errors.New("lock4go: executor closed")
 )

@@ -110,7 +110,8 @@ type Lease interface {
 
 	// AfterLost arranges for f to run once, in a goroutine of its own or of
 	// the executor's, when the executor learns by itself that the lease is
-	// gone (session expired, node deleted, lease revoked); if it is already
+	// gone (session expired, node deleted, lease revoked, or the executor
+	// closed: see the package documentation, "Close"); if it is already
 	// gone, f runs at once. stop cancels the call and reports whether it did
 	// so before f started, like the stop of [context.AfterFunc]. An executor
 	// that never learns of a loss by itself returns a stop that does nothing

@@ -7,5 +7,7 @@
 // goroutines spread over several executors, owner-only release, release and
 // renewal after expiry, expiry freeing the key, renewal keeping it, strictly
 // increasing fencing tokens, wake-up latency, context cancellation while
-// waiting leaving nothing behind, and concurrent use of many keys.
+// waiting leaving nothing behind, concurrent use of many keys, and the
+// Close contract of package executor (calls after Close, waiters, and held
+// leases reported lost and released).
 package executortest

@@ -13,7 +13,9 @@ import (
 
 // Factory returns a fresh executor. Each call should use its own client or
 // session, so that executors from different calls behave like different
-// processes. The factory registers its own cleanup with t.Cleanup.
+// processes. The factory registers its own cleanup with t.Cleanup, which
+// may close an executor the suite closed already. The executor must have
+// a method Close() error, which the case "Close" calls.
 type Factory func(t *testing.T) executor.Executor
 
 // Options describe the executor under test. The zero value suits an
@@ -94,6 +96,7 @@ func Run(t *testing.T, f Factory, o Options) {
 		{"SharedExpiry", s.testSharedExpiry},
 		{"SharedCancelledWaiter", s.testSharedCancelledWaiter},
 		{"PermitCancelledWaiter", s.testPermitCancelledWaiter},
+		{"Close", s.testClose},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, tc.fn)

@@ -43,7 +43,10 @@ const sessionRetries = 3
 // connect, whose cause the client's own log names.
 func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.Lease, error) {
 	l, err := e.acquire(ctx, req)
-	if err != nil {
+	switch {
+	case err != nil && e.isClosed():
+		return nil, e.closedErr("acquire", req.Key) // whatever Close cut short
+	case err != nil:
 		return nil, e.explain(err)
 	}
 	return l, nil
@@ -154,7 +157,7 @@ func (e *Executor) attempt(ctx context.Context, req executor.Request, q queue, r
 		e.void(ctx, own, rev, ref, unlock)
 		return nil, fmt.Errorf("etcd: acquire %q: %w: %w", req.Key, executor.ErrBackend, context.Cause(ref.sess.lost))
 	}
-	return e.newLease(req.Key, own, rev, ref, unlock), nil
+	return e.hold(ctx, e.newLease(req.Key, own, rev, ref, unlock))
 }
 
 // awaitTurn waits, until req.WaitUntil at the latest, for the own entry to

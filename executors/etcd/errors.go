@@ -12,8 +12,8 @@ import (
 )
 
 // ErrClosed reports a call on an [Executor] after [Executor.Close]. It is
-// always wrapped together with [executor.ErrBackend].
-var ErrClosed = errors.New("etcd: executor closed")
+// [executor.ErrClosed], under the name this package gave it first.
+var ErrClosed = executor.ErrClosed
 
 // Internal causes, wrapped beside the executor sentinels.
 var (

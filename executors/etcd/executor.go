@@ -2,7 +2,6 @@ package etcd
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -19,8 +18,8 @@ import (
 const cleanupTimeout = 2 * time.Second
 
 // Executor locks keys in etcd with the layout of etcd's concurrency.Mutex.
-// It is safe for concurrent use. Close it when done: Close revokes its
-// shared sessions and stops its goroutines; the etcd client stays open.
+// It is safe for concurrent use. Close it when done (see
+// [Executor.Close]); the etcd client stays open.
 type Executor struct {
 	c        *clientv3.Client
 	name     string
@@ -48,7 +47,8 @@ type Executor struct {
 	kill      context.CancelFunc
 	closeOnce sync.Once
 	closeErr  error
-	bg        kit.Group // keep-alive loops and background clean-ups
+	bg        kit.Group        // keep-alive loops and background clean-ups
+	fixed     kit.Held[*lease] // held locks with a grant of their own, for Close
 }
 
 var (
@@ -92,46 +92,6 @@ func (e *Executor) Priority() int { return e.priority }
 // layout of etcd's recipes RWMutex) and semaphores (see docs/etcd.md).
 func (e *Executor) Capabilities() executor.Capabilities {
 	return executor.Capabilities{SelfRenewing: true, SharedLocks: true, Semaphores: true}
-}
-
-// Close revokes the shared keep-alive sessions (their locks are released at
-// once and reported lost), stops the background goroutines and waits for
-// them. Locks with a fixed expiry keep their grants until they expire
-// or are released. Close is idempotent; later Acquire calls fail with
-// [ErrClosed].
-func (e *Executor) Close() error {
-	e.closeOnce.Do(func() {
-		e.mu.Lock()
-		e.closed = true
-		e.bg.Stop()
-		e.kill()
-		sessions := make([]*session, 0, len(e.sessions))
-		for _, s := range e.sessions {
-			sessions = append(sessions, s)
-		}
-		clear(e.sessions)
-		e.mu.Unlock()
-
-		errs := make([]error, len(sessions))
-		var wg sync.WaitGroup
-		for i, s := range sessions {
-			wg.Go(func() { errs[i] = s.close() })
-		}
-		wg.Wait()
-		e.bg.Close()
-		e.closeErr = errors.Join(errs...)
-	})
-	return e.closeErr
-}
-
-// closedErr reports a call after Close.
-func (e *Executor) closedErr(op, key string) error {
-	return fmt.Errorf("etcd: %s %q: %w: %w", op, key, executor.ErrBackend, ErrClosed)
-}
-
-// isClosed reports whether Close has begun.
-func (e *Executor) isClosed() bool {
-	return e.life.Err() != nil
 }
 
 // detached returns a context for a clean-up round trip: free of the

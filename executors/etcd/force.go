@@ -22,6 +22,9 @@ func (e *Executor) ForceRelease(ctx context.Context, key string, h executor.Hold
 	if key == "" {
 		return fmt.Errorf("etcd: force release: empty key: %w", executor.ErrInvalidKey)
 	}
+	if e.isClosed() {
+		return e.closedErr("force release", key)
+	}
 	q := newQueue(e.prefix + key)
 	resp, err := e.c.Get(ctx, q.dir, clientv3.WithPrefix(),
 		clientv3.WithSort(clientv3.SortByCreateRevision, clientv3.SortAscend))

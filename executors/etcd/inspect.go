@@ -16,6 +16,9 @@ import (
 // lease's remaining time the TTL (whole seconds, as etcd reports it), and
 // the other entries are the waiters.
 func (e *Executor) Inspect(ctx context.Context, key string) (executor.Holder, error) {
+	if e.isClosed() {
+		return executor.Holder{}, e.closedErr("inspect", key)
+	}
 	q := newQueue(e.prefix + key)
 	resp, err := e.c.Get(ctx, q.dir, clientv3.WithPrefix(),
 		clientv3.WithSort(clientv3.SortByCreateRevision, clientv3.SortAscend))

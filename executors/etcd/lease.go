@@ -10,6 +10,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/lock4go/lock4go/executor"
+	"github.com/lock4go/lock4go/internal/kit"
 )
 
 // lease is one held lock: the entry key with create revision rev, under a
@@ -25,10 +26,13 @@ type lease struct {
 	mu       sync.Mutex
 	released bool // deleted by this handle, or found gone
 	cleaning bool // a background delete runs after a failed Release
+
+	loss kit.Loss // a lock with a grant of its own: set by Close
 }
 
 var (
-	_ executor.Lease = (*lease)(nil)
+	_ executor.Lease      = (*lease)(nil)
+	_ executor.LostCauser = (*lease)(nil)
 )
 
 func (e *Executor) newLease(key, entry string, rev int64, ref leaseRef, unlock func()) *lease {
@@ -60,12 +64,32 @@ func (l *lease) isOwner() clientv3.Cmp {
 // lease gone (expired or revoked, seen at the next keep-alive, within a
 // third of the TTL), or no keep-alive was answered by the lease's end by
 // the local clock. A fixed-expire lock's lease simply runs out, and the
-// Template ends the lock by its local clock first.
+// Template ends the lock by its local clock first; f runs only if
+// [Executor.Close] ends it.
 func (l *lease) AfterLost(f func()) (stop func() bool) {
 	if l.ref.sess == nil {
-		return func() bool { return true }
+		return l.loss.After(f)
 	}
 	return context.AfterFunc(l.ref.sess.lost, f)
+}
+
+// LostCause implements [executor.LostCauser]: why the session of a
+// watchdog lock was lost, or [ErrClosed] for a lock with a fixed expiry
+// that Close ended; nil while the lock is not known to be lost.
+func (l *lease) LostCause() error {
+	if l.ref.sess == nil {
+		return l.loss.Cause()
+	}
+	if l.ref.sess.lost.Err() == nil {
+		return nil
+	}
+	return context.Cause(l.ref.sess.lost)
+}
+
+// closedErr is the error of op on a lock with a fixed expiry that Close
+// ended.
+func (l *lease) closedErr(op string) error {
+	return fmt.Errorf("etcd: %s %q: %w: %w", op, l.key, executor.ErrLockNotHeld, l.loss.Cause())
 }
 
 // Renew implements [executor.Lease]. etcd cannot change a lease's TTL, so
@@ -74,6 +98,9 @@ func (l *lease) AfterLost(f func()) (stop func() bool) {
 // lock's; for a fixed-expire lock it also resets the grant to its
 // granted TTL.
 func (l *lease) Renew(ctx context.Context, _ time.Duration) error {
+	if l.loss.Lost() {
+		return l.closedErr("renew")
+	}
 	if l.isReleased() {
 		return fmt.Errorf("etcd: renew %q: %w", l.key, executor.ErrLockNotHeld)
 	}
@@ -85,10 +112,12 @@ func (l *lease) Renew(ctx context.Context, _ time.Duration) error {
 		return opErr("renew", l.key, err)
 	}
 	if len(resp.Kvs) == 0 || resp.Kvs[0].CreateRevision != l.rev {
+		l.e.fixed.Remove(l)
 		return fmt.Errorf("etcd: renew %q: %w", l.key, executor.ErrLockNotHeld)
 	}
 	if l.ref.grant != nil {
 		if err := l.ref.grant.renew(ctx, l.e.c); errors.Is(err, errLeaseGone) {
+			l.e.fixed.Remove(l)
 			return fmt.Errorf("etcd: renew %q: %w: %w", l.key, executor.ErrLockNotHeld, err)
 		} else if err != nil {
 			return opErr("renew", l.key, err)
@@ -108,6 +137,9 @@ func (l *lease) Renew(ctx context.Context, _ time.Duration) error {
 // [executor.ErrLockNotHeld] (and [executor.ErrBackend] beside it when that
 // delete failed).
 func (l *lease) Release(ctx context.Context) error {
+	if l.loss.Lost() {
+		return l.closedErr("release")
+	}
 	if l.isReleased() {
 		return fmt.Errorf("etcd: release %q: %w", l.key, executor.ErrLockNotHeld)
 	}
@@ -149,6 +181,7 @@ func (l *lease) finish() {
 	l.mu.Lock()
 	l.released = true
 	l.mu.Unlock()
+	l.e.fixed.Remove(l)
 	l.unlock()
 }
 

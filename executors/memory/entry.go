@@ -81,8 +81,11 @@ func (e *Executor) grant(en *entry, req executor.Request, now time.Time) *lease 
 // serve grants the waiters at the head of the queue that fit, in order:
 // all the readers at the head, or one writer, or permits while any are
 // left. It stops at the first that does not fit, so a waiting writer keeps
-// later readers out.
+// later readers out. A closed executor grants nothing.
 func (e *Executor) serve(en *entry) {
+	if e.closed {
+		return
+	}
 	now := time.Now()
 	for len(en.queue) > 0 && en.fits(en.queue[0].req) {
 		w := en.queue[0]

@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -18,9 +19,8 @@ type lease struct {
 	start    time.Time
 	deadline time.Time
 	timer    *time.Timer
-	held     bool // a holder of its key
-	lost     bool
-	lostCh   chan struct{} // made on first Lost()
+	held     bool  // a holder of its key
+	lost     error // why it was lost, or nil
 	onLost   []lostFunc
 	nextID   int
 }
@@ -31,7 +31,15 @@ type lostFunc struct {
 }
 
 var (
-	_ executor.Lease = (*lease)(nil)
+	_ executor.Lease      = (*lease)(nil)
+	_ executor.LostCauser = (*lease)(nil)
+)
+
+// Causes of the loss of a lease (see [executor.LostCause]).
+var (
+	errExpired = errors.New("memory: lease expired")
+	errForced  = errors.New("memory: lock force-released")
+	errClosed  = fmt.Errorf("memory: the lock was held when the executor closed: %w", executor.ErrClosed)
 )
 
 func (l *lease) Token() int64 { return l.token }
@@ -46,7 +54,7 @@ func (l *lease) Renew(ctx context.Context, ttl time.Duration) error {
 	l.e.mu.Lock()
 	defer l.e.mu.Unlock()
 	if !l.held {
-		return fmt.Errorf("memory: renew %q: %w", l.key, executor.ErrLockNotHeld)
+		return l.notHeld("renew")
 	}
 	l.deadline = time.Now().Add(ttl)
 	l.timer.Reset(ttl)
@@ -58,16 +66,34 @@ func (l *lease) Release(context.Context) error {
 	ok := l.e.drop(l)
 	l.e.mu.Unlock()
 	if !ok {
-		return fmt.Errorf("memory: release %q: %w", l.key, executor.ErrLockNotHeld)
+		l.e.mu.Lock()
+		defer l.e.mu.Unlock()
+		return l.notHeld("release")
 	}
 	return nil
+}
+
+// notHeld is the error of op on a lease no longer held, with the cause of
+// its loss if it was lost. The caller holds l.e.mu.
+func (l *lease) notHeld(op string) error {
+	if l.lost != nil {
+		return fmt.Errorf("memory: %s %q: %w: %w", op, l.key, executor.ErrLockNotHeld, l.lost)
+	}
+	return fmt.Errorf("memory: %s %q: %w", op, l.key, executor.ErrLockNotHeld)
+}
+
+// LostCause implements [executor.LostCauser].
+func (l *lease) LostCause() error {
+	l.e.mu.Lock()
+	defer l.e.mu.Unlock()
+	return l.lost
 }
 
 // AfterLost implements [executor.Lease] without a goroutine per lease:
 // f runs when the lease expires.
 func (l *lease) AfterLost(f func()) func() bool {
 	l.e.mu.Lock()
-	if l.lost {
+	if l.lost != nil {
 		l.e.mu.Unlock()
 		go f()
 		return func() bool { return false }
@@ -103,21 +129,18 @@ func (l *lease) expire() {
 		return
 	}
 	l.e.drop(l)
-	fs := l.markLost()
+	fs := l.markLost(errExpired)
 	l.e.mu.Unlock()
 	for _, lf := range fs {
 		lf.f()
 	}
 }
 
-// markLost marks l lost, closes its Lost channel and returns the functions
-// registered with AfterLost, for the caller to run once it has unlocked
-// l.e.mu, which it holds.
-func (l *lease) markLost() []lostFunc {
-	l.lost = true
-	if l.lostCh != nil {
-		close(l.lostCh)
-	}
+// markLost marks l lost for cause and returns the functions registered
+// with AfterLost, for the caller to run once it has unlocked l.e.mu, which
+// it holds.
+func (l *lease) markLost(cause error) []lostFunc {
+	l.lost = cause
 	fs := l.onLost
 	l.onLost = nil
 	return fs

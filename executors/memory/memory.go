@@ -20,6 +20,7 @@ type Options struct {
 }
 
 // Executor is an in-process lock table. It is safe for concurrent use.
+// [Executor.Close] ends it.
 type Executor struct {
 	name     string
 	priority int
@@ -28,6 +29,8 @@ type Executor struct {
 	mu       sync.Mutex
 	keys     map[string]*entry
 	watchers map[string]map[chan struct{}]struct{}
+	closed   bool
+	done     chan struct{} // closed by Close
 }
 
 var (
@@ -44,6 +47,7 @@ func New(opts Options) *Executor {
 		priority: opts.Priority,
 		keys:     map[string]*entry{},
 		watchers: map[string]map[chan struct{}]struct{}{},
+		done:     make(chan struct{}),
 	}
 	if e.name == "" {
 		e.name = "memory"
@@ -74,6 +78,10 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 		return nil, fmt.Errorf("memory: acquire: %w", err)
 	}
 	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		return nil, closedErr("acquire", req.Key)
+	}
 	en := e.keys[req.Key]
 	if en == nil {
 		en = &entry{permits: req.Permits}
@@ -113,6 +121,8 @@ func (e *Executor) wait(ctx context.Context, en *entry, w *waiter) (executor.Lea
 		gaveUp = fmt.Errorf("memory: %q: waited until %v: %w", w.req.Key, w.req.WaitUntil.Format(time.RFC3339Nano), executor.ErrNotAcquired)
 	case <-ctx.Done():
 		gaveUp = fmt.Errorf("memory: acquire %q: %w", w.req.Key, executor.GaveUp(ctx))
+	case <-e.done:
+		gaveUp = closedErr("acquire", w.req.Key)
 	}
 	e.mu.Lock()
 	e.leave(en, w)
@@ -128,10 +138,16 @@ func (e *Executor) Capabilities() executor.Capabilities {
 }
 
 // WatchRelease implements [executor.Waiter]: the channel receives a value
-// after every release or expiry of key until stop is called.
+// after every release or expiry of key until stop is called, and at once
+// once the executor is closed.
 func (e *Executor) WatchRelease(_ context.Context, key string) (<-chan struct{}, func()) {
 	ch := make(chan struct{}, 1)
 	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		ch <- struct{}{}
+		return ch, func() {}
+	}
 	ws := e.watchers[key]
 	if ws == nil {
 		ws = map[chan struct{}]struct{}{}
@@ -157,6 +173,9 @@ func (e *Executor) WatchRelease(_ context.Context, key string) (<-chan struct{},
 func (e *Executor) Inspect(_ context.Context, key string) (executor.Holder, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if e.closed {
+		return executor.Holder{}, closedErr("inspect", key)
+	}
 	en := e.keys[key]
 	if en == nil || en.writer == nil && len(en.shared) == 0 {
 		return executor.Holder{}, fmt.Errorf("memory: inspect %q: %w", key, executor.ErrLockNotHeld)
@@ -179,6 +198,10 @@ func (e *Executor) Inspect(_ context.Context, key string) (executor.Holder, erro
 // its lease as an expiry does (Lost closes).
 func (e *Executor) ForceRelease(_ context.Context, key string, h executor.Holder) error {
 	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		return closedErr("force release", key)
+	}
 	var l *lease
 	if en := e.keys[key]; en != nil {
 		for _, c := range append([]*lease{en.writer}, en.shared...) {
@@ -192,7 +215,7 @@ func (e *Executor) ForceRelease(_ context.Context, key string, h executor.Holder
 		return fmt.Errorf("memory: force release %q: %w", key, executor.ErrLockNotHeld)
 	}
 	e.drop(l)
-	fs := l.markLost()
+	fs := l.markLost(errForced)
 	e.mu.Unlock()
 	for _, lf := range fs {
 		lf.f()

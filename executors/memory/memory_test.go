@@ -1,6 +1,8 @@
 package memory_test
 
 import (
+	"strings"
+	"sync"
 	"testing"
 
 	"go.uber.org/goleak"
@@ -15,8 +17,23 @@ func TestMain(m *testing.M) {
 }
 
 func TestConformance(t *testing.T) {
-	// Every call returns the same executor: in-process locks are shared by
-	// everything that uses one executor value, like a backend server.
-	e := memory.New(memory.Options{})
-	executortest.Run(t, func(*testing.T) executor.Executor { return e }, executortest.Options{})
+	// Every call of one case returns the same executor: in-process locks
+	// are shared by everything that uses one executor value, like a
+	// backend server. Each case has its own, so that the case that closes
+	// its executor leaves the others alone (the others are never closed:
+	// nothing of theirs outlives the test but timers).
+	var mu sync.Mutex
+	execs := map[string]*memory.Executor{}
+	executortest.Run(t, func(t *testing.T) executor.Executor {
+		parts := strings.SplitN(t.Name(), "/", 3)
+		name := strings.Join(parts[:min(len(parts), 2)], "/")
+		mu.Lock()
+		defer mu.Unlock()
+		e := execs[name]
+		if e == nil {
+			e = memory.New(memory.Options{})
+			execs[name] = e
+		}
+		return e
+	}, executortest.Options{})
 }

@@ -39,7 +39,8 @@ import (
 // the whole story.
 //
 // An attempt with the owner of the current holder returns the holder's
-// lease again; an owner must not be reused after an error.
+// lease again; an owner must not be reused after an error. After Close
+// Acquire fails with an error wrapping [executor.ErrClosed].
 func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.Lease, error) {
 	if err := req.Validate(); err != nil {
 		return nil, fmt.Errorf("redis: acquire: %w", err)
@@ -49,6 +50,9 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 	}
 	if ctx.Err() != nil {
 		return nil, fmt.Errorf("redis: acquire %q: %w", req.Key, executor.GaveUp(ctx))
+	}
+	if e.isClosed() {
+		return nil, closedErr("acquire", req.Key)
 	}
 	share := req.Shared || req.Permits > 0
 	if !share && req.Wait && e.waits.takeAhead(req.Key) {
@@ -78,6 +82,9 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 			if r.joined {
 				e.waits.setAhead(req.Key)
 			}
+		}
+		if !e.held.Add(l) {
+			return nil, e.refuseLate(l)
 		}
 		return l, nil
 	case r.err == nil && r.val == queued:

@@ -18,7 +18,8 @@ import (
 
 // Executor is the Redis lock executor. It implements [executor.Executor],
 // [executor.Waiter], [executor.BatchRenewer], [executor.Inspector] and
-// [executor.ForceReleaser]. It is safe for concurrent use.
+// [executor.ForceReleaser]. It is safe for concurrent use. Close it when
+// done (see [Executor.Close]).
 type Executor struct {
 	client   goredis.UniversalClient
 	opts     Options
@@ -40,6 +41,8 @@ type Executor struct {
 	waits       waits
 
 	voids voidQueue // voids of lost replies
+
+	held kit.Held[*lease] // the leases held, for Close
 
 	mu     sync.Mutex
 	closed bool
@@ -128,31 +131,6 @@ func (e *Executor) Priority() int { return e.opts.Priority }
 // (see docs/redis.md, "Read locks and permits").
 func (e *Executor) Capabilities() executor.Capabilities {
 	return executor.Capabilities{QueuedWaits: true, SharedLocks: true, Semaphores: true}
-}
-
-// Close stops the executor's shared pub/sub connection and its background
-// work, and waits for it to end: the start-up check, its workers (a call
-// abandoned by its context finishes first), departures from wait queues,
-// voids of lost replies (a round in progress
-// finishes; voids waiting for a retry are dropped with a warning,
-// and their keys stay locked until their TTL at worst). It does not close
-// the client. Leases stay usable after Close; WatchRelease then returns
-// channels that never fire. Close is idempotent.
-func (e *Executor) Close() error {
-	e.mu.Lock()
-	if e.closed {
-		e.mu.Unlock()
-		return nil
-	}
-	e.closed = true
-	e.waits.stopLeaving()
-	e.bg.Stop()
-	close(e.done)
-	e.stopIdle()
-	e.mu.Unlock()
-	err := e.hub.close()
-	e.bg.Close()
-	return err
 }
 
 // isNil reports whether err is the nil reply of go-redis.

@@ -122,7 +122,16 @@ func TestFailClosed_revokedWhileHeld(t *testing.T) {
 			admin := newClient(t, s.Addr())
 			user := newACLUser(t, admin, redis.ACLRules("lock4go"))
 			logs := newLogRecorder(t)
-			e := newExecutor(t, newClient(t, s.Addr(), ctxTimeouts, asUser(user, aclPass)), redis.Options{Logger: logs.logger()})
+			e, err := redis.New(newClient(t, s.Addr(), ctxTimeouts, asUser(user, aclPass)), redis.Options{Logger: logs.logger()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() {
+				// Close releases what is still held: refused, as the lock.
+				if err := e.Close(); err != nil && (tc.cause == "" || !strings.Contains(err.Error(), tc.cause)) {
+					t.Errorf("Close = %v", err)
+				}
+			})
 			tpl, err := lock4go.New(lock4go.Config{Expire: expire, Logger: logs.logger()}, e)
 			if err != nil {
 				t.Fatal(err)

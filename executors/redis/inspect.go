@@ -24,6 +24,9 @@ import (
 // tokens are not kept: Token is 0). It returns an error wrapping
 // [executor.ErrLockNotHeld] when nobody holds key.
 func (e *Executor) Inspect(ctx context.Context, key string) (executor.Holder, error) {
+	if e.isClosed() {
+		return executor.Holder{}, closedErr("inspect", key)
+	}
 	var (
 		owner, token *goredis.StringCmd
 		pttl         *goredis.DurationCmd

@@ -2,12 +2,14 @@ package redis
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
 	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/lock4go/lock4go/executor"
+	"github.com/lock4go/lock4go/internal/kit"
 )
 
 // lease is a lock held through an [Executor], or an attempt to take one. It
@@ -28,9 +30,13 @@ type lease struct {
 	shareArg any
 	token    int64
 	start    time.Time // before the acquire script was sent
+	loss     kit.Loss  // set by Close: Redis never reports a loss by itself
 }
 
-var _ executor.Lease = (*lease)(nil)
+var (
+	_ executor.Lease      = (*lease)(nil)
+	_ executor.LostCauser = (*lease)(nil)
+)
 
 // newLease returns the attempt of owner to take key through e.
 func newLease(e *Executor, key, owner string) *lease {
@@ -54,18 +60,26 @@ func (l *lease) Token() int64 { return l.token }
 func (l *lease) Start() time.Time { return l.start }
 
 // AfterLost implements [executor.Lease]: Redis never reports a lost key by
-// itself; the Template's renewals find out.
-func (l *lease) AfterLost(func()) (stop func() bool) { return executor.NeverLost }
+// itself, so f runs only when [Executor.Close] ends the lease; the
+// Template's renewals find the other losses.
+func (l *lease) AfterLost(f func()) (stop func() bool) { return l.loss.After(f) }
+
+// LostCause implements [executor.LostCauser]: [executor.ErrClosed] once
+// Close ended the lease.
+func (l *lease) LostCause() error { return l.loss.Cause() }
 
 // Renew sets the key's TTL to ttl from now if it still holds this owner.
 func (l *lease) Renew(ctx context.Context, ttl time.Duration) error {
+	if l.loss.Lost() {
+		return l.lostErr("renew")
+	}
 	var r result
 	if l.e.direct(ctx) {
 		r = l.renew(ctx, ttl)
 	} else {
 		r = l.e.run(ctx, func(ctx context.Context) result { return l.renew(ctx, ttl) })
 	}
-	return l.check("renew", r)
+	return l.settle(l.check("renew", r))
 }
 
 // Release frees the key if it still holds this owner: it hands it to the
@@ -73,6 +87,9 @@ func (l *lease) Renew(ctx context.Context, ttl time.Duration) error {
 // one bounded by [Options.CleanupTimeout], so a lock is released even by a
 // caller whose request was cancelled.
 func (l *lease) Release(ctx context.Context) error {
+	if l.loss.Lost() {
+		return l.lostErr("release")
+	}
 	if ctx.Err() != nil {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), l.e.opts.CleanupTimeout)
@@ -84,7 +101,25 @@ func (l *lease) Release(ctx context.Context) error {
 	} else {
 		r = l.e.run(ctx, l.release)
 	}
-	return l.check("release", r)
+	err := l.check("release", r)
+	if err == nil {
+		l.e.held.Remove(l)
+	}
+	return l.settle(err)
+}
+
+// settle forgets l, found no longer held by a renewal or release, in the
+// executor's held leases, and returns err.
+func (l *lease) settle(err error) error {
+	if err != nil && errors.Is(err, executor.ErrLockNotHeld) {
+		l.e.held.Remove(l)
+	}
+	return err
+}
+
+// lostErr is the error of op on a lease [Executor.Close] ended.
+func (l *lease) lostErr(op string) error {
+	return fmt.Errorf("redis: %s %q: %w: %w", op, l.key(), executor.ErrLockNotHeld, l.loss.Cause())
 }
 
 // renew runs the renew script.
@@ -149,6 +184,10 @@ func (e *Executor) RenewBatch(ctx context.Context, items []executor.RenewItem) [
 	own := make([]*lease, 0, len(items))
 	idx := make([]int, 0, len(items))
 	for i, it := range items {
+		if l, ok := it.Lease.(*lease); ok && l.e == e && l.loss.Lost() {
+			errs[i] = l.lostErr("renew")
+			continue
+		}
 		if l, ok := it.Lease.(*lease); ok && l.e == e {
 			own = append(own, l)
 			idx = append(idx, i)
@@ -170,7 +209,7 @@ func (e *Executor) RenewBatch(ctx context.Context, items []executor.RenewItem) [
 			continue
 		}
 		v, err := pipelinedInt(cmds[j], r.err)
-		errs[i] = l.check("renew", result{val: v, err: err})
+		errs[i] = l.settle(l.check("renew", result{val: v, err: err}))
 	}
 	return errs
 }

@@ -58,8 +58,12 @@ func newMember() string {
 // be called exactly once (later calls do nothing); it never blocks on the
 // network. A stop that leaves nobody of this executor waiting for key
 // removes the executor from key's queue in the background, unless another
-// of its waiters watches key within leaveDelay.
+// of its waiters watches key within leaveDelay. Once the executor is
+// closed the channel is ready at once (see [Executor.Close]).
 func (e *Executor) WatchRelease(ctx context.Context, key string) (released <-chan struct{}, stop func()) {
+	if e.isClosed() {
+		return fired(), func() {}
+	}
 	w := &watcher{ch: make(chan struct{}, 1)}
 	first := e.hub.listen(e.wakeChannel, e.onWake, e.waits.wakeAll)
 	e.waits.add(key, w, e.opts.ClaimWindow)
@@ -95,9 +99,14 @@ func (e *Executor) leaveQueue(key string) {
 	e.bg.Go(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), e.opts.CleanupTimeout)
 		defer cancel()
-		keys := []string{key, queueKey(key), sharesKey(key)}
-		if err := leaveScript.Run(ctx, e.client, keys, e.memberArg, e.claimArg).Err(); err != nil {
-			e.log.Debug("redis: leaving a wait queue failed; the entry is skipped when its turn comes", "key", key, "err", err)
-		}
+		e.leave(ctx, key)
 	})
+}
+
+// leave removes the executor from key's queue, best effort, within ctx.
+func (e *Executor) leave(ctx context.Context, key string) {
+	keys := []string{key, queueKey(key), sharesKey(key)}
+	if err := leaveScript.Run(ctx, e.client, keys, e.memberArg, e.claimArg).Err(); err != nil {
+		e.log.Debug("redis: leaving a wait queue failed; the entry is skipped when its turn comes", "key", key, "err", err)
+	}
 }

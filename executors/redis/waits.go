@@ -22,6 +22,7 @@ type waits struct {
 	// leaving holds the departures from keys' queues that wait out
 	// leaveDelay (see leaveLater).
 	leaving map[string]*time.Timer
+	closed  bool         // the executor closed: no departures any more
 	n       atomic.Int32 // len(keys)+len(ahead), read on the acquire path without mu
 }
 
@@ -138,6 +139,9 @@ const leaveDelay = 50 * time.Millisecond
 func (q *waits) leaveLater(key string, delay time.Duration, leave func()) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	if q.closed {
+		return // Close left every queue
+	}
 	if q.leaving == nil {
 		q.leaving = map[string]*time.Timer{}
 	}
@@ -159,14 +163,36 @@ func (q *waits) leaveLater(key string, delay time.Duration, leave func()) {
 	q.leaving[key] = t
 }
 
-// stopLeaving drops the departures yet to run, as the executor closes.
-func (q *waits) stopLeaving() {
+// close wakes every watcher, as the executor closes, and drops the
+// departures yet to run. It returns the keys of the queues the executor
+// may stand in, for Close to leave them: those watched, about to be left,
+// or queued again for followers.
+func (q *waits) close() []string {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	q.closed = true
+	seen := map[string]struct{}{}
 	for k, t := range q.leaving {
 		t.Stop()
 		delete(q.leaving, k)
+		seen[k] = struct{}{}
 	}
+	for k, kw := range q.keys {
+		for w := range kw.watchers {
+			w.wake()
+		}
+		seen[k] = struct{}{}
+	}
+	for k := range q.ahead {
+		seen[k] = struct{}{}
+	}
+	clear(q.ahead)
+	q.count()
+	keys := make([]string, 0, len(seen))
+	for k := range seen {
+		keys = append(keys, k)
+	}
+	return keys
 }
 
 // count refreshes n; q.mu is held.

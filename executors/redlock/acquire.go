@@ -78,6 +78,9 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 	if req.Shared || req.Permits > 0 {
 		return nil, fmt.Errorf("redlock: acquire %q: no read locks or semaphores over a quorum: %w", req.Key, executor.ErrInvalidConfig)
 	}
+	if e.isClosed() {
+		return nil, closedErr("acquire", req.Key)
+	}
 	drift := e.opts.drift(req.TTL)
 	if drift >= req.TTL {
 		return nil, fmt.Errorf("redlock: acquire %q: a lease of %v leaves no validity after a drift of %v: %w", req.Key, req.TTL, drift, executor.ErrInvalidConfig)
@@ -177,6 +180,10 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 	if err != nil {
 		l.abandon(ctx)
 		return nil, fmt.Errorf("redlock: acquire %q: %w", req.Key, err)
+	}
+	if !e.held.Add(l) {
+		l.abandon(ctx) // Close began meanwhile
+		return nil, closedErr("acquire", req.Key)
 	}
 	return l, nil
 }

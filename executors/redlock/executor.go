@@ -2,7 +2,6 @@ package redlock
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -19,7 +18,7 @@ import (
 // masters, held while a majority of them holds it. It implements
 // executor.Executor, executor.Waiter, executor.BatchRenewer,
 // executor.Inspector and executor.ForceReleaser. It is safe for concurrent
-// use.
+// use. Close it when done (see [Executor.Close]).
 type Executor struct {
 	opts   Options
 	nodes  []*redis.Executor
@@ -36,8 +35,11 @@ type Executor struct {
 	// suspectProbe, so that a dead master does not collect a void per
 	// lease per renewal.
 	probeAt []atomic.Int64
-	close   sync.Once
-	err     error
+
+	held  kit.Held[*lease] // the leases held, for Close
+	done  chan struct{}    // closed when Close begins
+	close sync.Once
+	err   error
 }
 
 var (
@@ -83,7 +85,7 @@ func New(clients []goredis.UniversalClient, opts Options) (*Executor, error) {
 	}
 	opts = opts.withDefaults()
 	e := &Executor{opts: opts, quorum: len(clients)/2 + 1, suspect: make([]atomic.Bool, len(clients)),
-		probeAt: make([]atomic.Int64, len(clients))}
+		probeAt: make([]atomic.Int64, len(clients)), done: make(chan struct{})}
 	for i, c := range clients {
 		no := opts.Node
 		no.Name = fmt.Sprintf("%s/%d", opts.Name, i)
@@ -116,23 +118,6 @@ func (e *Executor) Masters() int { return len(e.nodes) }
 
 // Quorum returns the number of masters that must hold a lock: a majority.
 func (e *Executor) Quorum() int { return e.quorum }
-
-// Close stops the background work (stragglers of acquisitions that returned
-// before every master answered, and the releases that compensate for them)
-// and waits for it, then closes the masters' Redis executors. It does not
-// close the clients. Leases stay usable after Close. Close is idempotent.
-func (e *Executor) Close() error {
-	e.close.Do(func() {
-		e.bg.Close()
-		e.work.stop()
-		var errs []error
-		for _, n := range e.nodes {
-			errs = append(errs, n.Close())
-		}
-		e.err = errors.Join(errs...)
-	})
-	return e.err
-}
 
 // suspectProbe is how often a repair may probe a suspect master.
 const suspectProbe = time.Second

@@ -23,6 +23,9 @@ import (
 // a master whose counter is higher (one that granted late) is not needed
 // for it.
 func (e *Executor) Inspect(ctx context.Context, key string) (executor.Holder, error) {
+	if e.isClosed() {
+		return executor.Holder{}, closedErr("inspect", key)
+	}
 	hs := make([]executor.Holder, len(e.nodes))
 	errs := make([]error, len(e.nodes))
 	e.each(len(e.nodes), func(i int) { hs[i], errs[i] = e.nodes[i].Inspect(ctx, key) })
@@ -74,6 +77,9 @@ func (e *Executor) Inspect(ctx context.Context, key string) (executor.Holder, er
 // wrapping executor.ErrLockNotHeld when none held it, and one wrapping
 // executor.ErrBackend when none released it and some did not answer.
 func (e *Executor) ForceRelease(ctx context.Context, key string, h executor.Holder) error {
+	if e.isClosed() {
+		return closedErr("force release", key)
+	}
 	errs := make([]error, len(e.nodes))
 	e.each(len(e.nodes), func(i int) { errs[i] = e.nodes[i].ForceRelease(ctx, key, h) })
 	var first error

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/lock4go/lock4go/executor"
+	"github.com/lock4go/lock4go/internal/kit"
 )
 
 // lease is a lock held on a majority of an [Executor]'s masters. It is
@@ -28,9 +29,14 @@ type lease struct {
 	// answer (finished in the background, see Executor.finish).
 	inflight []bool
 	done     bool // released or abandoned: late grants are released at once
+
+	loss kit.Loss // set by Close
 }
 
-var _ executor.Lease = (*lease)(nil)
+var (
+	_ executor.Lease      = (*lease)(nil)
+	_ executor.LostCauser = (*lease)(nil)
+)
 
 // Token returns the fencing token: the largest token of the majority that
 // granted the lock (see [Executor.Acquire]).
@@ -41,9 +47,19 @@ func (l *lease) Token() int64 { return l.token }
 // TTL (less its own margin), within the validity of the majority's grants.
 func (l *lease) Start() time.Time { return l.start }
 
-// AfterLost implements [executor.Lease]: loss is found by renewals and the
-// local clock.
-func (l *lease) AfterLost(func()) (stop func() bool) { return executor.NeverLost }
+// AfterLost implements [executor.Lease]: f runs only when
+// [Executor.Close] ends the lease; other losses are found by renewals and
+// the local clock.
+func (l *lease) AfterLost(f func()) (stop func() bool) { return l.loss.After(f) }
+
+// LostCause implements [executor.LostCauser]: [executor.ErrClosed] once
+// Close ended the lease.
+func (l *lease) LostCause() error { return l.loss.Cause() }
+
+// lostErr is the error of op on a lease [Executor.Close] ended.
+func (l *lease) lostErr(op string) error {
+	return fmt.Errorf("redlock: %s %q: %w: %w", op, l.key, executor.ErrLockNotHeld, l.loss.Cause())
+}
 
 // adopt settles master i's late answer: it keeps the grant nl (nil when
 // the master refused), unless the lease is done; it reports whether it
@@ -207,6 +223,9 @@ func (l *lease) abandon(ctx context.Context) {
 // still hold it are then released), and one wrapping executor.ErrBackend
 // when the masters that did not answer could make the difference.
 func (l *lease) Renew(ctx context.Context, ttl time.Duration) error {
+	if l.loss.Lost() {
+		return l.lostErr("renew")
+	}
 	idx, ls := l.held()
 	errs := l.e.fanOut(ctx, ls, func(ctx context.Context, nl executor.Lease) error {
 		return nl.Renew(ctx, ttl+l.e.opts.MinDrift)
@@ -235,6 +254,7 @@ func (l *lease) renewed(idx []int, ls []executor.Lease, errs []error) error {
 	}
 	err := l.verdict("renew", errs)
 	if errors.Is(err, executor.ErrLockNotHeld) {
+		l.e.held.Remove(l)
 		// Lost: the Template will not release it. The masters that may
 		// still hold it are freed for the next owner now, not at their TTL.
 		for _, nl := range l.finishAll() {
@@ -284,7 +304,11 @@ func (l *lease) verdict(op string, errs []error) error {
 // difference. The releases run under ctx's deadline but not its
 // cancellation (the clean-up timeout when ctx has none or has ended).
 func (l *lease) Release(ctx context.Context) error {
+	if l.loss.Lost() {
+		return l.lostErr("release")
+	}
 	ls := l.finishAll()
+	l.e.held.Remove(l) // every master's grant is released, now or in the background
 	errs := l.e.fanOut(ctx, ls, func(ctx context.Context, nl executor.Lease) error { return nl.Release(ctx) }, func(answer) {})
 	return l.verdict("release", errs)
 }

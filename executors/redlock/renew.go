@@ -34,6 +34,10 @@ func (e *Executor) RenewBatch(ctx context.Context, items []executor.RenewItem) [
 			errs[j] = it.Lease.Renew(ctx, it.TTL)
 			continue
 		}
+		if l.loss.Lost() {
+			errs[j] = l.lostErr("renew")
+			continue
+		}
 		idx, ls := l.held()
 		owned[j], masters[j], leases[j], answers[j] = l, idx, ls, make([]error, len(idx))
 		for k, i := range idx {

@@ -12,8 +12,14 @@ import (
 // The Template then tries the whole quorum again. Watches on the masters are
 // opened in parallel; delivery is best effort, as on one master, and the
 // Template also retries at its interval. stop must be called exactly once;
-// it never blocks on the network.
+// it never blocks on the network. Once Close has begun the channel is
+// ready at once.
 func (e *Executor) WatchRelease(ctx context.Context, key string) (released <-chan struct{}, stop func()) {
+	if e.isClosed() {
+		out := make(chan struct{}, 1)
+		out <- struct{}{}
+		return out, func() {}
+	}
 	chans := make([]<-chan struct{}, len(e.nodes))
 	stops := make([]func(), len(e.nodes))
 	e.each(len(e.nodes), func(i int) { chans[i], stops[i] = e.nodes[i].WatchRelease(ctx, key) })
@@ -35,6 +41,12 @@ func (e *Executor) WatchRelease(ctx context.Context, key string) (released <-cha
 						return
 					}
 				case <-done:
+					return
+				case <-e.done:
+					select {
+					case out <- struct{}{}:
+					default:
+					}
 					return
 				}
 			}

@@ -45,7 +45,7 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 		return nil, fmt.Errorf("zookeeper: acquire %q: %w", req.Key, executor.GaveUp(ctx))
 	}
 	if e.isClosed() {
-		return nil, backendErr("acquire", req.Key, errClosed)
+		return nil, closedErr("acquire", req.Key)
 	}
 	if req.Permits > 0 {
 		return e.acquirePermit(ctx, req)
@@ -90,7 +90,7 @@ func (e *Executor) acquireAt(ctx context.Context, req executor.Request, p *attem
 		}
 	case <-e.done:
 		p.abandon() // nothing runs in the background any more
-		return nil, backendErr("acquire", req.Key, errClosed)
+		return nil, closedErr("acquire", req.Key)
 	}
 	return nil, fmt.Errorf("zookeeper: acquire %q: %w", req.Key, executor.GaveUp(ctx))
 }

@@ -2,7 +2,6 @@ package zookeeper
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -16,13 +15,13 @@ import (
 )
 
 // errClosed reports a call on a closed [Executor].
-var errClosed = errors.New("zookeeper: executor closed")
+var errClosed = fmt.Errorf("zookeeper: %w", executor.ErrClosed)
 
 // Executor locks keys with ephemeral sequential znodes, the ZooKeeper lock
 // recipe in the layout of Curator's InterProcessMutex and go-zookeeper's
 // zk.Lock. It is safe for concurrent use. Close it when done, before the
-// conn: it runs background goroutines (one session monitor, and retried
-// deletions).
+// conn (see [Executor.Close]): it runs background goroutines (one session
+// monitor, and retried deletions).
 type Executor struct {
 	conn     *zk.Conn
 	name     string
@@ -107,31 +106,6 @@ func (e *Executor) Priority() int { return e.priority }
 // InterProcessSemaphoreV2).
 func (e *Executor) Capabilities() executor.Capabilities {
 	return executor.Capabilities{SelfRenewing: true, SharedLocks: true, Semaphores: true}
-}
-
-// Close stops the executor's background work: the session monitor and the
-// deletions still being retried, which are abandoned to the session's end.
-// It neither releases held locks nor closes the connection: nodes of held
-// leases stay until released or until their session ends. Since nothing
-// watches their session any more, every lease still held counts as lost:
-// its Lost channel is closed before Close returns, and Renew and Release
-// report [executor.ErrLockNotHeld] (Release still deletes the node). Close
-// returns without waiting for ZooKeeper calls in flight; their goroutines
-// end when the calls return, at once after conn.Close. Acquire after Close
-// fails with an error wrapping [executor.ErrBackend]. Close is idempotent.
-func (e *Executor) Close() error {
-	e.mu.Lock()
-	if !e.closed {
-		e.closed = true
-		e.bg.Stop()
-		close(e.done)
-		for _, l := range e.mon.close() {
-			l.unwatch()
-		}
-	}
-	e.mu.Unlock()
-	e.bg.Close()
-	return nil
 }
 
 // do runs f, ZooKeeper calls made by background work, in a goroutine of its

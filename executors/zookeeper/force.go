@@ -23,6 +23,9 @@ func (e *Executor) ForceRelease(ctx context.Context, key string, h executor.Hold
 	if key == "" {
 		return fmt.Errorf("zookeeper: force release: empty key: %w", executor.ErrInvalidKey)
 	}
+	if e.isClosed() {
+		return closedErr("force release", key)
+	}
 	if err := ctx.Err(); err != nil {
 		return backendErr("force release", key, executor.ContextError(ctx))
 	}

@@ -24,6 +24,9 @@ func (e *Executor) Inspect(ctx context.Context, key string) (executor.Holder, er
 	if key == "" {
 		return executor.Holder{}, fmt.Errorf("zookeeper: empty key: %w", executor.ErrInvalidKey)
 	}
+	if e.isClosed() {
+		return executor.Holder{}, closedErr("inspect", key)
+	}
 	if err := ctx.Err(); err != nil {
 		return executor.Holder{}, backendErr("inspect", key, executor.ContextError(ctx))
 	}

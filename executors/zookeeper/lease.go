@@ -28,7 +28,7 @@ const (
 
 // errUnwatched is the loss cause of a lease still held when its executor
 // closed.
-var errUnwatched = errors.New("zookeeper: executor closed while the lease was held: its session is no longer watched")
+var errUnwatched = fmt.Errorf("zookeeper: the lock was held when the executor closed, and Close deleted its node: %w", executor.ErrClosed)
 
 // lease is one held lock: the lowest lock node under its key's parent. It is
 // safe for concurrent use.
@@ -52,7 +52,8 @@ type lease struct {
 }
 
 var (
-	_ executor.Lease = (*lease)(nil)
+	_ executor.Lease      = (*lease)(nil)
+	_ executor.LostCauser = (*lease)(nil)
 )
 
 func newLease(e *Executor, key, path string, st *zk.Stat, watch <-chan zk.Event, start time.Time) *lease {
@@ -76,6 +77,15 @@ func (l *lease) Start() time.Time { return l.start }
 // was closed (see [Executor.Close]). Each lease has its own signal, since
 // a node can vanish alone.
 func (l *lease) AfterLost(f func()) func() bool { return context.AfterFunc(l.lostCtx, f) }
+
+// LostCause implements [executor.LostCauser]: why the lease was lost, nil
+// while it is not.
+func (l *lease) LostCause() error {
+	if l.lostCtx.Err() == nil {
+		return nil
+	}
+	return context.Cause(l.lostCtx)
+}
 
 // Renew checks that the node still exists in the lease's session; ttl is
 // ignored, since the session keeps the lease. Like Release it applies the
@@ -226,8 +236,8 @@ func (l *lease) lose(cause error, void bool) {
 }
 
 // unwatch marks a held lease lost because its executor closed: nothing
-// watches its session or node any more, so Lost closes rather than stay open
-// for good. The node stays until Release or the session's end.
+// watches its session or node any more. Close then deletes the node;
+// Release deletes it again if that failed.
 func (l *lease) unwatch() {
 	if !l.state.CompareAndSwap(stateHeld, stateUnwatched) {
 		return

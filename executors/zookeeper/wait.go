@@ -94,7 +94,7 @@ func (q *queuer) grant(listed time.Time) (*lease, error) {
 	}
 	l := newLease(q.e, key, q.path, q.stat, q.own, listed)
 	if !q.e.mon.add(l) {
-		return nil, backendErr("acquire", key, errClosed)
+		return nil, closedErr("acquire", key)
 	}
 	return l, nil
 }
@@ -186,6 +186,6 @@ func (q *queuer) wait(ctx context.Context, w <-chan zk.Event) error {
 	case <-ctx.Done():
 		return fmt.Errorf("zookeeper: acquire %q: %w: %w", key, executor.ErrNotAcquired, executor.ContextError(ctx))
 	case <-q.e.done:
-		return backendErr("acquire", key, errClosed)
+		return closedErr("acquire", key)
 	}
 }

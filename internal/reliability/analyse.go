@@ -65,6 +65,10 @@ type Analysis struct {
 	TokenRegressions int `json:"token_regressions"`
 	// Fence is the fence store's final state.
 	Fence FenceState `json:"fence"`
+	// Linearizable is the verdict of a second, public checker on the same
+	// history ("ok", "illegal", "unknown: ..."), when the tests ask for
+	// one (see checkHistory); "" when none ran.
+	Linearizable string `json:"linearizable,omitempty"`
 	// Violations lists every broken rule; empty means the run passed.
 	Violations []string `json:"violations,omitempty"`
 }
@@ -193,6 +197,9 @@ func Analyse(dir string, o AnalyseOptions) (Analysis, error) {
 	if int(fence.Rejected) < a.StaleRejected || (len(o.Killed) == 0 && int(fence.Rejected) != a.StaleRejected) {
 		violate("fence rejected %d tokens, holders logged %d rejections", fence.Rejected, a.StaleRejected)
 	}
+	if checkHistory != nil {
+		checkHistory(dir, o, &a)
+	}
 	return a, nil
 }
 
@@ -211,9 +218,13 @@ func (a Analysis) LostLatencies(t time.Time) []time.Duration {
 
 // Summary is a one-line description of the analysis.
 func (a Analysis) Summary() string {
-	return fmt.Sprintf("acquisitions=%d intervals=%d open=%d overlaps=%d writes=%d final=%d lost_updates=%d stale_rejected=%d aborted=%d lost_signals=%d release_not_held=%d token_regressions=%d",
+	s := fmt.Sprintf("acquisitions=%d intervals=%d open=%d overlaps=%d writes=%d final=%d lost_updates=%d stale_rejected=%d aborted=%d lost_signals=%d release_not_held=%d token_regressions=%d",
 		a.Acquisitions, a.Intervals, a.Open, a.OverlapCount, a.Writes, a.Final, a.LostUpdates,
 		a.StaleRejected, a.Aborted, a.LostCount, a.ReleaseNotHeld, a.TokenRegressions)
+	if a.Linearizable != "" {
+		s += " linearizable=" + a.Linearizable
+	}
+	return s
 }
 
 // clock formats a wall-clock nanosecond time for messages.

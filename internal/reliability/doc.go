@@ -17,6 +17,13 @@
 // --lock-kind permits --permits n they take permits, and more than n held
 // at once is one.
 //
+// The tests also feed the histories to porcupine, a public
+// linearizability checker, with a model of a fenced lock guarding a
+// register (writes carry tokens, the store rejects lower ones, an accepted
+// write must build on the last): the two checkers must agree on whether an
+// update was lost. Every history is checked so under LOCK4GO_SOAK=1 (or
+// LOCK4GO_PORCUPINE=1), two short real ones in every run.
+//
 // The tests start one redis-server, ZooKeeper and etcd in TestMain (plus
 // the clusters of TestClusterFailover), build cmd/lockcheck once, and run
 // the backends in parallel, each backend's scenarios one after another.

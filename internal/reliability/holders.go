@@ -348,7 +348,7 @@ func (h *holder) hold(lctx context.Context, iv *Interval) {
 	if err != nil {
 		h.r.violation("g%d: %v", h.g, err)
 	}
-	iv.Read = v
+	iv.Read, iv.ReadAt = v, ns(time.Now())
 	if h.cfg.IgnoreLost {
 		time.Sleep(h.cfg.Hold)
 	} else {

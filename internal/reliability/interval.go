@@ -50,8 +50,10 @@ type Interval struct {
 	LostAt  int64  `json:"lost_at,omitempty"`
 	LostErr string `json:"lost_err,omitempty"`
 
-	// Read is the record value read at the start of the hold.
-	Read int64 `json:"read"`
+	// Read is the record value read at the start of the hold; ReadAt is
+	// when that read returned (0 in logs from before it was recorded).
+	Read   int64 `json:"read"`
+	ReadAt int64 `json:"read_at,omitempty"`
 	// Wrote: the fence accepted the token and the record was set to Read+1.
 	Wrote bool `json:"wrote,omitempty"`
 	// Rejected: the fence rejected the token as stale; nothing was written.

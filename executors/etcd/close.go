@@ -1,0 +1,96 @@
+package etcd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/lock4go/lock4go/executor"
+	"github.com/lock4go/lock4go/internal/kit"
+)
+
+// errClosedHeld is the loss cause of a lock with a grant of its own held
+// when its executor closed.
+var errClosedHeld = fmt.Errorf("etcd: the lock was held when the executor closed, and Close revoked its lease: %w", executor.ErrClosed)
+
+// Close ends the executor, as every executor's Close does (see package
+// executor, "Close"):
+//
+//   - From its start, Acquire, Inspect and ForceRelease fail with an error
+//     wrapping [ErrClosed] ([executor.ErrClosed]), and so do the waits
+//     inside Acquire, whose entries are deleted.
+//   - Every lock still held is reported lost (its AfterLost functions
+//     start, and [executor.LostCause] wraps [ErrClosed]) and then released:
+//     the shared keep-alive sessions of watchdog locks are revoked, and so
+//     are the leases of locks with a fixed expiry, which deletes their
+//     entries at once, so that the next entry in each queue holds the
+//     lock. The revokes run together, each within a clean-up timeout of
+//     2s; a lease whose revoke fails ends with its TTL. Renew and Release
+//     of such a lock return an error wrapping [executor.ErrLockNotHeld].
+//   - It stops the background goroutines and waits for them.
+//
+// It does not close the etcd client: the caller owns it. Close returns
+// within about the clean-up timeout plus the calls in flight, with the
+// errors of the revokes that failed. It is idempotent: later calls return
+// the first call's result.
+func (e *Executor) Close() error {
+	e.closeOnce.Do(func() {
+		e.mu.Lock()
+		e.closed = true
+		e.bg.Stop()
+		e.kill()
+		sessions := make([]*session, 0, len(e.sessions))
+		for _, s := range e.sessions {
+			sessions = append(sessions, s)
+		}
+		clear(e.sessions)
+		e.mu.Unlock()
+		fixed := e.fixed.Close()
+		for _, l := range fixed {
+			l.loss.Mark(errClosedHeld)
+		}
+
+		errs := make([]error, len(sessions)+1)
+		var wg sync.WaitGroup
+		for i, s := range sessions {
+			wg.Go(func() { errs[i] = s.close() })
+		}
+		errs[len(sessions)] = kit.EndAll(cleanupTimeout, fixed, e.endFixed)
+		wg.Wait()
+		e.bg.Close()
+		e.closeErr = errors.Join(errs...)
+	})
+	return e.closeErr
+}
+
+// endFixed revokes the grant of l, a lock with a fixed expiry that Close
+// ended, which deletes its entry.
+func (e *Executor) endFixed(ctx context.Context, l *lease) error {
+	err := e.remove(ctx, l.entry, l.rev, l.ref)
+	l.finish()
+	if err != nil {
+		return fmt.Errorf("etcd: close: revoking the lease of %q: %w", l.key, err)
+	}
+	return nil
+}
+
+// hold hands out l, just acquired: a lock with a grant of its own joins the
+// locks Close ends. One acquired while Close ran is released instead.
+func (e *Executor) hold(ctx context.Context, l *lease) (executor.Lease, error) {
+	if l.ref.grant == nil || e.fixed.Add(l) {
+		return l, nil
+	}
+	e.void(ctx, l.entry, l.rev, l.ref, l.finish)
+	return nil, e.closedErr("acquire", l.key)
+}
+
+// closedErr reports a call after Close.
+func (e *Executor) closedErr(op, key string) error {
+	return fmt.Errorf("etcd: %s %q: %w", op, key, executor.ErrClosed)
+}
+
+// isClosed reports whether Close has begun.
+func (e *Executor) isClosed() bool {
+	return e.life.Err() != nil
+}

@@ -1,0 +1,57 @@
+package memory
+
+import (
+	"fmt"
+
+	"github.com/lock4go/lock4go/executor"
+)
+
+// Close ends the executor, at once and for good, as every executor's
+// Close does (see package executor, "Close"): every lock still held is
+// reported lost (its AfterLost functions run before Close returns, and
+// [executor.LostCause] wraps [executor.ErrClosed]) and dropped from the
+// table; Renew and Release of such a lease return an error wrapping
+// [executor.ErrLockNotHeld]. Waiters inside Acquire return an error
+// wrapping [executor.ErrClosed], and so do later calls of Acquire, Inspect
+// and ForceRelease; WatchRelease channels fire. Close is idempotent and
+// returns nil.
+func (e *Executor) Close() error {
+	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		return nil
+	}
+	e.closed = true
+	close(e.done)
+	var fs []lostFunc
+	for _, en := range e.keys {
+		for _, l := range append([]*lease{en.writer}, en.shared...) {
+			if l == nil {
+				continue
+			}
+			l.held = false
+			l.timer.Stop()
+			fs = append(fs, l.markLost(errClosed)...)
+		}
+		// The waiters see done and leave: nothing is granted any more.
+		en.writer, en.shared, en.queue = nil, nil, nil
+	}
+	for _, ws := range e.watchers {
+		for ch := range ws {
+			select {
+			case ch <- struct{}{}:
+			default:
+			}
+		}
+	}
+	e.mu.Unlock()
+	for _, lf := range fs {
+		lf.f()
+	}
+	return nil
+}
+
+// closedErr is the error of op on key after Close.
+func closedErr(op, key string) error {
+	return fmt.Errorf("memory: %s %q: %w", op, key, executor.ErrClosed)
+}
