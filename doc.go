@@ -1,7 +1,8 @@
 // Package lock4go is a distributed-lock framework in the spirit of Java's
 // Lock4j, without annotations: a [Template] acquires and releases locks
 // through pluggable executors (Redis, ZooKeeper, etcd, in-process), and
-// middleware wraps net/http handlers and gRPC methods with the same locks.
+// packages middleware and grpclock wrap net/http handlers and gRPC methods
+// with the same locks.
 //
 // # Locks
 //
