@@ -4,29 +4,36 @@ import (
 	"runtime"
 	"syscall"
 	"time"
+	"unsafe"
 )
 
-// threadCPU returns the CPU time the calling thread has used: unlike the
-// wall clock, it does not count the time other processes of a busy
-// machine take the core. The caller must lock its OS thread.
+// clockThreadCPUTime is CLOCK_THREAD_CPUTIME_ID.
+const clockThreadCPUTime = 3
+
+// threadCPU returns the CPU time the calling thread has used, to the
+// nanosecond: unlike the wall clock, it does not count the time other
+// processes of a busy machine take the core (and unlike getrusage, it is
+// not sampled at the scheduler's tick). The caller must lock its OS thread.
 func threadCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_THREAD, &ru); err != nil {
+	var ts syscall.Timespec
+	if _, _, errno := syscall.RawSyscall(syscall.SYS_CLOCK_GETTIME, clockThreadCPUTime, uintptr(unsafe.Pointer(&ts)), 0); errno != 0 {
 		return 0
 	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	return time.Duration(ts.Nano())
 }
 
-// cpuPerOp returns the least thread CPU time per call of f over rounds of
-// n calls each.
-func cpuPerOp(f func(), rounds, n int) time.Duration {
+// cpuPerOp returns the least thread CPU time per call of f over rounds,
+// each of at least minRound of CPU time (and one call).
+func cpuPerOp(f func(), rounds int, minRound time.Duration) time.Duration {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	best := time.Duration(-1)
 	for range rounds {
 		start := threadCPU()
-		for range n {
+		n := 0
+		for n == 0 || threadCPU()-start < minRound {
 			f()
+			n++
 		}
 		if d := (threadCPU() - start) / time.Duration(n); best < 0 || d < best {
 			best = d
