@@ -48,16 +48,10 @@ func EscapedLen(s string) int {
 	return n
 }
 
-// escapeWriter is where escaped bytes go: a strings.Builder, or the
-// buffered hash of a long key.
-type escapeWriter interface {
-	WriteString(s string) (int, error)
-	WriteByte(c byte) error
-}
-
-// writeEscaped writes the escaped form of s to w: runs that need no
-// escaping are written whole.
-func writeEscaped(w escapeWriter, s string) {
+// writeEscaped appends the escaped form of s to b: runs that need no
+// escaping are written whole. (hashWriter.writeEscaped is its twin for
+// long keys, which go to a hash instead of a string.)
+func writeEscaped(b *strings.Builder, s string) {
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
@@ -70,14 +64,14 @@ func writeEscaped(w escapeWriter, s string) {
 			i += size
 			continue
 		}
-		w.WriteString(s[start:i])
-		w.WriteByte('%')
-		w.WriteByte(upperHex[c>>4])
-		w.WriteByte(upperHex[c&0x0f])
+		b.WriteString(s[start:i])
+		b.WriteByte('%')
+		b.WriteByte(upperHex[c>>4])
+		b.WriteByte(upperHex[c&0x0f])
 		i++
 		start = i
 	}
-	w.WriteString(s[start:])
+	b.WriteString(s[start:])
 }
 
 // Escape returns s with '%', ':', '#', '{', '}', ASCII control characters and

@@ -43,7 +43,7 @@ func Join(prefix, name string, parts []string, maxKeyLen int) (string, error) {
 }
 
 // writeKey writes the full key to w.
-func writeKey(w escapeWriter, prefix, name string, parts []string) {
+func writeKey(w *strings.Builder, prefix, name string, parts []string) {
 	if prefix != "" {
 		w.WriteString(prefix)
 		w.WriteByte(':')
@@ -113,7 +113,8 @@ func (w *hashWriter) WriteByte(c byte) error {
 	return nil
 }
 
-// writeKey writes the full key, as writeKey does, escaping in place.
+// writeKey writes the full key, as the function writeKey does, escaping
+// in place.
 func (w *hashWriter) writeKey(prefix, name string, parts []string) {
 	if prefix != "" {
 		w.WriteString(prefix)
