@@ -41,10 +41,10 @@ func (t *Template) lock(ctx context.Context, key string, opts []LockOption, try 
 	if err := r.supports(o); err != nil {
 		return nil, err
 	}
+	try = try || o.noWait
 	if try {
 		o.acquireTimeout = 0 // no waiting: the attempt has the grace
 	}
-	try = o.acquireTimeout == 0
 	start := time.Now()
 	w := waitContext{parent: ctx, deadline: start.Add(o.acquireTimeout), grace: o.attemptGrace, inProcess: r.caps.InProcess}
 	defer w.stop()

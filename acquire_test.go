@@ -56,10 +56,10 @@ func TestTemplate_Lock_perCallOptions(t *testing.T) {
 		if !errors.As(err, &aerr) || aerr.Attempts != 3 || aerr.Waited != 600*time.Millisecond {
 			t.Fatalf("Lock = %v (%+v), want 3 attempts (0, 250, 500ms) in 600ms", err, aerr)
 		}
-		// Zero acquire timeout: one attempt, no waiting, like TryLock.
-		_, err = tpl.Lock(t.Context(), "k", lock4go.WithAcquireTimeout(0))
+		// NoWait: one attempt, no waiting, like TryLock.
+		_, err = tpl.Lock(t.Context(), "k", lock4go.NoWait())
 		if !errors.As(err, &aerr) || aerr.Attempts != 1 || aerr.Waited != 0 {
-			t.Fatalf("Lock with zero timeout = %v, want one attempt", err)
+			t.Fatalf("Lock with NoWait = %v, want one attempt", err)
 		}
 		if r := f.reqs[len(f.reqs)-1]; r.Wait {
 			t.Fatal("single attempt asked the executor to wait")

@@ -1,7 +1,8 @@
 // Package lock4go is a distributed-lock framework in the spirit of Java's
 // Lock4j, without annotations: a [Template] acquires and releases locks
 // through pluggable executors (Redis, ZooKeeper, etcd, in-process), and
-// middleware wraps net/http handlers and gRPC methods with the same locks.
+// packages middleware and grpclock wrap net/http handlers and gRPC methods
+// with the same locks.
 //
 // # Locks
 //
@@ -11,7 +12,7 @@
 // lost, and Release. [Template.Do] runs a function under the lock and hands
 // it a context that is cancelled with cause [ErrLockLost] if the lock is
 // lost, and that re-enters the lock in nested calls. [Template.TryLock]
-// makes one attempt.
+// makes one attempt, as Lock with [NoWait] does.
 //
 // # Kinds
 //
@@ -29,6 +30,28 @@
 // until release. A renewal that finds the lock gone, or that cannot succeed
 // before the lease would end by the local monotonic clock, ends the lock as
 // lost. With WithExpire(d) the lease is d and is not renewed.
+//
+// # Zero values
+//
+// Zero means the default everywhere: in [Config], in [LockOption]
+// arguments and in the Spec fields of the middleware and grpclock
+// packages, a zero duration, count or name is the documented default,
+// never "none" or "once". Negative durations and counts are
+// [ErrInvalidConfig], from [New], from Lock and the other calls, and
+// from the middleware and interceptor constructors. One attempt without
+// waiting is called NoWait wherever it can be asked for.
+//
+//	knob                  Config field     LockOption              Spec field       zero means
+//	lease                 Expire           WithExpire(d)           Expire           30s, renewed by the watchdog until release (d > 0: fixed, not renewed)
+//	wait for a busy key   AcquireTimeout   WithAcquireTimeout(d)   AcquireTimeout   3s (LockOption and Spec: the Template's)
+//	one attempt, no wait  -                NoWait()                NoWait: true     (TryLock is Lock with NoWait)
+//	pause between tries   RetryInterval    WithRetryInterval(d)    RetryInterval    100ms (LockOption and Spec: the Template's)
+//	late answer allowed   AttemptGrace     WithAttemptGrace(d)     -                2s (LockOption: the Template's)
+//	release bound         ReleaseTimeout   -                       -                3s
+//	executor              Primary          WithExecutor(name)      Executor         the executor with the lowest Priority (or Config.Primary)
+//	semaphore             -                WithPermits(n)          Permits          no semaphore: a plain lock
+//	key prefix            KeyPrefix        -                       -                "lock4go"
+//	logger, observer      Logger, Observer -                       -                slog.Default(), none
 //
 // # Safety
 //

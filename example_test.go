@@ -94,7 +94,7 @@ func ExampleTemplate_LockAll() {
 	for _, k := range l.Keys() {
 		fmt.Println(k, "token", l.TokenOf(k))
 	}
-	_, err = tpl.LockAll(ctx, []string{"account:A", "account:C"}, lock4go.WithAcquireTimeout(0))
+	_, err = tpl.LockAll(ctx, []string{"account:A", "account:C"}, lock4go.NoWait())
 	fmt.Println("overlapping set busy:", errors.Is(err, lock4go.ErrNotAcquired))
 	// Output:
 	// account:A token 1
@@ -137,7 +137,7 @@ func ExampleLocked() {
 	key := func(r refund) (string, error) { return "refund:" + r.OrderID, nil }
 	issue := lock4go.Locked(tpl, key, func(ctx context.Context, r refund) (string, error) {
 		return "refunded " + r.OrderID, nil
-	}, lock4go.WithAcquireTimeout(0))
+	}, lock4go.NoWait())
 
 	out, err := issue(context.Background(), refund{OrderID: "42"})
 	fmt.Println(out, err)

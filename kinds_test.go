@@ -256,7 +256,6 @@ func TestKinds_badOptions(t *testing.T) {
 	tpl, _ := lock4go.New(lock4go.Config{}, memory.New(memory.Options{}), &fakeExec{name: "plain", prio: 1000})
 	ctx := t.Context()
 	for name, opts := range map[string][]lock4go.LockOption{
-		"zero permits":       {lock4go.WithPermits(0)},
 		"negative permits":   {lock4go.WithPermits(-1)},
 		"shared and permits": {lock4go.Shared(), lock4go.WithPermits(2)},
 		"no read locks":      {lock4go.Shared(), lock4go.WithExecutor("plain")},

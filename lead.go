@@ -30,7 +30,7 @@ const campaign = 100 * 365 * 24 * time.Hour
 //
 // Lead returns at once, without campaigning, for an invalid key or option
 // or an unknown executor. Options are those of Lock; [WithAcquireTimeout]
-// is ignored. [Template.Inspect] on key tells who leads (owner and token).
+// and [NoWait] are ignored. [Template.Inspect] on key tells who leads (owner and token).
 func (t *Template) Lead(ctx context.Context, key string, fn func(ctx context.Context) error, opts ...LockOption) error {
 	if fn == nil {
 		return fmt.Errorf("%w: Lead with a nil function", ErrInvalidConfig)
@@ -41,7 +41,7 @@ func (t *Template) Lead(ctx context.Context, key string, fn func(ctx context.Con
 	}
 	wait := make([]LockOption, len(opts), len(opts)+1)
 	copy(wait, opts)
-	wait = append(wait, WithAcquireTimeout(campaign))
+	wait = append(wait, LockOption{kind: optCampaign, d: campaign})
 	var pause *time.Timer
 	defer func() {
 		if pause != nil {

@@ -17,7 +17,7 @@ import (
 // obtained is Do's error ([*AcquireError]).
 // A nil tpl, key or fn makes every call fail with [ErrInvalidConfig].
 //
-//	charge := lock4go.Locked(tpl, orderKey, svc.Charge, lock4go.WithAcquireTimeout(0))
+//	charge := lock4go.Locked(tpl, orderKey, svc.Charge, lock4go.NoWait())
 //	receipt, err := charge(ctx, req)
 func Locked[Req, Resp any](tpl *Template, key func(Req) (string, error), fn func(context.Context, Req) (Resp, error), opts ...LockOption) func(context.Context, Req) (Resp, error) {
 	if tpl == nil || key == nil || fn == nil {

@@ -37,7 +37,7 @@ func TestLocked(t *testing.T) {
 			return "", errors.New("fn's context does not carry the lock")
 		}
 		return "receipt:" + r.OrderID, nil
-	}, lock4go.WithAcquireTimeout(0))
+	}, lock4go.NoWait())
 
 	ctx := t.Context()
 	if got, err := charge(ctx, chargeReq{"7"}); err != nil || got != "receipt:7" {

@@ -46,12 +46,15 @@ func (t *Template) LockAll(ctx context.Context, keys []string, opts ...LockOptio
 	copy(wait, opts)
 	wait = append(wait, LockOption{})
 	for _, key := range keys[len(locks):] {
+		// What is left of the timeout; none left is one attempt (a zero
+		// WithAcquireTimeout would mean the whole default again).
 		left := time.Until(deadline)
-		if o.acquireTimeout == 0 || left < 0 {
-			left = 0
-		}
 		wait[len(wait)-1] = WithAcquireTimeout(left)
-		l, err := t.lock(ctx, key, wait, o.acquireTimeout == 0)
+		try := o.noWait || left <= 0
+		if try {
+			wait[len(wait)-1] = NoWait()
+		}
+		l, err := t.lock(ctx, key, wait, try)
 		if err != nil {
 			t.releaseAll(ctx, locks)
 			return nil, err

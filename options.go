@@ -1,6 +1,7 @@
 package lock4go
 
 import (
+	"cmp"
 	"fmt"
 	"log/slog"
 	"time"
@@ -35,8 +36,8 @@ type Config struct {
 	// lock, a busy key is ErrNotAcquired), as in Lock4j and Redisson, whose
 	// acquire timeout bounds the waiting, not a request in flight. Only an
 	// attempt still unanswered at the acquire timeout plus AttemptGrace is
-	// ErrBackend. It also bounds the single attempt of TryLock (an acquire
-	// timeout of zero). The caller's own context still ends everything at
+	// ErrBackend. It also bounds the single attempt of TryLock and
+	// [NoWait]. The caller's own context still ends everything at
 	// once. Zero means 2s: above the slowest healthy first attempt
 	// (connect plus acquire) measured on a heavily loaded machine, and about
 	// a Redis client's own command timeout, the bound Lock4j and Redisson
@@ -102,7 +103,9 @@ func (c Config) withDefaults() (Config, error) {
 }
 
 // LockOption adjusts one Lock, TryLock or Do call. Options are plain values:
-// applying them allocates nothing.
+// applying them allocates nothing. As in [Config], a zero argument means
+// the Template's default and a negative one is [ErrInvalidConfig] (see
+// "Zero values" in the package documentation).
 type LockOption struct {
 	kind optKind
 	d    time.Duration
@@ -115,17 +118,20 @@ const (
 	optNone optKind = iota
 	optExpire
 	optAcquireTimeout
+	optNoWait
 	optRetryInterval
 	optExecutor
 	optAttemptGrace
 	optShared
 	optPermits
+	optCampaign // Lead: wait without a timeout, whatever the caller asked
 )
 
 type lockOptions struct {
 	expire         time.Duration
 	expireSet      bool
 	acquireTimeout time.Duration
+	noWait         bool
 	retryInterval  time.Duration
 	attemptGrace   time.Duration
 	executor       string
@@ -135,23 +141,34 @@ type lockOptions struct {
 
 // WithExpire gives the lock a fixed lease d that is not renewed (Lock4j's
 // expire): the lock ends d after it was taken even if not released, and
-// [Lock.Done] reports it lost then. d must be positive.
+// [Lock.Done] reports it lost then. Zero means the default, the
+// Template's Expire renewed by the watchdog until release; negative is
+// [ErrInvalidConfig].
 func WithExpire(d time.Duration) LockOption { return LockOption{kind: optExpire, d: d} }
 
-// WithAcquireTimeout bounds the wait for a busy key. Zero means a single
-// attempt; it must not be negative.
+// WithAcquireTimeout bounds the wait for a busy key. Zero means the
+// Template's AcquireTimeout; negative is [ErrInvalidConfig]. For a single
+// attempt without waiting, use [NoWait].
 func WithAcquireTimeout(d time.Duration) LockOption {
 	return LockOption{kind: optAcquireTimeout, d: d}
 }
 
-// WithRetryInterval sets the pause between attempts. It must be positive.
+// NoWait makes a single attempt: a busy key is an [*AcquireError] wrapping
+// [ErrNotAcquired] at once, whatever the acquire timeout. The attempt is
+// bounded by the attempt grace ([Config.AttemptGrace]).
+// [Template.TryLock] is Lock with NoWait.
+func NoWait() LockOption { return LockOption{kind: optNoWait} }
+
+// WithRetryInterval sets the pause between attempts. Zero means the
+// Template's RetryInterval; negative is [ErrInvalidConfig].
 func WithRetryInterval(d time.Duration) LockOption {
 	return LockOption{kind: optRetryInterval, d: d}
 }
 
 // WithAttemptGrace sets, for this call, how long an attempt in flight when
 // the acquire timeout passes may still take before it counts as a backend
-// failure (see [Config.AttemptGrace]). It must be positive.
+// failure (see [Config.AttemptGrace]). Zero means the Template's;
+// negative is [ErrInvalidConfig].
 func WithAttemptGrace(d time.Duration) LockOption {
 	return LockOption{kind: optAttemptGrace, d: d}
 }
@@ -172,17 +189,19 @@ func Shared() LockOption { return LockOption{kind: optShared} }
 // watchdog or fixed, like any lock), lost signal and fencing token, strictly
 // increasing per key. All users of a key must agree on n: an executor that
 // sees another n in use, or the key used as a lock, returns an error
-// wrapping [ErrInvalidConfig]. n must be positive; with [Shared] it is
-// [ErrInvalidConfig]. Inside a permit of the key (a context from Do or
+// wrapping [ErrInvalidConfig]. Zero means the default, no semaphore (a
+// plain lock); negative, or positive with [Shared], is [ErrInvalidConfig]. Inside a permit of the key (a context from Do or
 // Lock.Context) a call re-enters that permit instead of taking another.
 // The executor must support semaphores
 // (executor.Capabilities.Semaphores), else [ErrInvalidConfig].
 func WithPermits(n int) LockOption { return LockOption{kind: optPermits, d: time.Duration(n)} }
 
-// WithExecutor picks the executor by name for this call.
+// WithExecutor picks the executor by name for this call. The empty name
+// means the Template's primary executor.
 func WithExecutor(name string) LockOption { return LockOption{kind: optExecutor, s: name} }
 
-// resolve applies opts over the Template's config and validates them.
+// resolve applies opts over the Template's config and validates them: zero
+// arguments keep the config's value, negative ones are refused.
 func (c *Config) resolve(opts []LockOption) (lockOptions, error) {
 	o := lockOptions{
 		expire:         c.Expire,
@@ -192,37 +211,59 @@ func (c *Config) resolve(opts []LockOption) (lockOptions, error) {
 		executor:       c.Primary,
 	}
 	for _, opt := range opts {
+		if opt.d < 0 {
+			return o, fmt.Errorf("%w: %s is negative (%v)", ErrInvalidConfig, opt.kind, opt.value())
+		}
 		switch opt.kind {
 		case optExpire:
-			o.expire, o.expireSet = opt.d, true
+			if opt.d > 0 {
+				o.expire, o.expireSet = opt.d, true
+			}
 		case optAcquireTimeout:
-			o.acquireTimeout = opt.d
+			o.acquireTimeout = cmp.Or(opt.d, c.AcquireTimeout)
+		case optNoWait:
+			o.noWait = true
+		case optCampaign:
+			o.acquireTimeout, o.noWait = opt.d, false
 		case optRetryInterval:
-			o.retryInterval = opt.d
+			o.retryInterval = cmp.Or(opt.d, c.RetryInterval)
 		case optExecutor:
-			o.executor = opt.s
+			o.executor = cmp.Or(opt.s, c.Primary)
 		case optAttemptGrace:
-			o.attemptGrace = opt.d
+			o.attemptGrace = cmp.Or(opt.d, c.AttemptGrace)
 		case optShared:
 			o.shared = true
 		case optPermits:
 			o.permits = int(opt.d)
-			if o.permits <= 0 {
-				return o, fmt.Errorf("%w: permits must be positive, got %d", ErrInvalidConfig, opt.d)
-			}
 		}
 	}
-	switch {
-	case o.expire <= 0:
-		return o, fmt.Errorf("%w: expire must be positive, got %v", ErrInvalidConfig, o.expire)
-	case o.acquireTimeout < 0:
-		return o, fmt.Errorf("%w: acquire timeout must not be negative, got %v", ErrInvalidConfig, o.acquireTimeout)
-	case o.retryInterval <= 0:
-		return o, fmt.Errorf("%w: retry interval must be positive, got %v", ErrInvalidConfig, o.retryInterval)
-	case o.attemptGrace <= 0:
-		return o, fmt.Errorf("%w: attempt grace must be positive, got %v", ErrInvalidConfig, o.attemptGrace)
-	case o.shared && o.permits > 0:
+	if o.shared && o.permits > 0 {
 		return o, fmt.Errorf("%w: Shared and WithPermits together: a semaphore has no read locks", ErrInvalidConfig)
 	}
 	return o, nil
+}
+
+// String names the option in errors.
+func (k optKind) String() string {
+	switch k {
+	case optExpire:
+		return "WithExpire"
+	case optAcquireTimeout:
+		return "WithAcquireTimeout"
+	case optRetryInterval:
+		return "WithRetryInterval"
+	case optAttemptGrace:
+		return "WithAttemptGrace"
+	case optPermits:
+		return "WithPermits"
+	}
+	return "an option"
+}
+
+// value returns the option's argument as given, for errors.
+func (o LockOption) value() any {
+	if o.kind == optPermits {
+		return int(o.d)
+	}
+	return o.d
 }

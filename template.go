@@ -123,7 +123,8 @@ func (t *Template) Lock(ctx context.Context, key string, opts ...LockOption) (*L
 }
 
 // TryLock makes a single attempt on key, bounded by the attempt grace, and
-// does not wait; a busy key is an [*AcquireError] wrapping [ErrNotAcquired].
+// does not wait: it is Lock with [NoWait]. A busy key is an
+// [*AcquireError] wrapping [ErrNotAcquired].
 func (t *Template) TryLock(ctx context.Context, key string, opts ...LockOption) (*Lock, error) {
 	return t.lock(ctx, key, opts, true)
 }

@@ -110,9 +110,8 @@ func TestTemplate_Lock_badInput(t *testing.T) {
 		{"not UTF-8", "a\xffb", nil, lock4go.ErrInvalidKey},
 		{"too long", strings.Repeat("k", lock4go.MaxKeyLen+1), nil, lock4go.ErrInvalidKey},
 		{"negative expire", "k", []lock4go.LockOption{lock4go.WithExpire(-time.Second)}, lock4go.ErrInvalidConfig},
-		{"zero expire", "k", []lock4go.LockOption{lock4go.WithExpire(0)}, lock4go.ErrInvalidConfig},
 		{"negative acquire timeout", "k", []lock4go.LockOption{lock4go.WithAcquireTimeout(-1)}, lock4go.ErrInvalidConfig},
-		{"zero retry interval", "k", []lock4go.LockOption{lock4go.WithRetryInterval(0)}, lock4go.ErrInvalidConfig},
+		{"negative retry interval", "k", []lock4go.LockOption{lock4go.WithRetryInterval(-1)}, lock4go.ErrInvalidConfig},
 		{"unknown executor", "k", []lock4go.LockOption{lock4go.WithExecutor("x")}, lock4go.ErrUnknownExecutor},
 	}
 	for _, tc := range tests {

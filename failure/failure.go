@@ -8,9 +8,21 @@ import (
 	"github.com/lock4go/lock4go/executor"
 )
 
-// DefaultMessage is the response body of a failure, Lock4j's default
-// LockFailureException message.
-const DefaultMessage = "request failed, please retry it."
+// Response bodies of the default strategies.
+const (
+	// DefaultMessage is the body of a busy lock, an unavailable backend and
+	// an unexpected error: Lock4j's default LockFailureException message.
+	DefaultMessage = "request failed, please retry it."
+
+	// MisconfiguredMessage is the body of a [KindMisconfigured] failure:
+	// retrying cannot help, and the server log says what is wrong.
+	MisconfiguredMessage = "server misconfigured: the lock of this request cannot be built; see the server log"
+
+	// InvalidKeyMessage is the body of a [KindInvalidKey] failure whose
+	// error names no key part; one that does ([keybuilder.PartError]) is
+	// answered with the part's name instead.
+	InvalidKeyMessage = "invalid lock key"
+)
 
 // Info describes a lock that was not obtained.
 type Info struct {
@@ -20,7 +32,7 @@ type Info struct {
 	// Template.Lock. Never send it to clients.
 	Err error
 	// AcquireTimeout is how long the lock was waited for (zero for a single
-	// attempt): a hint for Retry-After.
+	// attempt, NoWait): a hint for Retry-After.
 	AcquireTimeout time.Duration
 }
 
@@ -28,8 +40,8 @@ type Info struct {
 type Kind int
 
 const (
-	// KindInternal is a server-side problem: a misconfiguration
-	// (executor.ErrInvalidConfig) or an unexpected error.
+	// KindInternal is an unexpected server-side error: a func.<name> key
+	// function or a TextMarshaler that failed, for example.
 	KindInternal Kind = iota
 	// KindBusy means the lock is held by someone else
 	// (executor.ErrNotAcquired).
@@ -39,8 +51,14 @@ const (
 	// (executor.ErrUnknownExecutor).
 	KindUnavailable
 	// KindInvalidKey means the request did not yield a usable key
-	// (executor.ErrInvalidKey).
+	// (executor.ErrInvalidKey): the client's fault.
 	KindInvalidKey
+	// KindMisconfigured means the server's configuration cannot lock the
+	// request (executor.ErrInvalidConfig): a path.<name> whose wildcard the
+	// route lacks, a handler not routed by a pattern, an executor without
+	// the lock kind a Spec asks for. The operator's fault, the same for
+	// every request of the route.
+	KindMisconfigured
 )
 
 // String returns the kind's name.
@@ -52,6 +70,8 @@ func (k Kind) String() string {
 		return "unavailable"
 	case KindInvalidKey:
 		return "invalid key"
+	case KindMisconfigured:
+		return "misconfigured"
 	}
 	return "internal"
 }
@@ -65,6 +85,8 @@ func Classify(err error) Kind {
 		return KindUnavailable
 	case errors.Is(err, executor.ErrNotAcquired):
 		return KindBusy
+	case errors.Is(err, executor.ErrInvalidConfig):
+		return KindMisconfigured
 	}
 	return KindInternal
 }

@@ -13,11 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
-
 	"github.com/lock4go/lock4go/executor"
+	"github.com/lock4go/lock4go/keybuilder"
 )
 
 var secret = errors.New("dial tcp 10.1.2.3:6379: connection refused")
@@ -36,7 +33,7 @@ func TestClassify(t *testing.T) {
 		{wrap(executor.ErrBackend), KindUnavailable},
 		{wrap(executor.ErrUnknownExecutor), KindUnavailable},
 		{wrap(executor.ErrInvalidKey), KindInvalidKey},
-		{wrap(executor.ErrInvalidConfig), KindInternal},
+		{wrap(executor.ErrInvalidConfig), KindMisconfigured},
 		{secret, KindInternal},
 		{nil, KindInternal},
 	}
@@ -61,8 +58,7 @@ func TestHTTPStatus(t *testing.T) {
 		{"busy sub-second", HTTPOptions{RetryAfter: time.Millisecond}, Info{Err: wrap(executor.ErrNotAcquired)}, 429, "1"},
 		{"backend", HTTPOptions{}, Info{Err: wrap(executor.ErrBackend)}, 503, ""},
 		{"unknown executor", HTTPOptions{}, Info{Err: wrap(executor.ErrUnknownExecutor)}, 503, ""},
-		{"invalid key", HTTPOptions{}, Info{Err: wrap(executor.ErrInvalidKey)}, 400, ""},
-		{"internal", HTTPOptions{}, Info{Err: wrap(executor.ErrInvalidConfig)}, 500, ""},
+		{"internal", HTTPOptions{}, Info{Err: wrap(errors.New("lookup failed"))}, 500, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -104,72 +100,41 @@ func TestHTTPFallback(t *testing.T) {
 	}
 }
 
-func TestGRPCStatus(t *testing.T) {
+// TestHTTPStatus_bodies checks the answers that are not DefaultMessage: an
+// invalid key names its part and nothing of the request, a
+// misconfiguration says so and is left to the middleware to log loudly.
+func TestHTTPStatus_bodies(t *testing.T) {
+	secretPart := strings.Repeat("s", 100)
+	partErr := &keybuilder.PartError{Expr: "query.id", Missing: true, Err: fmt.Errorf("%q: %w", secretPart, executor.ErrInvalidKey)}
+	badErr := &keybuilder.PartError{Expr: "json.id|int", Err: fmt.Errorf("%q is not an integer: %w", secretPart, executor.ErrInvalidKey)}
 	tests := []struct {
-		name string
-		err  error
-		want codes.Code
+		name      string
+		err       error
+		code      int
+		body      string
+		logged    slog.Level
+		secretLog bool
 	}{
-		{"busy", wrap(executor.ErrNotAcquired), codes.Aborted},
-		{"backend", wrap(executor.ErrBackend), codes.Unavailable},
-		{"invalid key", wrap(executor.ErrInvalidKey), codes.InvalidArgument},
-		{"internal", wrap(executor.ErrInvalidConfig), codes.Internal},
+		{"missing part", fmt.Errorf("wrapped: %w", partErr), 400, `missing key part "query.id"`, slog.LevelInfo, true},
+		{"invalid part", badErr, 400, `invalid key part "json.id|int"`, slog.LevelInfo, true},
+		{"invalid key without a part", wrap(executor.ErrInvalidKey), 400, InvalidKeyMessage, slog.LevelInfo, false},
+		{"misconfigured", wrap(executor.ErrInvalidConfig), 500, MisconfiguredMessage, slog.LevelDebug, false},
 	}
-	info := &grpc.UnaryServerInfo{FullMethod: "/svc/M"}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var logs bytes.Buffer
-			h := GRPCStatus(GRPCOptions{Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
-			resp, err := h.HandleUnary(t.Context(), nil, info, Info{Err: tt.err})
-			st, _ := status.FromError(err)
-			if resp != nil || st.Code() != tt.want || st.Message() != DefaultMessage {
-				t.Fatalf("got %v, %v; want %v %q", resp, err, tt.want, DefaultMessage)
+			logger := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+			w := httptest.NewRecorder()
+			HTTPStatus(HTTPOptions{Logger: logger}).ServeLockFailure(w, httptest.NewRequest("POST", "/", nil), Info{Err: tt.err})
+			if w.Code != tt.code || w.Body.String() != tt.body || strings.Contains(w.Body.String(), secretPart) {
+				t.Fatalf("got %d %q, want %d %q", w.Code, w.Body, tt.code, tt.body)
 			}
-			if !strings.Contains(logs.String(), "connection refused") {
+			if !strings.Contains(logs.String(), "level="+tt.logged.String()) {
+				t.Errorf("logged %q, want at %v", logs.String(), tt.logged)
+			}
+			if tt.secretLog && !strings.Contains(logs.String(), secretPart) {
 				t.Errorf("the cause is not logged: %s", logs.String())
 			}
 		})
 	}
-	t.Run("caller gone", func(t *testing.T) {
-		ctx, cancel := context.WithCancel(t.Context())
-		cancel()
-		_, err := GRPCStatus(GRPCOptions{}).HandleUnary(ctx, nil, info, Info{Err: wrap(executor.ErrNotAcquired)})
-		if status.Code(err) != codes.Canceled {
-			t.Fatalf("err = %v, want Canceled", err)
-		}
-	})
 }
-
-func TestFailFast(t *testing.T) {
-	err := wrap(executor.ErrNotAcquired)
-	_, got := FailFast.HandleUnary(t.Context(), nil, &grpc.UnaryServerInfo{FullMethod: "/svc/M"}, Info{Err: err})
-	if got != err {
-		t.Fatalf("FailFast returned %v, want the error as is", got)
-	}
-}
-
-func TestGRPCFallback(t *testing.T) {
-	fb := GRPCFallback{Unary: func(ctx context.Context, req any) (any, error) {
-		f, ok := FromContext(ctx)
-		if !ok {
-			return nil, errors.New("no failure in the context")
-		}
-		return "fallback " + f.Key, nil
-	}}
-	resp, err := fb.HandleUnary(t.Context(), nil, &grpc.UnaryServerInfo{FullMethod: "/svc/M"}, Info{Key: "k"})
-	if err != nil || resp != "fallback k" {
-		t.Fatalf("got %v, %v", resp, err)
-	}
-	// No stream handler: the default status.
-	err = fb.HandleStream(nil, fakeStream{ctx: t.Context()}, &grpc.StreamServerInfo{FullMethod: "/svc/S"}, Info{Err: wrap(executor.ErrNotAcquired)})
-	if status.Code(err) != codes.Aborted {
-		t.Fatalf("err = %v, want Aborted", err)
-	}
-}
-
-type fakeStream struct {
-	grpc.ServerStream
-	ctx context.Context
-}
-
-func (s fakeStream) Context() context.Context { return s.ctx }

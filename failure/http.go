@@ -1,6 +1,7 @@
 package failure
 
 import (
+	"io"
 	"log/slog"
 	"math"
 	"net/http"
@@ -30,32 +31,33 @@ type HTTPOptions struct {
 	// seconds. Zero means the failure's AcquireTimeout, or 1s when that is
 	// zero too.
 	RetryAfter time.Duration
-	// Message is the plain-text body. Zero means [DefaultMessage].
+	// Message is the plain-text body of busy, unavailable and internal
+	// failures. Zero means [DefaultMessage].
 	Message string
-	// Logger receives one record per failure with the error: busy at Debug,
-	// invalid key at Info, others at Error. Nil means slog.Default().
+	// Logger receives one record per failure with the error: busy and
+	// misconfigured at Debug (the middleware logs a misconfiguration at
+	// Error, once per route), invalid key at Info, others at Error. Nil
+	// means slog.Default().
 	Logger *slog.Logger
 }
 
-// HTTPStatus returns the default HTTP strategy: 429 with Retry-After when
-// the lock is busy, 503 when the backend is unavailable, 400 for an invalid
-// key and 500 otherwise, each with the same plain-text message.
+// HTTPStatus returns the default HTTP strategy, a plain-text answer by
+// [Kind]: 429 with Retry-After and Message when the lock is busy, 503 with
+// Message when the backend is unavailable, 400 naming the key part for an
+// invalid key ([PublicMessage]), 500 with [MisconfiguredMessage] for a
+// misconfiguration and 500 with Message otherwise.
 func HTTPStatus(o HTTPOptions) HTTPHandler {
 	if o.Message == "" {
 		o.Message = DefaultMessage
 	}
-	return httpStatus{o: o, length: strconv.Itoa(len(o.Message))}
+	return httpStatus{o: o}
 }
 
-type httpStatus struct {
-	o      HTTPOptions
-	length string
-}
+type httpStatus struct{ o HTTPOptions }
 
 func (s httpStatus) ServeLockFailure(w http.ResponseWriter, r *http.Request, f Info) {
 	kind := Classify(f.Err)
-	code := http.StatusInternalServerError
-	level := slog.LevelError
+	code, level, body := http.StatusInternalServerError, slog.LevelError, s.o.Message
 	h := w.Header()
 	switch kind {
 	case KindBusy:
@@ -64,7 +66,9 @@ func (s httpStatus) ServeLockFailure(w http.ResponseWriter, r *http.Request, f I
 	case KindUnavailable:
 		code = http.StatusServiceUnavailable
 	case KindInvalidKey:
-		code, level = http.StatusBadRequest, slog.LevelInfo
+		code, level, body = http.StatusBadRequest, slog.LevelInfo, PublicMessage(f.Err)
+	case KindMisconfigured:
+		level, body = slog.LevelDebug, MisconfiguredMessage
 	}
 	logger := s.o.Logger
 	if logger == nil {
@@ -78,9 +82,9 @@ func (s httpStatus) ServeLockFailure(w http.ResponseWriter, r *http.Request, f I
 	}
 	h.Set("Content-Type", "text/plain; charset=utf-8")
 	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Content-Length", s.length)
+	h.Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(code)
-	_, _ = w.Write([]byte(s.o.Message))
+	_, _ = io.WriteString(w, body)
 }
 
 // retryAfter returns whole seconds, rounded up, at least 1.

@@ -32,7 +32,11 @@ func readBody(r *http.Request, max int64) (*body, error) {
 	if r.Body == nil || r.Body == http.NoBody {
 		return &body{}, nil
 	}
-	data, err := io.ReadAll(io.LimitReader(r.Body, max+1))
+	if r.ContentLength > max {
+		// Refused unread: the handler still gets the whole body.
+		return nil, fmt.Errorf("body of %d bytes is larger than %d bytes: %w", r.ContentLength, max, executor.ErrInvalidKey)
+	}
+	data, err := readAll(io.LimitReader(r.Body, max+1), r.ContentLength)
 	r.Body = restoredBody{Reader: io.MultiReader(bytes.NewReader(data), r.Body), Closer: r.Body}
 	if err != nil {
 		return nil, fmt.Errorf("reading the body: %w: %w", executor.ErrInvalidKey, err)
@@ -41,6 +45,24 @@ func readBody(r *http.Request, max int64) (*body, error) {
 		return nil, fmt.Errorf("body is larger than %d bytes: %w", max, executor.ErrInvalidKey)
 	}
 	return &body{data: data}, nil
+}
+
+// readAll reads rd to its end into a buffer sized for a body of n bytes
+// (unknown when n < 0): one allocation for a body of the announced length.
+func readAll(rd io.Reader, n int64) ([]byte, error) {
+	if n < 0 {
+		return io.ReadAll(rd)
+	}
+	buf := make([]byte, n+1) // +1: a body longer than announced shows
+	k, err := io.ReadFull(rd, buf)
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		return buf[:k], nil
+	case err != nil:
+		return buf[:k], err
+	}
+	rest, err := io.ReadAll(rd) // longer than announced: the rest as it comes
+	return append(buf, rest...), err
 }
 
 // formValue returns the first value of a urlencoded or multipart body field.
@@ -77,7 +99,11 @@ func (b *body) formField(r *http.Request, name string) (string, bool, error) {
 		}
 		return b.form.Get(name), b.form.Has(name), nil
 	case "multipart/form-data":
-		return multipartValue(b.data, params["boundary"], name)
+		b.form, err = multipartForm(b.data, params["boundary"])
+		if err != nil {
+			return "", false, err
+		}
+		return b.form.Get(name), b.form.Has(name), nil
 	}
 	return "", false, nil
 }
@@ -89,28 +115,19 @@ func isForm(r *http.Request) bool {
 	return err == nil && (mt == "application/x-www-form-urlencoded" || mt == "multipart/form-data")
 }
 
-// multipartValue returns the first non-file part named name, and whether
-// there is one.
-func multipartValue(data []byte, boundary, name string) (string, bool, error) {
+// multipartForm returns the non-file fields of a multipart body, read as
+// http.Request.ParseMultipartForm reads them for the handler: with the
+// same limits on parts and headers (1000 parts unless GODEBUG
+// multipartmaxparts says otherwise), so a body the handler cannot parse
+// is not keyed either, and the cost is bounded by the body cap.
+func multipartForm(data []byte, boundary string) (url.Values, error) {
 	if boundary == "" {
-		return "", false, fmt.Errorf("multipart body without boundary: %w", executor.ErrInvalidKey)
+		return nil, fmt.Errorf("multipart body without boundary: %w", executor.ErrInvalidKey)
 	}
-	mr := multipart.NewReader(bytes.NewReader(data), boundary)
-	for {
-		p, err := mr.NextPart()
-		if errors.Is(err, io.EOF) {
-			return "", false, nil
-		}
-		if err != nil {
-			return "", false, fmt.Errorf("malformed multipart body: %w", executor.ErrInvalidKey)
-		}
-		if p.FormName() != name || p.FileName() != "" {
-			continue
-		}
-		v, err := io.ReadAll(p)
-		if err != nil {
-			return "", false, fmt.Errorf("malformed multipart body: %w", executor.ErrInvalidKey)
-		}
-		return string(v), true, nil
+	f, err := multipart.NewReader(bytes.NewReader(data), boundary).ReadForm(int64(len(data)))
+	if err != nil {
+		return nil, fmt.Errorf("malformed multipart body (%v): %w", err, executor.ErrInvalidKey)
 	}
+	defer f.RemoveAll() // nothing on disk: the whole body fits in memory
+	return url.Values(f.Value), nil
 }

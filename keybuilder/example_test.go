@@ -52,5 +52,5 @@ func ExampleFields() {
 	fmt.Println(err)
 	// Output:
 	// lock4go:refund#42%3Aa <nil>
-	// keybuilder: field "Order.ID" is a nil pointer on the way: lock4go: invalid key
+	// keybuilder: key part "Order.ID": missing or empty: lock4go: invalid key
 }

@@ -3,12 +3,11 @@ package keybuilder
 import (
 	"encoding"
 	"fmt"
-	"math"
 	"reflect"
-	"strconv"
 	"strings"
 
 	"github.com/lock4go/lock4go/executor"
+	"github.com/lock4go/lock4go/internal/keys"
 )
 
 // Fields returns a function that builds the key of a value of type Req from
@@ -22,19 +21,30 @@ import (
 //
 // A path is Go field names separated by dots ("Order.ID"), walked through
 // structs and pointers to structs (Req may itself be a pointer); promoted
-// fields of embedded structs count. The leaf must be a string, bool,
-// integer, float or []byte (or a named type of one), or implement
-// encoding.TextMarshaler or fmt.Stringer (checked in that order). Paths are
-// parsed and checked against Req once, here: an unknown, unexported,
-// ambiguous or non-scalar field is an error wrapping
-// executor.ErrInvalidConfig, as is an empty name. No paths make one key for
-// every value.
+// fields of embedded structs count. Paths are parsed and checked against
+// Req once, here: an unknown, unexported, ambiguous or non-scalar field is
+// an error wrapping executor.ErrInvalidConfig, as is an empty name. No
+// paths make one key for every value.
+//
+// A leaf is formatted as the other builders format the same value (see
+// "One key per value" in the package documentation), checked in this
+// order:
+//   - a type implementing encoding.TextMarshaler: its text, as
+//     encoding/json writes it;
+//   - a bool, integer, float, string or []byte kind, named types
+//     included: its value, whatever String method it has (an enum is
+//     keyed by its number, as grpclock keys proto enums; a time.Duration
+//     by its nanoseconds, as encoding/json writes it); floats in one form
+//     per value (1.50 and 1.5 alike, -0 as 0, 1e6 as 1000000); []byte in
+//     standard base64, as encoding/json and protojson write it;
+//   - a type implementing fmt.Stringer: its String.
 //
 // The returned function is safe for concurrent use. A nil pointer on a
-// path, an empty part or a float that is NaN or infinite is an error
-// wrapping executor.ErrInvalidKey naming the path (a request without a key).
-// Floats are keyed by value (1.50 and 1.5 alike, -0 as 0), as "|float"
-// expressions are. Of the options only [WithMaxKeyLen] applies.
+// path or an empty part is a [*PartError] with Missing set; a float that
+// is NaN or infinite, or a part longer than the part cap
+// ([DefaultMaxPartLen]), a *PartError without: both wrap
+// executor.ErrInvalidKey (a request without a key). Of the options only
+// [WithMaxKeyLen] and [WithMaxPartLen] apply.
 func Fields[Req any](prefix, name string, paths []string, opts ...Option) (func(Req) (string, error), error) {
 	o, err := buildOptions(opts)
 	if err != nil {
@@ -53,13 +63,13 @@ func Fields[Req any](prefix, name string, paths []string, opts ...Option) (func(
 			return nil, err
 		}
 	}
-	maxLen := o.maxKeyLen
+	maxLen, maxPartLen := o.maxKeyLen, o.maxPartLen
 	return func(req Req) (string, error) {
 		var buf [8]string
 		parts := buf[:0]
 		v := reflect.ValueOf(&req).Elem()
 		for i := range fields {
-			s, err := fields[i].value(v)
+			s, err := fields[i].value(v, maxPartLen)
 			if err != nil {
 				return "", err
 			}
@@ -137,45 +147,66 @@ func compileField(t reflect.Type, path string) (fieldPath, error) {
 	if leaf.Kind() == reflect.Pointer && !leaf.Implements(textMarshaler) && !leaf.Implements(stringer) {
 		leaf, fp.deref = leaf.Elem(), true
 	}
+	if !fp.compileLeaf(leaf) {
+		return bad("%v is not a scalar; key parts must be scalars", leaf)
+	}
+	return fp, nil
+}
+
+// compileLeaf picks how a leaf of type leaf is formatted, in the order the
+// package documentation gives: encoding.TextMarshaler (as encoding/json
+// does), then the value of a bool, number, string or []byte whatever its
+// methods (an enum is keyed by its number, as gRPC keys it), then
+// fmt.Stringer. It reports false for a leaf that is none of them.
+func (fp *fieldPath) compileLeaf(leaf reflect.Type) bool {
 	switch {
 	case leaf.Implements(textMarshaler):
 		fp.leaf = leafText
+		return true
 	case reflect.PointerTo(leaf).Implements(textMarshaler) && leaf.Kind() != reflect.Pointer:
 		fp.leaf, fp.addr = leafText, true
+		return true
+	}
+	switch leaf.Kind() {
+	case reflect.String:
+		fp.leaf = leafString
+	case reflect.Bool:
+		fp.leaf = leafBool
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		fp.leaf = leafInt
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		fp.leaf = leafUint
+	case reflect.Float32, reflect.Float64:
+		fp.leaf, fp.bits = leafFloat, leaf.Bits()
+	case reflect.Slice:
+		if leaf.Elem().Kind() != reflect.Uint8 {
+			return fp.compileStringer(leaf)
+		}
+		fp.leaf = leafBytes
+	default:
+		return fp.compileStringer(leaf)
+	}
+	return true
+}
+
+func (fp *fieldPath) compileStringer(leaf reflect.Type) bool {
+	switch {
 	case leaf.Implements(stringer):
 		fp.leaf = leafStringer
 	case reflect.PointerTo(leaf).Implements(stringer) && leaf.Kind() != reflect.Pointer:
 		fp.leaf, fp.addr = leafStringer, true
 	default:
-		switch leaf.Kind() {
-		case reflect.String:
-			fp.leaf = leafString
-		case reflect.Bool:
-			fp.leaf = leafBool
-		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-			fp.leaf = leafInt
-		case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-			fp.leaf = leafUint
-		case reflect.Float32, reflect.Float64:
-			fp.leaf, fp.bits = leafFloat, leaf.Bits()
-		case reflect.Slice:
-			if leaf.Elem().Kind() != reflect.Uint8 {
-				return bad("%v is not a scalar; key parts must be scalars", leaf)
-			}
-			fp.leaf = leafBytes
-		default:
-			return bad("%v is not a scalar; key parts must be scalars", leaf)
-		}
+		return false
 	}
-	return fp, nil
+	return true
 }
 
 // value returns the part of v (addressable) at the path.
-func (fp *fieldPath) value(v reflect.Value) (string, error) {
+func (fp *fieldPath) value(v reflect.Value, maxPartLen int) (string, error) {
 	for _, s := range fp.steps {
 		for range s.ptrs {
 			if v.IsNil() {
-				return "", fp.missing("a nil pointer on the way")
+				return "", fp.missing()
 			}
 			v = v.Elem()
 		}
@@ -183,54 +214,60 @@ func (fp *fieldPath) value(v reflect.Value) (string, error) {
 	}
 	if fp.deref {
 		if v.IsNil() {
-			return "", fp.missing("nil")
+			return "", fp.missing()
 		}
 		v = v.Elem()
 	}
-	var s string
-	switch fp.leaf {
-	case leafString:
-		s = v.String()
-	case leafBytes:
-		s = string(v.Bytes())
-	case leafBool:
-		s = strconv.FormatBool(v.Bool())
-	case leafInt:
-		s = strconv.FormatInt(v.Int(), 10)
-	case leafUint:
-		s = strconv.FormatUint(v.Uint(), 10)
-	case leafFloat:
-		f := v.Float()
-		if math.IsNaN(f) || math.IsInf(f, 0) {
-			return "", fp.missing("not a finite number")
-		}
-		if fp.bits == 32 {
-			// The float32's own shortest form, then read as a float64,
-			// so 0.1 stays "0.1".
-			f, _ = strconv.ParseFloat(strconv.FormatFloat(f, 'g', -1, 32), 64)
-		}
-		s = floatKey(f)
-	case leafText, leafStringer:
-		var err error
-		if s, err = fp.format(v); err != nil {
-			return "", err
-		}
-	}
-	if s == "" {
-		return "", fp.missing("empty")
+	s, err := fp.format(v)
+	switch {
+	case err != nil:
+		return "", err
+	case s == "":
+		return "", fp.missing()
+	case len(s) > maxPartLen:
+		return "", tooLong(fp.src, len(s), maxPartLen)
 	}
 	return s, nil
 }
 
-// format formats a TextMarshaler or Stringer leaf.
+// format formats the leaf v.
 func (fp *fieldPath) format(v reflect.Value) (string, error) {
+	switch fp.leaf {
+	case leafString:
+		return v.String(), nil
+	case leafBytes:
+		return keys.Bytes(v.Bytes()), nil
+	case leafBool:
+		return keys.Bool(v.Bool()), nil
+	case leafInt:
+		return keys.Int(v.Int()), nil
+	case leafUint:
+		return keys.Uint(v.Uint()), nil
+	case leafFloat:
+		var s string
+		var err error
+		if fp.bits == 32 {
+			s, err = keys.Float32(float32(v.Float()))
+		} else {
+			s, err = keys.Float(v.Float())
+		}
+		if err != nil {
+			return "", &PartError{Expr: fp.src, Err: err}
+		}
+		return s, nil
+	}
+	return fp.marshal(v)
+}
+
+// marshal formats a TextMarshaler or Stringer leaf.
+func (fp *fieldPath) marshal(v reflect.Value) (string, error) {
 	if fp.addr {
-		if !v.CanAddr() {
-			return "", fp.missing("not addressable")
+		if !v.CanAddr() { // not reached: v is a field of the addressable request
+			return "", fp.missing()
 		}
 		v = v.Addr()
 	} else if (v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface) && v.IsNil() {
-		return "", fp.missing("nil")
+		return "", fp.missing()
 	}
 	if fp.leaf == leafStringer {
 		return v.Interface().(fmt.Stringer).String(), nil
@@ -242,6 +279,5 @@ func (fp *fieldPath) format(v reflect.Value) (string, error) {
 	return string(b), nil
 }
 
-func (fp *fieldPath) missing(why string) error {
-	return fmt.Errorf("keybuilder: field %q is %s: %w", fp.src, why, executor.ErrInvalidKey)
-}
+// missing returns the error of a nil or empty part.
+func (fp *fieldPath) missing() error { return missing(fp.src) }

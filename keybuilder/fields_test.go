@@ -52,7 +52,7 @@ func TestFields(t *testing.T) {
 	}{
 		{"From.ID", "A"}, {"From.Owner.Name", "ann"}, {"Tenant", "acme"},
 		{"Amount", "1500"}, {"Rate", "1.5"}, {"Small", "0.1"}, {"Urgent", "true"}, {"Seq", "7"},
-		{"Raw", "raw"}, {"IP", "10.0.0.1"}, {"Dur", "1.5s"}, {"Ref", "r:1"},
+		{"Raw", "cmF3"}, {"IP", "10.0.0.1"}, {"Dur", "1500000000"}, {"Ref", "r:1"},
 	} {
 		key, err := keybuilder.Fields[transfer]("lock4go", "t", []string{c.path})
 		if err != nil {

@@ -5,13 +5,15 @@ import (
 	"net/http"
 	"net/textproto"
 	"net/url"
+	"strings"
 
 	"github.com/lock4go/lock4go/executor"
+	"github.com/lock4go/lock4go/internal/keys"
 )
 
-var httpKinds = map[string]kind{
-	"path": kindPath, "query": kindQuery, "header": kindHeader, "cookie": kindCookie,
-	"form": kindForm, "json": kindJSON, "ip": kindIP, "method": kindMethod, "func": kindFunc,
+var httpKinds = map[string]keys.Kind{
+	"path": keys.KindPath, "query": keys.KindQuery, "header": keys.KindHeader, "cookie": keys.KindCookie,
+	"form": keys.KindForm, "json": keys.KindJSON, "ip": keys.KindIP, "method": keys.KindMethod, "func": keys.KindFunc,
 }
 
 // HTTP builds lock keys for HTTP requests from key expressions. It is
@@ -19,8 +21,9 @@ var httpKinds = map[string]kind{
 type HTTP struct {
 	prefix string
 	name   string
-	exprs  []expr
-	funcs  []HTTPFunc // by expression index, for func.<name>
+	exprs  []keys.Expr
+	funcs  []HTTPFunc  // by expression index, for func.<name>
+	segs   [][]jsonSeg // by expression index, for json.<path>
 	opts   options
 }
 
@@ -43,43 +46,49 @@ func NewHTTP(prefix, name string, exprs []string, opts ...Option) (*HTTP, error)
 		}
 	}
 	for _, src := range exprs {
-		e, err := parseExpr(src, httpKinds)
+		e, err := keys.Parse(src, httpKinds)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("keybuilder: %w", err)
 		}
 		var f HTTPFunc
-		switch e.kind {
-		case kindHeader:
-			if !validToken(e.arg) {
+		switch e.Kind {
+		case keys.KindHeader:
+			if !validToken(e.Arg) {
 				return nil, fmt.Errorf("keybuilder: expression %q: invalid header name: %w", src, executor.ErrInvalidConfig)
 			}
-			e.arg = textproto.CanonicalMIMEHeaderKey(e.arg)
-		case kindFunc:
-			f = o.httpFuncs[e.arg]
+			e.Arg = textproto.CanonicalMIMEHeaderKey(e.Arg)
+		case keys.KindFunc:
+			f = o.httpFuncs[e.Arg]
 			if f == nil {
 				return nil, fmt.Errorf("keybuilder: expression %q: no function registered with WithHTTPFunc(%q, …): %w",
-					src, e.arg, executor.ErrInvalidConfig)
+					src, e.Arg, executor.ErrInvalidConfig)
 			}
+		}
+		var segs []jsonSeg
+		if e.Kind == keys.KindJSON {
+			segs = jsonSegs(e.Path)
 		}
 		b.exprs = append(b.exprs, e)
 		b.funcs = append(b.funcs, f)
+		b.segs = append(b.segs, segs)
 	}
 	return b, nil
 }
 
-// Key builds the key of r. It returns an error wrapping
-// executor.ErrInvalidKey when a part is missing or empty (naming the
-// expression) and executor.ErrInvalidConfig when the builder cannot name the
-// request. json. and form. expressions, and query. expressions on
-// urlencoded or multipart bodies, replace r.Body by a reader of the same
-// bytes.
+// Key builds the key of r. It returns a [*PartError] (wrapping
+// executor.ErrInvalidKey) when a part is missing, empty, longer than the
+// part cap or not in a form its expression can key, and an error wrapping
+// executor.ErrInvalidConfig when the builder does not fit the route: no
+// name and no route pattern, or a path.<name> whose wildcard the route
+// lacks (or a handler not routed by a pattern at all). json. and form. expressions,
+// and query. expressions on urlencoded or multipart bodies, replace r.Body
+// by a reader of the same bytes.
 func (b *HTTP) Key(r *http.Request) (string, error) {
 	name := b.name
 	if name == "" {
 		name = r.Pattern
 		if name == "" {
-			return "", fmt.Errorf("keybuilder: no name and no route pattern (set a name, or wrap the handler registered on the http.ServeMux): %w",
-				executor.ErrInvalidConfig)
+			return "", errNoPattern
 		}
 	}
 	var buf [8]string
@@ -95,6 +104,48 @@ func (b *HTTP) Key(r *http.Request) (string, error) {
 	return join(b.prefix, name, parts, b.opts.maxKeyLen)
 }
 
+// errNoPattern is the error of a request without a route pattern to a
+// builder without a name.
+var errNoPattern = fmt.Errorf("keybuilder: no name and no route pattern (set a name, or wrap the handler registered on the http.ServeMux): %w",
+	executor.ErrInvalidConfig)
+
+// checkPattern returns, for a path.<name> expression whose value is empty,
+// the error wrapping executor.ErrInvalidConfig of a route that cannot have
+// it: no route pattern (the handler is not routed by an http.ServeMux),
+// or a pattern without the wildcard {name}. It returns nil when the
+// pattern has the wildcard: the request's segment is empty.
+func checkPattern(pattern, name string) error {
+	switch {
+	case pattern == "":
+		return fmt.Errorf("keybuilder: expression \"path.%s\": the request has no route pattern (wrap the handler registered on the http.ServeMux): %w",
+			name, executor.ErrInvalidConfig)
+	case !hasWildcard(pattern, name):
+		return fmt.Errorf("keybuilder: expression \"path.%s\": route %q has no wildcard {%s}: %w",
+			name, pattern, name, executor.ErrInvalidConfig)
+	}
+	return nil
+}
+
+// hasWildcard reports whether the ServeMux pattern has the wildcard
+// {name} or {name...}.
+func hasWildcard(pattern, name string) bool {
+	for rest := pattern; ; {
+		i := strings.IndexByte(rest, '{')
+		if i < 0 {
+			return false
+		}
+		rest = rest[i+1:]
+		j := strings.IndexByte(rest, '}')
+		if j < 0 {
+			return false
+		}
+		if w := strings.TrimSuffix(rest[:j], "..."); w == name {
+			return true
+		}
+		rest = rest[j+1:]
+	}
+}
+
 // httpState caches what several expressions of one request share.
 type httpState struct {
 	query    url.Values
@@ -108,12 +159,19 @@ func (b *HTTP) part(r *http.Request, i int, st *httpState) (string, error) {
 	v, err := b.value(r, i, st)
 	switch {
 	case err != nil:
-		return "", partErr(e, err)
+		return "", partErr(e.Src, err)
 	case v == "":
-		return "", missing(e, "is missing or empty")
-	case e.conv != convNone && e.kind != kindJSON: // json. converts as it reads
-		if v, err = convert(e.conv, v); err != nil {
-			return "", partErr(e, err)
+		if e.Kind == keys.KindPath {
+			if err := checkPattern(r.Pattern, e.Arg); err != nil {
+				return "", err
+			}
+		}
+		return "", missing(e.Src)
+	case len(v) > b.opts.maxPartLen:
+		return "", tooLong(e.Src, len(v), b.opts.maxPartLen)
+	case e.Conv != keys.ConvNone && e.Kind != keys.KindJSON: // json. converts as it reads
+		if v, err = keys.Convert(e.Conv, v); err != nil {
+			return "", partErr(e.Src, err)
 		}
 	}
 	return v, nil
@@ -122,42 +180,42 @@ func (b *HTTP) part(r *http.Request, i int, st *httpState) (string, error) {
 // value returns the value of expression i in r, as read from its source.
 func (b *HTTP) value(r *http.Request, i int, st *httpState) (string, error) {
 	e := &b.exprs[i]
-	switch e.kind {
-	case kindPath:
-		return r.PathValue(e.arg), nil
-	case kindQuery:
+	switch e.Kind {
+	case keys.KindPath:
+		return r.PathValue(e.Arg), nil
+	case keys.KindQuery:
 		if st.query == nil {
 			st.query = r.URL.Query()
 		}
-		v := st.query.Get(e.arg)
+		v := st.query.Get(e.Arg)
 		if v != "" && isForm(r) {
-			if err := b.notInForm(r, e.arg, st); err != nil {
+			if err := b.notInForm(r, e.Arg, st); err != nil {
 				return "", err
 			}
 		}
 		return v, nil
-	case kindHeader:
-		if vs := r.Header[e.arg]; len(vs) > 0 {
+	case keys.KindHeader:
+		if vs := r.Header[e.Arg]; len(vs) > 0 {
 			return vs[0], nil
 		}
-	case kindCookie:
-		if c, err := r.Cookie(e.arg); err == nil {
+	case keys.KindCookie:
+		if c, err := r.Cookie(e.Arg); err == nil {
 			return c.Value, nil
 		}
-	case kindMethod:
+	case keys.KindMethod:
 		return r.Method, nil
-	case kindIP:
+	case keys.KindIP:
 		return clientIP(r, &b.opts)
-	case kindForm, kindJSON:
+	case keys.KindForm, keys.KindJSON:
 		body, err := b.body(r, st)
 		if err != nil {
 			return "", err
 		}
-		if e.kind == kindForm {
-			return body.formValue(r, e.arg)
+		if e.Kind == keys.KindForm {
+			return body.formValue(r, e.Arg)
 		}
-		return jsonValue(body.data, e.path, e.conv)
-	case kindFunc:
+		return jsonValue(body.data, b.segs[i], e.Conv)
+	case keys.KindFunc:
 		return b.funcs[i](r)
 	}
 	return "", nil

@@ -91,7 +91,25 @@ func TestHTTP_Key(t *testing.T) {
 			r.SetPathValue("id", "42")
 			return r
 		}, "lock4go:order#42", nil},
-		{"path missing", []string{"path.id"}, nil, get("/orders/42"), "", executor.ErrInvalidKey},
+		{"path not routed", []string{"path.id"}, nil, get("/orders/42"), "", executor.ErrInvalidConfig},
+		{"path wildcard not in the route", []string{"path.id"}, nil, func() *http.Request {
+			r := httptest.NewRequest("GET", "/orders/42", nil)
+			r.Pattern = "GET /orders/{orderId}"
+			r.SetPathValue("orderId", "42")
+			return r
+		}, "", executor.ErrInvalidConfig},
+		{"path empty rest", []string{"path.rest"}, nil, func() *http.Request {
+			r := httptest.NewRequest("GET", "/files/", nil)
+			r.Pattern = "GET /files/{rest...}"
+			return r
+		}, "", executor.ErrInvalidKey},
+		{"path part too long", []string{"path.id"}, []Option{WithMaxPartLen(3)}, func() *http.Request {
+			r := httptest.NewRequest("GET", "/orders/1234", nil)
+			r.SetPathValue("id", "1234")
+			return r
+		}, "", executor.ErrInvalidKey},
+		{"ip unix socket", []string{"ip"}, nil, remote(get("/"), "@"), "", executor.ErrInvalidKey},
+		{"ip unix socket unnamed", []string{"ip"}, nil, remote(get("/"), ""), "", executor.ErrInvalidKey},
 		{"path as int", []string{"path.id|int"}, nil, func() *http.Request {
 			r := httptest.NewRequest("GET", "/orders/+0042", nil)
 			r.SetPathValue("id", "+0042")

@@ -2,12 +2,12 @@ package keybuilder
 
 import (
 	"fmt"
-	"net"
 	"net/http"
 	"net/netip"
 	"strings"
 
 	"github.com/lock4go/lock4go/executor"
+	"github.com/lock4go/lock4go/internal/keys"
 )
 
 // clientIP returns the client address of r: the host of r.RemoteAddr, or,
@@ -15,16 +15,15 @@ import (
 // Only the one configured header is read: a proxy that sets X-Real-IP but
 // passes a client's own X-Forwarded-For through must not let the client
 // pick its key by falling back from one header to the other.
+//
+// A RemoteAddr that is not an IP (a unix socket's "@" or "", shared by all
+// its clients) is an error wrapping executor.ErrInvalidKey: no address
+// tells those clients apart.
 func clientIP(r *http.Request, o *options) (string, error) {
-	host := r.RemoteAddr
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		host = h
-	}
-	addr, err := netip.ParseAddr(host)
+	addr, err := keys.PeerIP(r.RemoteAddr)
 	if err != nil {
-		return host, nil // not an IP (a unix socket, a test): use it as is
+		return "", err
 	}
-	addr = addr.Unmap()
 	if !isTrusted(addr, o.trusted) {
 		return addr.String(), nil
 	}

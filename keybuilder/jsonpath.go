@@ -1,18 +1,16 @@
 package keybuilder
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
-	"math"
-	"math/big"
-	"strconv"
-	"strings"
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/lock4go/lock4go/executor"
+	"github.com/lock4go/lock4go/internal/keys"
 )
 
-// jsonValue returns the scalar at path in the JSON document data, in the
+// jsonValue returns the scalar at segs in the JSON document data, in the
 // form a key part takes, read as c ("" when the path leads nowhere or to
 // null).
 //
@@ -21,134 +19,126 @@ import (
 // into a struct, matches names case-insensitively and keeps the last match,
 // so {"orderId":"1","ORDERID":"2"} would lock order 1 while the handler
 // works on order 2.
-func jsonValue(data []byte, path []string, c conv) (string, error) {
+//
+// The document is read once, by a scanner that validates it as json.Valid
+// does and skips every value it does not need without building it, so the
+// cost is linear in the body and about that of json.Valid whatever its
+// shape.
+func jsonValue(data []byte, segs []jsonSeg, c keys.Conv) (string, error) {
 	if len(data) == 0 {
 		return "", fmt.Errorf("body is empty: %w", executor.ErrInvalidKey)
 	}
-	raw := json.RawMessage(data)
-	if !json.Valid(raw) {
-		return "", fmt.Errorf("body is not JSON: %w", executor.ErrInvalidKey)
-	}
-	for _, seg := range path {
-		next, err := jsonChild(raw, seg)
-		if err != nil || next == nil {
-			return "", err
-		}
-		raw = next
+	raw, err := jsonFind(data, segs)
+	if err != nil || raw == nil {
+		return "", err
 	}
 	return jsonScalar(raw, c)
 }
 
-// jsonChild returns the member seg of the object raw, or element seg of the
-// array raw; nil when there is none or raw is a scalar.
-func jsonChild(raw json.RawMessage, seg string) (json.RawMessage, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, fmt.Errorf("body is not JSON: %w", executor.ErrInvalidKey)
-	}
-	switch tok {
-	case json.Delim('{'):
-		var found json.RawMessage
-		matches := 0
-		for dec.More() {
-			k, err := dec.Token()
-			if err != nil {
-				return nil, fmt.Errorf("body is not JSON: %w", executor.ErrInvalidKey)
-			}
-			var v json.RawMessage
-			if err := dec.Decode(&v); err != nil {
-				return nil, fmt.Errorf("body is not JSON: %w", executor.ErrInvalidKey)
-			}
-			if name, _ := k.(string); strings.EqualFold(name, seg) {
-				matches++
-				found = v
-			}
-		}
-		if matches > 1 {
-			return nil, fmt.Errorf("JSON object has %d members named %q (ignoring case): ambiguous: %w", matches, seg, executor.ErrInvalidKey)
-		}
-		return found, nil
-	case json.Delim('['):
-		i, err := strconv.Atoi(seg)
-		if err != nil || i < 0 {
-			return nil, nil
-		}
-		for n := 0; dec.More(); n++ {
-			var v json.RawMessage
-			if err := dec.Decode(&v); err != nil {
-				return nil, fmt.Errorf("body is not JSON: %w", executor.ErrInvalidKey)
-			}
-			if n == i {
-				return v, nil
-			}
-		}
-	}
-	return nil, nil
-}
-
-// jsonScalar formats the JSON scalar raw as a key part read as c: strings
-// as they are (or as numbers, for |int and |float), numbers by value (see
-// jsonNumberPart), booleans as "true" or "false" (an error for |int and
-// |float).
-func jsonScalar(raw json.RawMessage, c conv) (string, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return "", fmt.Errorf("body is not JSON: %w", executor.ErrInvalidKey)
-	}
-	switch x := v.(type) {
-	case nil:
+// jsonScalar formats the valid JSON value raw as a key part read as c:
+// strings as they are (or as numbers, for |int and |float), numbers by
+// value (see keys.NumberPart), booleans as "true" or "false" (an error for
+// |int and |float), null as missing.
+func jsonScalar(raw []byte, c keys.Conv) (string, error) {
+	switch raw[0] {
+	case 'n':
 		return "", nil
-	case string:
+	case '"':
+		x := jsonString(raw)
 		if x == "" {
 			return "", nil
 		}
-		return convert(c, x)
-	case bool:
-		if c != convNone {
+		return keys.Convert(c, x)
+	case 't', 'f':
+		if c != keys.ConvNone {
 			return "", fmt.Errorf("is a JSON boolean, not a number: %w", executor.ErrInvalidKey)
 		}
-		return strconv.FormatBool(x), nil
-	case json.Number:
-		return jsonNumberPart(c, string(x))
+		return string(raw), nil
+	case '{', '[':
+		return "", fmt.Errorf("is a JSON object or array, not a scalar: %w", executor.ErrInvalidKey)
 	}
-	return "", fmt.Errorf("is a JSON object or array, not a scalar: %w", executor.ErrInvalidKey)
+	return keys.NumberPart(c, string(raw))
 }
 
-// maxExactNumber bounds the length of the JSON number literals keyed by
-// their exact integer value (longer ones are rejected), and of |int parts.
-// With the value within float64's range, it also bounds the exponent, so no
-// request can make the key builder compute a huge power of ten.
-const maxExactNumber = 400
+// jsonString returns the value of the valid JSON string raw (quotes
+// included), as encoding/json decodes it.
+func jsonString(raw []byte) string {
+	body := raw[1 : len(raw)-1]
+	for _, c := range body {
+		if c == '\\' || c >= utf8.RuneSelf {
+			return string(unquote(make([]byte, 0, len(body)), body))
+		}
+	}
+	return string(body)
+}
 
-// canonicalNumber returns one spelling per number value, never two for one
-// value an integer field sees: values that are integers are keyed by their
-// exact integer value whatever the spelling (42, 42.0 and 4.2e1 give "42";
-// 1e20 and 100000000000000000000 give the same), which is what an int64
-// field sees; other values by their float64 value (in the shortest form, or
-// as the integer a float64 rounds them to), which is what a float64 field
-// sees (so 0.1 and 0.10000000000000000001 share a key: more locking, never
-// less). Integers above 2^53 that a float64 cannot tell apart keep keys of
-// their own: the package documentation says why |float exists. A number out
-// of float64's range is an error.
-func canonicalNumber(s string) (string, error) {
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		return "", fmt.Errorf("JSON number %.40q is out of range: %w", s, executor.ErrInvalidKey)
+// unquote appends to dst the value of the body of a valid JSON string (the
+// bytes between its quotes), as encoding/json decodes it: escapes
+// replaced, surrogate pairs joined, lone surrogates and bytes that are not
+// valid UTF-8 replaced by U+FFFD.
+func unquote(dst, body []byte) []byte {
+	for i := 0; i < len(body); {
+		c := body[i]
+		switch {
+		case c == '\\':
+			var n int
+			dst, n = unescapeSeq(dst, body[i:])
+			i += n
+		case c < utf8.RuneSelf:
+			dst = append(dst, c)
+			i++
+		default:
+			r, size := utf8.DecodeRune(body[i:])
+			dst = utf8.AppendRune(dst, r)
+			i += size
+		}
 	}
-	if f != math.Trunc(f) || math.Abs(f) < 1<<53 {
-		return floatKey(f), nil
+	return dst
+}
+
+// unescape appends the value of the valid escape sequence at the start of
+// b and returns the number of bytes it took: one \uXXXX, or two for a
+// surrogate pair.
+func unescapeSeq(dst, b []byte) ([]byte, int) {
+	switch b[1] {
+	case 'b':
+		return append(dst, '\b'), 2
+	case 'f':
+		return append(dst, '\f'), 2
+	case 'n':
+		return append(dst, '\n'), 2
+	case 'r':
+		return append(dst, '\r'), 2
+	case 't':
+		return append(dst, '\t'), 2
+	case 'u':
+		r := hex4(b[2:6])
+		if utf16.IsSurrogate(r) {
+			if len(b) >= 12 && b[6] == '\\' && b[7] == 'u' && escLen(b[6:]) == 6 {
+				if dec := utf16.DecodeRune(r, hex4(b[8:12])); dec != unicode.ReplacementChar {
+					return utf8.AppendRune(dst, dec), 12
+				}
+			}
+			r = unicode.ReplacementChar
+		}
+		return utf8.AppendRune(dst, r), 6
 	}
-	if len(s) > maxExactNumber {
-		return "", fmt.Errorf("JSON number %.40q is too long: %w", s, executor.ErrInvalidKey)
+	return append(dst, b[1]), 2 // '"', '\\', '/'
+}
+
+// hex4 returns the value of four hex digits.
+func hex4(b []byte) rune {
+	var r rune
+	for _, c := range b[:4] {
+		switch {
+		case c <= '9':
+			c -= '0'
+		case c <= 'F':
+			c -= 'A' - 10
+		default:
+			c -= 'a' - 10
+		}
+		r = r<<4 | rune(c)
 	}
-	var r big.Rat
-	if _, ok := r.SetString(s); ok && r.IsInt() {
-		return r.Num().String(), nil
-	}
-	// Not an integer, but a float64 sees one: key it as that integer, so
-	// 10000000000000000.1 and 10000000000000000 share a key.
-	return floatKey(f), nil
+	return r
 }

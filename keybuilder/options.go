@@ -18,6 +18,13 @@ const (
 	// paths) stay short. [WithMaxKeyLen] raises it up to that limit.
 	DefaultMaxKeyLen = 512
 
+	// DefaultMaxPartLen is the default maximum length in bytes of one key
+	// part's raw value, before escaping: a longer part is a [PartError]
+	// (400), never a key. Parts below it but too long for a key are
+	// escaped straight into the hash of the key. [WithMaxPartLen] changes
+	// it.
+	DefaultMaxPartLen = 64 << 10
+
 	// DefaultMaxBodyBytes is the default maximum number of body bytes read
 	// for json. and form. expressions, and for query. expressions on form
 	// bodies.
@@ -33,21 +40,24 @@ const (
 )
 
 // An Option configures a builder. Options that do not apply to a builder
-// (WithGRPCFunc for an HTTP builder, for example) are ignored by it.
+// (WithTrustedProxies for [Fields], for example) are ignored by it.
 type Option func(*options)
 
 type options struct {
 	maxKeyLen    int
+	maxPartLen   int
 	maxBodyBytes int64
 	trusted      []netip.Prefix
 	ipHeader     string
 	httpFuncs    map[string]HTTPFunc
-	grpcFuncs    map[string]GRPCFunc
 	err          error
 }
 
 func buildOptions(opts []Option) (options, error) {
-	o := options{maxKeyLen: DefaultMaxKeyLen, maxBodyBytes: DefaultMaxBodyBytes, ipHeader: DefaultClientIPHeader}
+	o := options{
+		maxKeyLen: DefaultMaxKeyLen, maxPartLen: DefaultMaxPartLen,
+		maxBodyBytes: DefaultMaxBodyBytes, ipHeader: DefaultClientIPHeader,
+	}
 	for _, opt := range opts {
 		if opt != nil {
 			opt(&o)
@@ -74,6 +84,19 @@ func WithMaxKeyLen(n int) Option {
 			return
 		}
 		o.maxKeyLen = n
+	}
+}
+
+// WithMaxPartLen sets the maximum length in bytes of one key part's raw
+// value (default [DefaultMaxPartLen]); a longer part is a [PartError]
+// wrapping executor.ErrInvalidKey. n must be positive.
+func WithMaxPartLen(n int) Option {
+	return func(o *options) {
+		if n <= 0 {
+			o.fail("max part length %d is not positive", n)
+			return
+		}
+		o.maxPartLen = n
 	}
 }
 
@@ -153,19 +176,5 @@ func WithHTTPFunc(name string, f HTTPFunc) Option {
 			o.httpFuncs = make(map[string]HTTPFunc)
 		}
 		o.httpFuncs[name] = f
-	}
-}
-
-// WithGRPCFunc registers f as the gRPC expression func.<name>.
-func WithGRPCFunc(name string, f GRPCFunc) Option {
-	return func(o *options) {
-		if name == "" || f == nil {
-			o.fail("WithGRPCFunc needs a name and a function")
-			return
-		}
-		if o.grpcFuncs == nil {
-			o.grpcFuncs = make(map[string]GRPCFunc)
-		}
-		o.grpcFuncs[name] = f
 	}
 }

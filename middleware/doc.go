@@ -1,21 +1,21 @@
-// Package middleware locks net/http handlers and gRPC methods: the
-// annotation-free counterpart of Lock4j's @Lock4j and LockInterceptor.
+// Package middleware locks net/http handlers: the annotation-free
+// counterpart of Lock4j's @Lock4j and LockInterceptor. (gRPC methods are
+// locked by package grpclock, so that a net/http service links no gRPC.)
 //
 // A [Spec] carries the annotation's attributes (name, keys, expire, acquire
 // timeout, executor, autoRelease) plus the failure strategy. [HTTP] wraps one
-// handler; [UnaryServerInterceptor] and [StreamServerInterceptor] lock the
-// gRPC methods that have a Spec and pass every other method through
-// untouched.
+// handler.
 //
-// Per request or call:
+// Per request:
 //
 //  1. the key <KeyPrefix>:<name>#<parts> is built by the keybuilder package
 //     (KeyPrefix from the Template's Config; for ids that the handler parses
 //     as numbers, use the "|int" or "|float" conversions described there);
 //  2. the lock is taken with Template.Lock on the request's context;
-//  3. if that fails, the failure strategy answers (HTTP 429/503/400, gRPC
-//     Aborted/Unavailable/InvalidArgument by default) and the handler does
-//     not run;
+//  3. if that fails, the failure strategy answers (by default 429 when the
+//     key is busy, 503 when the backend is down, 400 naming the key part a
+//     request lacks, 500 when the route is misconfigured, logged at Error
+//     once per route) and the handler does not run;
 //  4. otherwise the handler runs with a context that carries the lock (a
 //     nested Template.Lock or Do on the same key re-enters it) and that is
 //     cancelled, with cause lock4go.ErrLockLost, if the lock is lost;
@@ -47,11 +47,10 @@
 // timeouts (context.WithTimeout in a middleware, http.Server's timeouts) do
 // not return early and are safe on either side.
 //
-// Constructors come in pairs: [NewHTTP], [NewUnaryServerInterceptor] and
-// [NewStreamServerInterceptor] return an error wrapping
-// lock4go.ErrInvalidConfig for a bad Spec; [HTTP], [UnaryServerInterceptor]
-// and [StreamServerInterceptor] panic with it instead, for use at program
+// Constructors come in pairs: [NewHTTP] returns an error wrapping
+// lock4go.ErrInvalidConfig for a bad Spec (a malformed key expression, a
+// negative duration); [HTTP] panics with it instead, for use at program
 // start (chi style). Nothing panics per request.
 //
-// Middleware and interceptors are safe for concurrent use.
+// The middleware is safe for concurrent use.
 package middleware

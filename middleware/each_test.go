@@ -9,9 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/metadata"
-
 	"github.com/lock4go/lock4go"
 	"github.com/lock4go/lock4go/keybuilder"
 	"github.com/lock4go/lock4go/middleware"
@@ -92,7 +89,7 @@ func TestHTTP_each_transfers(t *testing.T) {
 	}
 	defer held.Release(t.Context())
 	noWait := spec
-	noWait.AcquireTimeout = middleware.NoWait
+	noWait.NoWait = true
 	mux2 := http.NewServeMux()
 	ran := false
 	mux2.Handle("POST /transfer", middleware.HTTP(e.tpl, noWait)(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { ran = true })))
@@ -107,31 +104,6 @@ func TestHTTP_each_transfers(t *testing.T) {
 	if n := e.tpl.HeldLocks(); n != 1 {
 		t.Fatalf("HeldLocks = %d, want only the test's", n)
 	}
-}
-
-func TestGRPC_each(t *testing.T) {
-	e := newEnv(t)
-	svc := newService()
-	close(svc.gate)
-	client := serveGRPC(t, e, svc, map[string]middleware.Spec{
-		unaryCall: {Name: "account", Each: []string{"req.response_status.message", "md.to"}, AcquireTimeout: middleware.NoWait},
-	})
-	held, err := e.tpl.Lock(t.Context(), accountKey(t, "B"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := metadata.AppendToOutgoingContext(t.Context(), "to", "B")
-	_, err = client.UnaryCall(ctx, order("A", false))
-	wantStatus(t, err, codes.Aborted)
-	held.Release(t.Context())
-	if _, err := client.UnaryCall(ctx, order("A", false)); err != nil {
-		t.Fatal(err)
-	}
-	if svc.runs.Load() != 1 {
-		t.Fatalf("%d runs, want 1", svc.runs.Load())
-	}
-	e.waitEvent(t, lock4go.EventReleased, accountKey(t, "A"))
-	e.waitEvent(t, lock4go.EventReleased, accountKey(t, "B"))
 }
 
 // Spec.Shared lets reads of one key run together while a write waits for
@@ -155,8 +127,8 @@ func TestHTTP_sharedAndPermits(t *testing.T) {
 	}
 	mux := http.NewServeMux()
 	mux.Handle("GET /doc/{id}", middleware.HTTP(e.tpl, middleware.Spec{Name: "doc", Keys: []string{"path.id"}, Shared: true})(handler("read")))
-	mux.Handle("PUT /doc/{id}", middleware.HTTP(e.tpl, middleware.Spec{Name: "doc", Keys: []string{"path.id"}, AcquireTimeout: middleware.NoWait})(handler("write")))
-	mux.Handle("POST /render/{id}", middleware.HTTP(e.tpl, middleware.Spec{Name: "render", Permits: 2, AcquireTimeout: middleware.NoWait})(handler("render")))
+	mux.Handle("PUT /doc/{id}", middleware.HTTP(e.tpl, middleware.Spec{Name: "doc", Keys: []string{"path.id"}, NoWait: true})(handler("write")))
+	mux.Handle("POST /render/{id}", middleware.HTTP(e.tpl, middleware.Spec{Name: "render", Permits: 2, NoWait: true})(handler("render")))
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
 	do := func(method, path string) int {

@@ -69,7 +69,7 @@ func TestHTTP_sameKey_noWait(t *testing.T) {
 	const n = 50
 	var inflight, overlaps, runs atomic.Int32
 	gate := make(chan struct{})
-	srv := serve(t, e, middleware.Spec{Keys: []string{"path.id"}, AcquireTimeout: middleware.NoWait},
+	srv := serve(t, e, middleware.Spec{Keys: []string{"path.id"}, NoWait: true},
 		func(w http.ResponseWriter, r *http.Request) {
 			if inflight.Add(1) > 1 {
 				overlaps.Add(1)
@@ -136,7 +136,7 @@ func TestHTTP_differentKeys_parallel(t *testing.T) {
 	arrived.Add(2)
 	both := make(chan struct{})
 	go func() { arrived.Wait(); close(both) }()
-	srv := serve(t, e, middleware.Spec{Keys: []string{"path.id"}, AcquireTimeout: middleware.NoWait},
+	srv := serve(t, e, middleware.Spec{Keys: []string{"path.id"}, NoWait: true},
 		func(w http.ResponseWriter, r *http.Request) {
 			arrived.Done()
 			select {
@@ -185,7 +185,7 @@ func TestHTTP_panic(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			e := newEnv(t)
 			var calls atomic.Int32
-			srv := serve(t, e, middleware.Spec{Keys: []string{"path.id"}, AcquireTimeout: middleware.NoWait},
+			srv := serve(t, e, middleware.Spec{Keys: []string{"path.id"}, NoWait: true},
 				func(w http.ResponseWriter, r *http.Request) {
 					if calls.Add(1) == 1 {
 						tt.handler(w, r)
@@ -219,7 +219,7 @@ func TestHTTP_clientDisconnect(t *testing.T) {
 	e := newEnv(t)
 	entered := make(chan struct{})
 	var cause atomic.Value
-	srv := serve(t, e, middleware.Spec{Keys: []string{"path.id"}, AcquireTimeout: middleware.NoWait},
+	srv := serve(t, e, middleware.Spec{Keys: []string{"path.id"}, NoWait: true},
 		func(w http.ResponseWriter, r *http.Request) {
 			if r.URL.Query().Get("block") == "" {
 				return
@@ -250,7 +250,7 @@ func TestHTTP_keepUntilExpire(t *testing.T) {
 	const window = 300 * time.Millisecond
 	var runs atomic.Int32
 	srv := serve(t, e, middleware.Spec{
-		Keys: []string{"path.id"}, Expire: window, KeepUntilExpire: true, AcquireTimeout: middleware.NoWait,
+		Keys: []string{"path.id"}, Expire: window, KeepUntilExpire: true, NoWait: true,
 	}, func(w http.ResponseWriter, r *http.Request) { runs.Add(1) })
 	url := srv.URL + "/orders/5"
 	if r := post(t.Context(), srv.Client(), url, ""); r.code != http.StatusOK {
@@ -294,10 +294,15 @@ func TestHTTP_invalidKey(t *testing.T) {
 	var runs atomic.Int32
 	srv := serve(t, e, middleware.Spec{Keys: []string{"path.id", "json.customer.id"}},
 		func(w http.ResponseWriter, r *http.Request) { runs.Add(1) })
-	for _, body := range []string{`{}`, `{"customer":{"id":{}}}`, `not json`, ``} {
+	for body, want := range map[string]string{
+		`{}`:                     `missing key part "json.customer.id"`,
+		`{"customer":{"id":{}}}`: `invalid key part "json.customer.id"`,
+		`not json`:               `invalid key part "json.customer.id"`,
+		``:                       `invalid key part "json.customer.id"`,
+	} {
 		r := post(t.Context(), srv.Client(), srv.URL+"/orders/1", body)
-		if r.code != http.StatusBadRequest || r.body != failure.DefaultMessage {
-			t.Errorf("body %q: got %+v, want 400", body, r)
+		if r.code != http.StatusBadRequest || r.body != want {
+			t.Errorf("body %q: got %+v, want 400 %q", body, r, want)
 		}
 	}
 	if runs.Load() != 0 {
@@ -314,8 +319,8 @@ func TestHTTP_noPattern(t *testing.T) {
 	h := middleware.HTTP(e.tpl, middleware.Spec{})(mux)
 	w := httptest.NewRecorder()
 	h.ServeHTTP(w, httptest.NewRequest("POST", "/orders/1", nil))
-	if w.Code != http.StatusInternalServerError {
-		t.Fatalf("got %d, want 500", w.Code)
+	if w.Code != http.StatusInternalServerError || w.Body.String() != failure.MisconfiguredMessage {
+		t.Fatalf("got %d %q, want 500 %q", w.Code, w.Body, failure.MisconfiguredMessage)
 	}
 }
 
@@ -337,12 +342,12 @@ func TestHTTP_jsonBodyRestored(t *testing.T) {
 
 func TestHTTP_reentryAndLoss(t *testing.T) {
 	e := newEnv(t)
-	srv := serve(t, e, middleware.Spec{Keys: []string{"path.id"}, Expire: 200 * time.Millisecond, AcquireTimeout: middleware.NoWait},
+	srv := serve(t, e, middleware.Spec{Keys: []string{"path.id"}, Expire: 200 * time.Millisecond, NoWait: true},
 		func(w http.ResponseWriter, r *http.Request) {
 			ctx := r.Context()
 			// A nested lock on the same key re-enters instead of failing.
 			err := e.tpl.Do(ctx, orderKey(t, r.PathValue("id")), func(context.Context) error { return nil },
-				lock4go.WithAcquireTimeout(0))
+				lock4go.NoWait())
 			if err != nil {
 				http.Error(w, err.Error(), http.StatusInternalServerError)
 				return
@@ -364,35 +369,5 @@ func TestHTTP_reentryAndLoss(t *testing.T) {
 	r := post(t.Context(), srv.Client(), srv.URL+"/orders/4?outlive=1", "")
 	if r.code != http.StatusOK || !strings.Contains(r.body, lock4go.ErrLockLost.Error()) {
 		t.Fatalf("loss: %+v", r)
-	}
-}
-
-func TestNewHTTP_invalid(t *testing.T) {
-	e := newEnv(t)
-	tests := []struct {
-		name string
-		spec middleware.Spec
-	}{
-		{"bad expression", middleware.Spec{Keys: []string{"pth.id"}}},
-		{"negative expire", middleware.Spec{Expire: -time.Second}},
-		{"negative retry", middleware.Spec{RetryInterval: -time.Second}},
-		{"keep without expire", middleware.Spec{KeepUntilExpire: true}},
-		{"unknown executor", middleware.Spec{Executor: "redis"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if _, err := middleware.NewHTTP(e.tpl, tt.spec); !errors.Is(err, lock4go.ErrInvalidConfig) {
-				t.Fatalf("NewHTTP: err = %v, want ErrInvalidConfig", err)
-			}
-			defer func() {
-				if p, _ := recover().(error); !errors.Is(p, lock4go.ErrInvalidConfig) {
-					t.Fatalf("HTTP panicked with %v, want an ErrInvalidConfig error", p)
-				}
-			}()
-			middleware.HTTP(e.tpl, tt.spec)
-		})
-	}
-	if _, err := middleware.NewHTTP(nil, middleware.Spec{}); !errors.Is(err, lock4go.ErrInvalidConfig) {
-		t.Fatalf("nil Template: err = %v", err)
 	}
 }

@@ -65,7 +65,7 @@ func TestHTTP_stringIDs(t *testing.T) {
 	started := make(chan struct{}, 3)
 	gate := make(chan struct{})
 	var runs atomic.Int32
-	srv := serve(t, e, middleware.Spec{Name: "pay", Keys: []string{"json.id|int"}, AcquireTimeout: middleware.NoWait},
+	srv := serve(t, e, middleware.Spec{Name: "pay", Keys: []string{"json.id|int"}, NoWait: true},
 		func(w http.ResponseWriter, r *http.Request) {
 			var req struct {
 				ID int64 `json:"id,string"`
@@ -113,7 +113,7 @@ func TestHTTP_timeoutHandlerInside(t *testing.T) {
 // the handler it abandoned has returned.
 func TestHTTP_timeoutHandlerOutside(t *testing.T) {
 	e := newEnv(t)
-	spec := middleware.Spec{Name: "pay", Keys: []string{"path.id"}, AcquireTimeout: middleware.NoWait}
+	spec := middleware.Spec{Name: "pay", Keys: []string{"path.id"}, NoWait: true}
 	started := make(chan struct{})
 	gate := make(chan struct{})
 	mux := http.NewServeMux()

@@ -1,25 +1,27 @@
 package middleware
 
 import (
-	"fmt"
-	"slices"
 	"time"
 
-	"github.com/lock4go/lock4go"
 	"github.com/lock4go/lock4go/failure"
+	"github.com/lock4go/lock4go/internal/lockspec"
 )
 
-// NoWait, as Spec.AcquireTimeout, makes a single attempt: a busy key fails at
-// once. Any negative AcquireTimeout means the same.
-const NoWait time.Duration = -1
-
-// Spec describes how one route or gRPC method is locked: Lock4j's @Lock4j
-// attributes. The zero value locks every request on one key named after the
-// route, with the Template's defaults.
+// Spec describes how one route is locked: Lock4j's @Lock4j attributes. The
+// zero value locks every request on one key named after the route, with
+// the Template's defaults. As everywhere in lock4go, a zero field means
+// the default and a negative one is a construction error (see "Zero
+// values" in package lock4go).
+//
+// Limits a request meets while its key is built (see package keybuilder):
+// the body is read up to [keybuilder.DefaultMaxBodyBytes] (1 MiB) for
+// json., form. and query-on-form expressions; a part longer than
+// [keybuilder.DefaultMaxPartLen] (64 KiB, before escaping) is refused with
+// 400; a key longer than [keybuilder.DefaultMaxKeyLen] (512 bytes) is
+// hashed. [WithKeyOptions] changes them.
 type Spec struct {
-	// Name is the key's name part. Zero means the route pattern (r.Pattern,
-	// so wrap the handler you register on the http.ServeMux) or the gRPC
-	// full method.
+	// Name is the key's name part. Zero means the route pattern
+	// (r.Pattern, so wrap the handler you register on the http.ServeMux).
 	Name string
 
 	// Keys are key expressions (see package keybuilder), parsed once at
@@ -43,8 +45,8 @@ type Spec struct {
 
 	// Permits, when positive, takes one of Permits permits of a semaphore
 	// on the key (lock4go.WithPermits): at most Permits requests with the
-	// same key run at once. With Shared it is invalid. The executor must
-	// have semaphores.
+	// same key run at once. Zero means no semaphore. With Shared it is
+	// invalid. The executor must have semaphores.
 	Permits int
 
 	// Expire is a fixed lease that is not renewed (Lock4j's expire). Zero
@@ -52,9 +54,12 @@ type Spec struct {
 	Expire time.Duration
 
 	// AcquireTimeout bounds the wait for a busy key. Zero means the
-	// Template's AcquireTimeout; [NoWait] (any negative value) means a single
-	// attempt.
+	// Template's AcquireTimeout. For one attempt, set NoWait.
 	AcquireTimeout time.Duration
+
+	// NoWait makes a single attempt (lock4go.NoWait): a busy key is
+	// answered at once (429 by default), whatever AcquireTimeout says.
+	NoWait bool
 
 	// RetryInterval is the pause between attempts. Zero means the Template's.
 	RetryInterval time.Duration
@@ -69,65 +74,16 @@ type Spec struct {
 	// value releases the lock when the handler returns (autoRelease=true).
 	KeepUntilExpire bool
 
-	// HTTPFailure answers HTTP requests whose lock was not obtained. Nil
-	// means the middleware's default (see [WithHTTPFailure]).
-	HTTPFailure failure.HTTPHandler
-
-	// GRPCFailure answers gRPC calls whose lock was not obtained. Nil means
-	// the interceptor's default (see [WithGRPCFailure]).
-	GRPCFailure failure.GRPCHandler
+	// Failure answers requests whose lock was not obtained. Nil means the
+	// middleware's default (see [WithFailure]).
+	Failure failure.HTTPHandler
 }
 
-// compiled is a validated Spec.
-type compiled struct {
-	lockOpts []lock4go.LockOption
-	wait     time.Duration // the effective acquire timeout, for Retry-After
-	keep     bool
-}
-
-func (s *Spec) compile(tpl *lock4go.Template, where string) (compiled, error) {
-	if tpl == nil {
-		return compiled{}, fmt.Errorf("middleware: nil Template: %w", lock4go.ErrInvalidConfig)
+// attrs returns the lock attributes of s.
+func (s *Spec) attrs() *lockspec.Attrs {
+	return &lockspec.Attrs{
+		Keys: s.Keys, Each: s.Each, Shared: s.Shared, Permits: s.Permits,
+		Expire: s.Expire, AcquireTimeout: s.AcquireTimeout, NoWait: s.NoWait,
+		RetryInterval: s.RetryInterval, Executor: s.Executor, KeepUntilExpire: s.KeepUntilExpire,
 	}
-	cfg := tpl.Config()
-	c := compiled{wait: cfg.AcquireTimeout, keep: s.KeepUntilExpire}
-	switch {
-	case s.Expire < 0:
-		return c, fmt.Errorf("middleware: %s: Expire %v is negative: %w", where, s.Expire, lock4go.ErrInvalidConfig)
-	case s.RetryInterval < 0:
-		return c, fmt.Errorf("middleware: %s: RetryInterval %v is negative: %w", where, s.RetryInterval, lock4go.ErrInvalidConfig)
-	case s.KeepUntilExpire && s.Expire == 0:
-		return c, fmt.Errorf("middleware: %s: KeepUntilExpire needs Expire > 0: %w", where, lock4go.ErrInvalidConfig)
-	case s.Permits < 0:
-		return c, fmt.Errorf("middleware: %s: Permits %d is negative: %w", where, s.Permits, lock4go.ErrInvalidConfig)
-	case s.Shared && s.Permits > 0:
-		return c, fmt.Errorf("middleware: %s: Shared and Permits together: %w", where, lock4go.ErrInvalidConfig)
-	case s.Executor != "" && !slices.Contains(tpl.Executors(), s.Executor):
-		return c, fmt.Errorf("middleware: %s: executor %q is not registered: %w: %w",
-			where, s.Executor, lock4go.ErrInvalidConfig, lock4go.ErrUnknownExecutor)
-	}
-	if s.Expire > 0 {
-		c.lockOpts = append(c.lockOpts, lock4go.WithExpire(s.Expire))
-	}
-	switch {
-	case s.AcquireTimeout < 0:
-		c.wait = 0
-		c.lockOpts = append(c.lockOpts, lock4go.WithAcquireTimeout(0))
-	case s.AcquireTimeout > 0:
-		c.wait = s.AcquireTimeout
-		c.lockOpts = append(c.lockOpts, lock4go.WithAcquireTimeout(s.AcquireTimeout))
-	}
-	if s.RetryInterval > 0 {
-		c.lockOpts = append(c.lockOpts, lock4go.WithRetryInterval(s.RetryInterval))
-	}
-	if s.Executor != "" {
-		c.lockOpts = append(c.lockOpts, lock4go.WithExecutor(s.Executor))
-	}
-	switch {
-	case s.Shared:
-		c.lockOpts = append(c.lockOpts, lock4go.Shared())
-	case s.Permits > 0:
-		c.lockOpts = append(c.lockOpts, lock4go.WithPermits(s.Permits))
-	}
-	return c, nil
 }

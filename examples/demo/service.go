@@ -11,6 +11,7 @@ import (
 	testgrpc "google.golang.org/grpc/interop/grpc_testing"
 
 	"github.com/lock4go/lock4go"
+	"github.com/lock4go/lock4go/grpclock"
 	"github.com/lock4go/lock4go/middleware"
 )
 
@@ -66,11 +67,11 @@ func startService(b backend, spec middleware.Spec, pay func(ctx context.Context,
 	s.httpSrv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	go s.httpSrv.Serve(hl)
 
-	grpcSpec := spec
-	grpcSpec.Keys = []string{"md.order-id"}
-	s.grpcSrv = grpc.NewServer(grpc.UnaryInterceptor(
-		middleware.UnaryServerInterceptor(tpl, map[string]middleware.Spec{payMethod: grpcSpec})))
-	testgrpc.RegisterTestServiceServer(s.grpcSrv, &payServer{pay: pay})
+	// The same lock for gRPC calls, keyed by the order in the metadata.
+	if s.grpcSrv, err = grpcServer(tpl, spec, pay); err != nil {
+		s.Close()
+		return nil, err
+	}
 	s.grpcLis, err = net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		s.Close()
@@ -78,6 +79,20 @@ func startService(b backend, spec middleware.Spec, pay func(ctx context.Context,
 	}
 	go s.grpcSrv.Serve(s.grpcLis)
 	return s, nil
+}
+
+// grpcServer returns the gRPC server of the pay method, locked as spec
+// says, keyed by the order-id metadata.
+func grpcServer(tpl *lock4go.Template, spec middleware.Spec, pay func(ctx context.Context, order string) error) (*grpc.Server, error) {
+	locks, err := grpclock.New(tpl, map[string]grpclock.Spec{
+		payMethod: {Name: spec.Name, Keys: []string{"md.order-id"}, AcquireTimeout: spec.AcquireTimeout},
+	})
+	if err != nil {
+		return nil, err
+	}
+	srv := grpc.NewServer(locks.ServerOptions()...)
+	testgrpc.RegisterTestServiceServer(srv, &payServer{pay: pay})
+	return srv, locks.Check(srv)
 }
 
 // Close stops the servers and the executor.

@@ -81,10 +81,9 @@ func TestBadInput(t *testing.T) {
 			opt  lock4go.LockOption
 			want error
 		}{
-			{"expire-zero", lock4go.WithExpire(0), lock4go.ErrInvalidConfig},
 			{"expire-negative", lock4go.WithExpire(-time.Second), lock4go.ErrInvalidConfig},
 			{"acquire-timeout-negative", lock4go.WithAcquireTimeout(-time.Second), lock4go.ErrInvalidConfig},
-			{"retry-zero", lock4go.WithRetryInterval(0), lock4go.ErrInvalidConfig},
+			{"permits-negative", lock4go.WithPermits(-1), lock4go.ErrInvalidConfig},
 			{"retry-negative", lock4go.WithRetryInterval(-time.Millisecond), lock4go.ErrInvalidConfig},
 			{"unknown-executor", lock4go.WithExecutor("nope"), lock4go.ErrUnknownExecutor},
 			{"executor-case", lock4go.WithExecutor(strings.ToUpper(e.kind)), lock4go.ErrUnknownExecutor},

@@ -24,6 +24,7 @@ import (
 	"github.com/lock4go/lock4go/executors/memory"
 	"github.com/lock4go/lock4go/executors/redis"
 	"github.com/lock4go/lock4go/failure"
+	"github.com/lock4go/lock4go/grpclock"
 	"github.com/lock4go/lock4go/internal/testserver"
 	"github.com/lock4go/lock4go/middleware"
 )
@@ -106,7 +107,7 @@ func TestBurst_HTTP_noFalse503(t *testing.T) {
 		tpl := freshTemplate(t, e, logger)
 		mux := http.NewServeMux()
 		lock := middleware.HTTP(tpl, middleware.Spec{Keys: []string{"path.id"}},
-			middleware.WithHTTPFailure(failure.HTTPStatus(failure.HTTPOptions{Logger: logger})))
+			middleware.WithFailure(failure.HTTPStatus(failure.HTTPOptions{Logger: logger})))
 		mux.Handle("POST /orders/{id}/pay", lock(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 			time.Sleep(time.Millisecond) // the payment
 			w.WriteHeader(http.StatusOK)
@@ -145,12 +146,17 @@ func TestBurst_GRPC_noFalseUnavailable(t *testing.T) {
 		var errs errorCount
 		logger := slog.New(&errs)
 		tpl := freshTemplate(t, e, logger)
-		specs := map[string]middleware.Spec{
+		locks, err := grpclock.New(tpl, map[string]grpclock.Spec{
 			"/grpc.testing.TestService/UnaryCall": {Keys: []string{"req.response_status.message"}},
+		}, grpclock.WithFailure(grpclock.StatusFailure(grpclock.StatusOptions{Logger: logger})))
+		if err != nil {
+			t.Fatal(err)
 		}
-		srv := grpc.NewServer(grpc.UnaryInterceptor(middleware.UnaryServerInterceptor(tpl, specs,
-			middleware.WithGRPCFailure(failure.GRPCStatus(failure.GRPCOptions{Logger: logger})))))
+		srv := grpc.NewServer(locks.ServerOptions()...)
 		testpb.RegisterTestServiceServer(srv, payService{})
+		if err := locks.Check(srv); err != nil {
+			t.Fatal(err)
+		}
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			t.Fatal(err)
@@ -207,7 +213,7 @@ func TestBurst_blackholed503(t *testing.T) {
 		proxy.SetBlackhole(true)
 		defer proxy.SetBlackhole(false)
 		srv := httptest.NewServer(middleware.HTTP(tpl, middleware.Spec{Name: key},
-			middleware.WithHTTPFailure(failure.HTTPStatus(failure.HTTPOptions{Logger: slog.New(slog.DiscardHandler)})))(
+			middleware.WithFailure(failure.HTTPStatus(failure.HTTPOptions{Logger: slog.New(slog.DiscardHandler)})))(
 			http.HandlerFunc(func(http.ResponseWriter, *http.Request) { t.Error("handler ran without the lock") })))
 		defer srv.Close()
 		start := time.Now()

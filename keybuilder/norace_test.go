@@ -1,0 +1,5 @@
+//go:build !race
+
+package keybuilder_test
+
+const raceEnabled = false
