@@ -27,11 +27,13 @@ import (
 //   - the creation reply says at which revision the watch took over; when
 //     that is after the read, the blockers are read again at once, so that
 //     a delete in between is never missed;
-//   - while the blockers may go within the first 100 ms (a short queue,
-//     pollQueue keys at most, or readers ahead of a writer) they are also
-//     read at growing intervals (defaultPollAfter), a handful of reads
-//     that bound the tail. In a longer queue of writers a new entry waits
-//     longer than that, and its watch is synced by the time it matters.
+//   - in a short queue (pollQueue keys at most), where the predecessor may
+//     go within the first 100 ms while the watch may be unsynced, it is
+//     also read at growing intervals (defaultPollAfter), a handful of reads
+//     that bound the tail. In a longer queue a new entry waits longer than
+//     that, and its watch is synced by the time it matters. Readers ahead
+//     of a writer are not polled: under their churn each read waits behind
+//     their writes, and the reads cost the writer more than they save.
 //
 // While it waits it keeps a fixed lock's grant alive, so a long queue
 // cannot outlast a fixed-expire lease.
@@ -160,9 +162,9 @@ func (w *blockWatch) onCreated(rev int64) error {
 }
 
 // polled reports whether the watch is backed by reads during its first
-// 100 ms: in a short queue, or while readers block a writer.
+// 100 ms: in a short queue.
 func (w *blockWatch) polled() bool {
-	return w.t.size <= pollQueue || w.left != nil
+	return w.t.size <= pollQueue
 }
 
 // read reads the blockers again and reports whether the wait is over; it
@@ -198,7 +200,7 @@ func (w *blockWatch) readBlockers(ctx context.Context) (bool, error) {
 		}
 		return len(resp.Kvs) == 0 || resp.Kvs[0].CreateRevision != pred.CreateRevision, nil
 	}
-	t, err := w.e.predecessor(ctx, w.q, w.own, w.rev, w.shared)
+	t, err := w.e.blockers(ctx, w.q, w.own, w.rev, w.shared, blockerPage)
 	if err != nil {
 		return false, err
 	}

@@ -80,14 +80,20 @@ func (t turn) pred() *mvccpb.KeyValue {
 	return t.blockers[0]
 }
 
-// predecessor reads the blockers of the own entry of create revision rev
+// blockerPage is the page of the reads after the first: of the members
+// created before an entry, newest first.
+const blockerPage = 64
+
+// blockers reads the blockers of the own entry of create revision rev
 // (see turn.blockers; shared is a read lock's wait). Every read also checks
 // that the own entry still has create revision rev, so a lease that expired
 // or was revoked while waiting is never mistaken for the lock (the Jepsen
 // etcd 3.4.3 finding); it fails with errEntryGone then. A plain queue costs
-// one read of one key; a writer behind readers reads on, in pages.
-func (e *Executor) predecessor(ctx context.Context, q queue, own string, rev int64, shared bool) (turn, error) {
-	limit, below := int64(1), rev
+// one read of one key (limit 1); a writer behind readers reads on, in
+// pages of blockerPage. A re-read of readers known to block a writer
+// starts with limit blockerPage: one round trip.
+func (e *Executor) blockers(ctx context.Context, q queue, own string, rev int64, shared bool, limit int64) (turn, error) {
+	below := rev
 	var t turn
 	for {
 		opts := []clientv3.OpOption{
@@ -118,7 +124,7 @@ func (e *Executor) predecessor(ctx context.Context, q queue, own string, rev int
 		}
 		// A page of longer locks' entries, of readers for a reader, or of
 		// readers a writer waits for: read on, in larger pages.
-		below, limit = rr.Kvs[len(rr.Kvs)-1].CreateRevision, 64
+		below, limit = rr.Kvs[len(rr.Kvs)-1].CreateRevision, blockerPage
 	}
 }
 
@@ -148,8 +154,9 @@ func (t *turn) addBlockers(q queue, kvs []*mvccpb.KeyValue, shared bool) bool {
 // during a watch is returned as errWaitEnded; read errors are returned as
 // they are.
 func (e *Executor) waitTurn(ctx context.Context, q queue, own string, rev int64, ref leaseRef, wait, shared bool) error {
+	limit := int64(1)
 	for {
-		t, err := e.predecessor(ctx, q, own, rev, shared)
+		t, err := e.blockers(ctx, q, own, rev, shared, limit)
 		if err != nil {
 			return err
 		}
@@ -158,6 +165,9 @@ func (e *Executor) waitTurn(ctx context.Context, q queue, own string, rev int64,
 		}
 		if !wait {
 			return errBusy
+		}
+		if len(t.blockers) > 1 {
+			limit = blockerPage // readers blocked a writer: read them again in one page
 		}
 		w := &blockWatch{e: e, q: q, t: t, own: own, rev: rev, shared: shared}
 		err = w.wait(ctx, ref)
