@@ -134,7 +134,7 @@ func (b Baseline) Regressions(got map[Backend]float64) []string {
 // GuardMarkdown renders the guard's figures against the baseline.
 func GuardMarkdown(b Baseline, got map[Backend]float64, command string) string {
 	var s strings.Builder
-	fmt.Fprintf(&s, "## Latency guard\n\n`BenchmarkUncontended/lock4go-<backend>`'s x-floor (p50 of lock4go's uncontended Lock+Release over the raw floor's, pairs alternated; median of batches), measured by `%s` and compared with docs/bench-baseline.json (%s). A rise beyond the noise band prints a warning; `-guard-fail` makes it fail the run.\n\n",
+	fmt.Fprintf(&s, "## Latency guard\n\n`BenchmarkUncontended/lock4go-<backend>`'s x-floor (p50 of lock4go's uncontended Lock+Release over the raw floor's, pairs alternated; median of batches), measured by `%s` and compared with docs/bench-baseline.json (%s). A rise beyond the noise band prints a warning; `-guard-fail` makes it fail the run. Run alone: `cd bench && go run ./cmd/lockbench -cells guard` (add `-guard-fail` to fail on a regression; `-write-baseline` records the figures as the new baseline, on a quiet machine only). The noise band of each backend is the spread of three guard runs on the machine that wrote it.\n\n",
 		command, b.Note)
 	s.WriteString("| backend | x-floor | baseline | change | noise band |\n|---|--:|--:|--:|--:|\n")
 	for _, backend := range []Backend{Redis, Etcd, ZooKeeper} {
