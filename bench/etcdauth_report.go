@@ -37,6 +37,11 @@ func AuthMarkdown(cells []AuthCell, o EtcdAuthOptions, command string) string {
 	if mutexAuth > 0 && mineAuth > 0 {
 		t.check(mineAuth <= mutexAuth, "lock4go hand-off p50 with auth %.2f× concurrency.Mutex's with auth (target ≤ 1.0×)", float64(mineAuth)/float64(mutexAuth))
 	}
+	for _, c := range cells {
+		if c.Err != "" {
+			t = append(t, fmt.Sprintf("%s, auth %s: a run failed: %s", c.Subject, onOff(c.Auth), c.Err))
+		}
+	}
 	p("\n")
 	for _, line := range t {
 		p("- %s\n", line)
@@ -56,6 +61,9 @@ func groupAuth(cells []AuthCell) ([]authKey, map[authKey][]AuthCell) {
 	by := map[authKey][]AuthCell{}
 	var order []authKey
 	for _, c := range cells {
+		if c.Err != "" {
+			continue
+		}
 		k := authKey{c.Subject, c.Auth}
 		if _, ok := by[k]; !ok {
 			order = append(order, k)
@@ -97,7 +105,7 @@ func onOff(on bool) string {
 
 // span formats the range lo–hi in milliseconds (one figure when equal).
 func span(lo, hi time.Duration) string {
-	if lo == hi {
+	if ms(lo) == ms(hi) {
 		return ms(lo)
 	}
 	return ms(lo) + "–" + ms(hi)
