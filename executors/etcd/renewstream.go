@@ -39,25 +39,30 @@ func (e *Executor) keepAliveOnce(ctx context.Context, id clientv3.LeaseID) (*cli
 	if e.c.Username == "" || e.c.Password == "" {
 		return e.c.KeepAliveOnce(ctx, id)
 	}
-	r := &e.renewals
-	select {
-	case r.turn <- struct{}{}:
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-	defer func() { <-r.turn }()
 	backoff := kit.Backoff{Min: renewRetryMin, Max: renewRetryMax}
 	for {
-		resp, err := e.renewOnStream(ctx, id)
+		resp, err := e.renewOnce(ctx, id)
 		if err == nil || !retryable(ctx, err) {
 			return resp, clientv3.ContextError(ctx, err)
 		}
 		// The stream broke (a lost connection, no leader): the next try
-		// opens another, as KeepAliveOnce retries until ctx ends.
+		// opens another, as KeepAliveOnce retries until ctx ends. The pause
+		// leaves the stream to other renewals.
 		if !backoff.Wait(ctx.Done()) {
 			return nil, ctx.Err()
 		}
 	}
+}
+
+// renewOnce takes the held stream's turn and makes one try on it.
+func (e *Executor) renewOnce(ctx context.Context, id clientv3.LeaseID) (*clientv3.LeaseKeepAliveResponse, error) {
+	select {
+	case e.renewals.turn <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	defer func() { <-e.renewals.turn }()
+	return e.renewOnStream(ctx, id)
 }
 
 // Bounds of the pause between tries of a renewal whose stream broke.
@@ -78,7 +83,7 @@ func retryable(ctx context.Context, err error) bool {
 }
 
 // renewOnStream sends one keep-alive on the held stream, opening it first
-// if needed. Any failure drops the stream, so the next call opens a fresh
+// if needed; the caller has the stream's turn. Any failure drops the stream, so the next call opens a fresh
 // one; so does ctx ending while the reply is awaited.
 func (e *Executor) renewOnStream(ctx context.Context, id clientv3.LeaseID) (*clientv3.LeaseKeepAliveResponse, error) {
 	r := &e.renewals
