@@ -1,6 +1,7 @@
 package etcd_test
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -73,5 +74,46 @@ func waitForEntries(t *testing.T, cli *clientv3.Client, dir string, n int) {
 			t.Fatalf("%s: %d entries after 10s; want %d", dir, resp.Count, n)
 		}
 		time.Sleep(time.Millisecond)
+	}
+}
+
+// The client behaviour the executor works around (watchstream.go,
+// renewstream.go), shown on clientv3 alone: with a password, each watch
+// opened after the previous one ended opens a gRPC stream and
+// authenticates again, each KeepAliveOnce too; with one watch held open,
+// later watches share its stream and authenticate no more. If this test
+// fails because clientv3 stopped authenticating per stream, the executor's
+// held streams can go.
+func TestClientv3_authenticatesPerStream(t *testing.T) {
+	s, certs := authServer(t)
+	cli, err := tlsClient(t, s, clientTLS(t, certs), lockUser, lockPassword)
+	if err != nil {
+		t.Fatal(err)
+	}
+	watches := func() {
+		for range 3 {
+			ctx, cancel := context.WithCancel(clientv3.WithRequireLeader(t.Context()))
+			wch := cli.Watch(ctx, lockPrefix+"probe", clientv3.WithCreatedNotify())
+			<-wch // created
+			cancel()
+			for range wch { // until the client has closed the watch
+			}
+		}
+	}
+	before := authentications(t, s, certs)
+	watches()
+	opened := authentications(t, s, certs) - before
+	ctx, cancel := context.WithCancel(clientv3.WithRequireLeader(t.Context()))
+	defer cancel()
+	<-cli.Watch(ctx, lockPrefix+"held", clientv3.WithCreatedNotify())
+	before = authentications(t, s, certs)
+	watches()
+	held := authentications(t, s, certs) - before
+	t.Logf("3 watches one after another: %d authentications; beside a held watch: %d", opened, held)
+	if held != 0 {
+		t.Errorf("watches beside a held one authenticated %d times; want 0", held)
+	}
+	if opened == 0 {
+		t.Logf("clientv3 no longer authenticates per stream: the executor's held streams may be unneeded")
 	}
 }
