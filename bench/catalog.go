@@ -50,6 +50,7 @@ func NewCatalog(ctx context.Context, env *Env) (*Catalog, error) {
 		func() error { return add(Lock4go(ctx, Redis, 1, redisExec)) },
 		func() error { return add(BSMRedislock(rc, 10*time.Millisecond), nil) },
 		func() error { return add(Redsync(rc), nil) },
+		func() error { return add(RueidisLock(env.RedisAddr)) },
 		func() error { return add(Lock4jPoll(rc, 100*time.Millisecond), nil) },
 		func() error { return add(RawEtcd(ec), nil) },
 		func() error { return add(Lock4go(ctx, Etcd, 1, etcdExec)) },

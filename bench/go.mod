@@ -8,6 +8,7 @@ require (
 	github.com/go-zookeeper/zk v1.0.4
 	github.com/lock4go/lock4go v0.0.0
 	github.com/redis/go-redis/v9 v9.23.0
+	github.com/redis/rueidis v1.0.79
 	go.etcd.io/etcd/client/v3 v3.7.3
 	go.uber.org/goleak v1.3.0
 	go.uber.org/zap v1.27.1

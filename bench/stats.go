@@ -25,3 +25,12 @@ func quantile(sorted []time.Duration, q float64) time.Duration {
 	i := int(q*float64(len(sorted))+0.5) - 1
 	return sorted[min(max(i, 0), len(sorted)-1)]
 }
+
+// sum returns the total of ds.
+func sum(ds []time.Duration) time.Duration {
+	var t time.Duration
+	for _, d := range ds {
+		t += d
+	}
+	return t
+}

@@ -179,7 +179,7 @@ func (e *Executor) awaitTurn(ctx context.Context, req executor.Request, q queue,
 	case err != nil:
 		return e.waitErr(ctx, req.Key, err)
 	case ref.grant != nil && time.Since(ref.grant.start()) > executor.SafetyMargin(req.TTL):
-		if err := ref.grant.renew(ctx, e.c); err != nil {
+		if err := ref.grant.renew(ctx, e); err != nil {
 			return e.waitErr(ctx, req.Key, err)
 		}
 	}

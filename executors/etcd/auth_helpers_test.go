@@ -3,8 +3,11 @@ package etcd_test
 import (
 	"crypto/tls"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -139,4 +142,32 @@ func clientTLS(t *testing.T, certs *testserver.Certs) *tls.Config {
 		t.Fatal(err)
 	}
 	return cfg
+}
+
+// authentications returns how many Authenticate requests s has received,
+// from its Prometheus metrics (fetched over TLS with certs).
+func authentications(t *testing.T, s *testserver.Server, certs *testserver.Certs) int {
+	t.Helper()
+	hc := &http.Client{Transport: &http.Transport{TLSClientConfig: clientTLS(t, certs)}}
+	resp, err := hc.Get("https://" + s.Addr() + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const metric = `grpc_server_msg_received_total{grpc_method="Authenticate",`
+	for _, line := range strings.Split(string(body), "\n") {
+		if strings.HasPrefix(line, metric) {
+			f := strings.Fields(line)
+			n, err := strconv.Atoi(f[len(f)-1])
+			if err != nil {
+				t.Fatalf("metric line %q: %v", line, err)
+			}
+			return n
+		}
+	}
+	return 0
 }

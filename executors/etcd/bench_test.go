@@ -107,7 +107,7 @@ func lockPair(ctx context.Context, e *etcd.Executor, r executor.Request) func() 
 // holder's acquisition, with n waiters (n+1 contenders, one client each).
 // The variants run in alternating rounds, in random order, so load drift
 // hits them alike: lock4go, lock4go without the reads that back a young
-// watch (see waitDelete), and concurrency.Mutex. Each round starts with all
+// watch (see blockWatch), and concurrency.Mutex. Each round starts with all
 // contenders queueing at once; its first n+1 hand-offs are not counted.
 func BenchmarkHandoff(b *testing.B) {
 	testserver.Check(b, srvErr)

@@ -35,6 +35,8 @@ type Executor struct {
 	pollAfter []time.Duration
 
 	entryLocks entryLocks
+	stream     streamHold  // the watch stream kept open between waits (watchstream.go)
+	renewals   renewStream // the keep-alive stream kept open for renewals (renewstream.go)
 
 	mu       sync.Mutex
 	sessions map[int64]*session        // shared keep-alive sessions by TTL in seconds
@@ -74,6 +76,7 @@ func New(client *clientv3.Client, opts Options) (*Executor, error) {
 		log:          opts.Logger,
 		pollAfter:    defaultPollAfter,
 		entryLocks:   entryLocks{m: map[entryKey]*entryLock{}},
+		renewals:     newRenewStream(),
 		sessions:     map[int64]*session{},
 		pending:      map[int64]*pendingSession{},
 		life:         life,

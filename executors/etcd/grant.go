@@ -74,9 +74,9 @@ func (o *grant) renewIn() time.Duration {
 
 // renew resets the lease to its full TTL. It returns errLeaseGone when the
 // lease no longer exists.
-func (o *grant) renew(ctx context.Context, c *clientv3.Client) error {
+func (o *grant) renew(ctx context.Context, e *Executor) error {
 	at := time.Now()
-	resp, err := c.KeepAliveOnce(ctx, o.id)
+	resp, err := e.keepAliveOnce(ctx, o.id)
 	if errors.Is(err, rpctypes.ErrLeaseNotFound) {
 		return errLeaseGone
 	}

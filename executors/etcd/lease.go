@@ -116,7 +116,7 @@ func (l *lease) Renew(ctx context.Context, _ time.Duration) error {
 		return fmt.Errorf("etcd: renew %q: %w", l.key, executor.ErrLockNotHeld)
 	}
 	if l.ref.grant != nil {
-		if err := l.ref.grant.renew(ctx, l.e.c); errors.Is(err, errLeaseGone) {
+		if err := l.ref.grant.renew(ctx, l.e); errors.Is(err, errLeaseGone) {
 			l.e.fixed.Remove(l)
 			return fmt.Errorf("etcd: renew %q: %w: %w", l.key, executor.ErrLockNotHeld, err)
 		} else if err != nil {

@@ -176,7 +176,7 @@ func (s *session) keepAlive(sent time.Time) {
 		// the TTL; a renewal still unanswered then cannot vouch for it.
 		ctx, cancel := context.WithDeadline(s.stopCtx, sent.Add(ttl-executor.SafetyMargin(ttl)))
 		at := time.Now()
-		resp, err := s.e.c.KeepAliveOnce(ctx, s.id)
+		resp, err := s.e.keepAliveOnce(ctx, s.id)
 		cancel()
 		if s.stopCtx.Err() != nil {
 			return

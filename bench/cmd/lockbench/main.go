@@ -28,7 +28,19 @@ func main() {
 	fleetOnly := flag.Bool("fleet-only", false, "run only the fleet cells and write fleet.md")
 	backends := flag.String("fleet-backends", "", "comma-separated backends of the fleet cells (empty: all)")
 	subjects := flag.String("fleet-subjects", "", "comma-separated subject names of the fleet cells (empty: all)")
+	cells := flag.String("cells", "", "run only these cells and print them: comma-separated, of "+strings.Join(knownCells, ", "))
+	baseline := flag.String("baseline", "", "the latency guard's baseline file (empty: bench-baseline.json in -out, else ../docs)")
+	guardFail := flag.Bool("guard-fail", false, "exit 1 when the latency guard finds a regression (else it only warns)")
+	writeBaseline := flag.Bool("write-baseline", false, "write the latency guard's figures into the baseline file")
 	flag.Parse()
+	g := guardFlags{baseline: baselinePath(*baseline, *out), fail: *guardFail, write: *writeBaseline}
+	if *cells != "" {
+		if err := runCells(strings.Split(*cells, ","), *quick, g); err != nil {
+			fmt.Fprintln(os.Stderr, "lockbench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	for _, s := range strings.Split(*subjects, ",") {
 		if s != "" {
 			fleetSubjects = append(fleetSubjects, s)
@@ -46,13 +58,13 @@ func main() {
 		}
 		return
 	}
-	if err := run(*out, *quick, *scale, *fleet); err != nil {
+	if err := run(*out, *quick, *scale, *fleet, g); err != nil {
 		fmt.Fprintln(os.Stderr, "lockbench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(out string, quick bool, scale int, fleet bool) (err error) {
+func run(out string, quick bool, scale int, fleet bool, g guardFlags) (err error) {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	start := time.Now()
@@ -82,22 +94,28 @@ func run(out string, quick bool, scale int, fleet bool) (err error) {
 	}
 	command := "cd bench && go run ./cmd/lockbench -out ../docs"
 	var fleetMD, fleetSVG string
+	var cells []bench.FleetCell
 	if fleet {
 		command += " -fleet"
 		fo := fleetOptions(quick)
-		cells, err := bench.Fleet(ctx, env, fo, os.Stderr)
-		if err != nil {
+		if cells, err = bench.Fleet(ctx, env, fo, os.Stderr); err != nil {
 			return err
 		}
 		fleetMD = bench.FleetMarkdown(cells, fo, command) + "![Redis fleets: server CPU and commands per acquisition by process count](fleet.svg)\n"
 		fleetSVG = bench.FleetSVG(cells)
 	}
+	extraMD, guardErr := newCells(ctx, env, cat, cells, g, quick, command)
+	if guardErr != nil && !errors.Is(guardErr, errRegression) {
+		return guardErr
+	}
+	// A regression fails the run (-guard-fail) once the report is written.
+	defer func() { err = errors.Join(err, guardErr) }()
 	redlockMD, err := runRedlock(ctx, plan, command)
 	if err != nil {
 		return err
 	}
 	rep := bench.Report{Rows: rows, Plan: plan, Scale: sc, Elapsed: time.Since(start), Command: command}
-	md := rep.Markdown() + redlockMD + fleetMD
+	md := rep.Markdown() + redlockMD + fleetMD + extraMD
 	if out == "" {
 		fmt.Print(md)
 		return nil
@@ -114,6 +132,26 @@ func run(out string, quick bool, scale int, fleet bool) (err error) {
 		}
 	}
 	return os.WriteFile(filepath.Join(out, "bench.svg"), []byte(rep.SVG()), 0o644)
+}
+
+// newCells runs the guard, the etcd auth cells and the Redis server-cost
+// report (on the fleet cells of the run, if any) and returns their
+// sections. With -guard-fail a regression returns errRegression with the
+// sections, so that the caller writes them before it fails.
+func newCells(ctx context.Context, env *bench.Env, cat *bench.Catalog, fleet []bench.FleetCell, g guardFlags, quick bool, command string) (string, error) {
+	guardMD, guardErr := guard(ctx, cat, g, quick, command)
+	if guardErr != nil && !errors.Is(guardErr, errRegression) {
+		return "", guardErr
+	}
+	authMD, err := etcdAuth(ctx, env, quick, command)
+	if err != nil {
+		return "", err
+	}
+	costMD, err := serverCost(ctx, env, cat, fleet, command)
+	if err != nil {
+		return "", err
+	}
+	return guardMD + authMD + costMD, guardErr
 }
 
 // runRedlock compares lock4go's Redlock with one master and with redsync on

@@ -1,0 +1,219 @@
+package etcd
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"go.etcd.io/etcd/api/v3/mvccpb"
+	clientv3 "go.etcd.io/etcd/client/v3"
+)
+
+// blockWatch is one wait for the blockers of a turn to go: one watch, on
+// the predecessor's key when it is the only blocker (a release then wakes
+// only the next waiter), on the queue's range when several readers block a
+// writer (one watch sees them all go, instead of one watch per reader).
+//
+// The watch is opened without a start revision. A watch whose start is at
+// or below the store's current revision is "unsynced" in etcd: its events
+// wait for etcd's 100 ms catch-up loop. That is what gives
+// concurrency.Mutex, which watches from the read revision, hand-off tails
+// of up to 100 ms, and it also hits a watch from the read revision + 1
+// whenever any write lands between the read and the watch. Without a start
+// revision etcd starts the watch at its current revision + 1, which is
+// synced unless a write races the registration inside etcd; under a steady
+// write load that still happens now and then. So:
+//
+//   - the creation reply says at which revision the watch took over; when
+//     that is after the read, the blockers are read again at once, so that
+//     a delete in between is never missed;
+//   - in a short queue (pollQueue keys at most), where the predecessor may
+//     go within the first 100 ms while the watch may be unsynced, it is
+//     also read at growing intervals (defaultPollAfter), a handful of reads
+//     that bound the tail. In a longer queue a new entry waits longer than
+//     that, and its watch is synced by the time it matters. Readers ahead
+//     of a writer are not polled: under their churn each read waits behind
+//     their writes, and the reads cost the writer more than they save.
+//
+// While it waits it keeps a fixed lock's grant alive, so a long queue
+// cannot outlast a fixed-expire lease.
+type blockWatch struct {
+	e      *Executor
+	q      queue
+	t      turn
+	own    string
+	rev    int64 // the own entry's create revision
+	shared bool  // a read lock's wait
+
+	left       map[string]bool // blockers not seen deleted yet, when watching the range
+	poll       *time.Timer     // the next backing read
+	renewTimer *time.Timer     // the next renewal of a fixed lock's grant, or nil
+	created    bool            // the watch's creation reply came
+	polls      int             // backing reads scheduled so far
+	started    time.Time       // when the watch was created
+	gap        bool            // the watch started after the read: read again
+}
+
+// wait waits until the blockers are gone (or one of them is, for a single
+// predecessor: the caller reads the queue again).
+func (w *blockWatch) wait(ctx context.Context, ref leaseRef) error {
+	wctx, cancel := context.WithCancel(clientv3.WithRequireLeader(ctx))
+	defer cancel()
+	w.poll = time.NewTimer(time.Hour)
+	w.poll.Stop()
+	defer w.poll.Stop()
+	w.e.holdWatchStream(w.q.dir)
+	wch := w.open(wctx)
+	var renew <-chan time.Time
+	if ref.grant != nil {
+		w.renewTimer = time.NewTimer(ref.grant.renewIn())
+		defer w.renewTimer.Stop()
+		renew = w.renewTimer.C
+	}
+	for {
+		var (
+			done bool
+			err  error
+		)
+		select {
+		case wr, ok := <-wch:
+			done, err = w.watched(ctx, wr, ok)
+		case <-w.poll.C:
+			done, err = w.read(ctx)
+		case <-renew:
+			err = w.e.renewWaiting(ctx, ref, w.renewTimer)
+		case <-ctx.Done():
+			return errWaitEnded
+		case <-ref.gone():
+			return errSessionLost
+		case <-w.e.life.Done():
+			return ErrClosed
+		}
+		if done || err != nil {
+			return err
+		}
+	}
+}
+
+// open opens the watch: on the predecessor's key, or on the queue's range
+// when several members block.
+func (w *blockWatch) open(ctx context.Context) clientv3.WatchChan {
+	opts := []clientv3.OpOption{clientv3.WithCreatedNotify(), clientv3.WithFilterPut()}
+	if len(w.t.blockers) == 1 {
+		return w.e.c.Watch(ctx, string(w.t.pred().Key), opts...)
+	}
+	w.track()
+	return w.e.c.Watch(ctx, w.q.dir, append(opts, clientv3.WithPrefix())...)
+}
+
+// track records the blockers as not yet seen deleted.
+func (w *blockWatch) track() {
+	w.left = make(map[string]bool, len(w.t.blockers))
+	for _, kv := range w.t.blockers {
+		w.left[string(kv.Key)] = true
+	}
+}
+
+// watched handles a watch reply (ok false: the channel closed) and reports
+// whether the wait is over.
+func (w *blockWatch) watched(ctx context.Context, wr clientv3.WatchResponse, ok bool) (bool, error) {
+	switch {
+	case !ok && ctx.Err() != nil:
+		return false, errWaitEnded
+	case !ok:
+		return false, errWatch
+	case wr.Err() != nil:
+		return false, fmt.Errorf("%w: %w", errWatch, wr.Err())
+	case wr.Created:
+		return false, w.onCreated(wr.Header.Revision)
+	}
+	for _, ev := range wr.Events {
+		if ev.Type != mvccpb.DELETE {
+			continue
+		}
+		if w.left == nil {
+			return true, nil // the predecessor's key
+		}
+		// A delete at or before the read was of an earlier entry of the
+		// same key.
+		if ev.Kv.ModRevision > w.t.at && w.left[string(ev.Kv.Key)] {
+			delete(w.left, string(ev.Kv.Key))
+		}
+	}
+	return w.left != nil && len(w.left) == 0, nil
+}
+
+// onCreated starts the backing reads once the watch exists at revision
+// rev: one at once if the watch started after the read of the queue, else
+// the configured ones while the blockers may go soon.
+func (w *blockWatch) onCreated(rev int64) error {
+	if w.created {
+		return errWatch
+	}
+	w.created, w.started = true, time.Now()
+	if rev > w.t.at {
+		w.gap = true
+		w.poll.Reset(0)
+	} else if len(w.e.pollAfter) > 0 && w.polled() {
+		w.poll.Reset(w.e.pollAfter[0])
+		w.polls = 1
+	}
+	return nil
+}
+
+// polled reports whether the watch is backed by reads during its first
+// 100 ms: in a short queue.
+func (w *blockWatch) polled() bool {
+	return w.t.size <= pollQueue
+}
+
+// read reads the blockers again and reports whether the wait is over; it
+// schedules the next backing read.
+func (w *blockWatch) read(ctx context.Context) (bool, error) {
+	gone, err := w.readBlockers(ctx)
+	switch {
+	case ctx.Err() != nil:
+		return false, errWaitEnded
+	case err != nil && w.gap:
+		return false, fmt.Errorf("%w: %w", errWatch, err) // read the queue again
+	case err == nil && gone:
+		return true, nil
+	case err == nil:
+		w.gap = false
+	}
+	if w.polls < len(w.e.pollAfter) && w.polled() {
+		w.poll.Reset(time.Until(w.started.Add(w.e.pollAfter[w.polls])))
+		w.polls++
+	}
+	return false, nil
+}
+
+// readBlockers reads the predecessor's key (it reports whether that entry
+// is gone), or, when watching the range, the blockers (it reports whether
+// none is left, and tracks those that are).
+func (w *blockWatch) readBlockers(ctx context.Context) (bool, error) {
+	if w.left == nil {
+		pred := w.t.pred()
+		resp, err := w.e.c.Get(ctx, string(pred.Key), clientv3.WithKeysOnly())
+		if err != nil {
+			return false, err
+		}
+		return len(resp.Kvs) == 0 || resp.Kvs[0].CreateRevision != pred.CreateRevision, nil
+	}
+	t, err := w.e.blockers(ctx, w.q, w.own, w.rev, w.shared, blockerPage)
+	if err != nil {
+		return false, err
+	}
+	w.t = t
+	w.track()
+	return len(t.blockers) == 0, nil
+}
+
+// pollQueue is the longest queue (in keys) whose waiters back a new watch
+// with reads.
+const pollQueue = 4
+
+// defaultPollAfter is when, after its creation, a watch that may still be
+// unsynced is backed by a read of the blockers. etcd syncs a watch within
+// 100 ms.
+var defaultPollAfter = []time.Duration{3 * time.Millisecond, 10 * time.Millisecond, 25 * time.Millisecond, 50 * time.Millisecond, 100 * time.Millisecond}
