@@ -62,8 +62,8 @@ var (
 // New returns an executor that locks through client: a *redis.Client, a
 // Sentinel failover client or a *redis.ClusterClient. New never constructs or
 // closes the client; the caller owns it. It returns an error wrapping
-// [executor.ErrInvalidConfig] for a nil client, a *redis.Ring or negative
-// durations. A Ring is refused because its pub/sub is per shard: a release
+// [executor.ErrInvalidConfig] for a nil client (a nil interface or a typed
+// nil such as (*redis.Client)(nil)), a *redis.Ring or negative durations. A Ring is refused because its pub/sub is per shard: a release
 // published on the key's shard would not reach waiters subscribed on
 // another, and a Ring cannot even open a subscription without a channel.
 //
@@ -83,7 +83,7 @@ var (
 // deadline if Redis stalls, and a call whose context can be cancelled but
 // has no deadline takes a worker too.
 func New(client goredis.UniversalClient, opts Options) (*Executor, error) {
-	if client == nil {
+	if kit.IsNil(client) {
 		return nil, fmt.Errorf("redis: nil client: %w", executor.ErrInvalidConfig)
 	}
 	if _, ok := client.(*goredis.Ring); ok {
