@@ -139,6 +139,18 @@ func (q *localQueue) dropLocked(s *turn) {
 	}
 }
 
+// waiting returns the number of goroutines waiting for the turn of exec's
+// key (the holder of the turn, if any, not counted).
+func (q *localQueue) waiting(exec, key string) int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	s := q.turns[turnName{exec, key}]
+	if s == nil {
+		return 0
+	}
+	return s.refs - len(s.ch)
+}
+
 // view appends each queued key to queues, by executor and key, and returns
 // the locks held through a turn. Counts read while goroutines come and go
 // are a moment's approximation.

@@ -44,7 +44,7 @@ func TestConformance_aclUser(t *testing.T) {
 	resetACLLog(t, admin)
 	executortest.Run(t, func(t *testing.T) executor.Executor {
 		return newExecutor(t, newClient(t, s.Addr(), ctxTimeouts, asUser(aclUser, aclPass)), redis.Options{})
-	}, executortest.Options{ShortTTL: 300 * time.Millisecond, KeyPrefix: "lock4go:conformance"})
+	}, executortest.Options{ShortTTL: 300 * time.Millisecond, SharedTokensUnkept: true, KeyPrefix: "lock4go:conformance"})
 	checkACLLog(t, admin, aclUser)
 }
 
@@ -205,7 +205,7 @@ func TestConformance_clusterACLUser(t *testing.T) {
 		client := goredis.NewClusterClient(&goredis.ClusterOptions{Addrs: c.Addrs(), Username: user, Password: aclPass, ContextTimeoutEnabled: true})
 		t.Cleanup(func() { _ = client.Close() })
 		return newExecutor(t, client, redis.Options{})
-	}, executortest.Options{ShortTTL: 300 * time.Millisecond, KeyPrefix: "lock4go:conformance"})
+	}, executortest.Options{ShortTTL: 300 * time.Millisecond, SharedTokensUnkept: true, KeyPrefix: "lock4go:conformance"})
 	for _, addr := range c.Addrs() {
 		checkACLLog(t, newClient(t, addr), user)
 	}
