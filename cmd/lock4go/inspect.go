@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -96,8 +97,10 @@ func printStates(w io.Writer, asJSON bool, states []keyState) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(states)
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	var buf bytes.Buffer
+	tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
 	section, held := "", false
+	var keyErrs []string
 	for _, s := range states {
 		name := s.Backend + " " + s.Address
 		if name == section && s.dial {
@@ -113,13 +116,22 @@ func printStates(w io.Writer, asJSON bool, states []keyState) error {
 				continue
 			}
 			fmt.Fprintln(tw, name)
-			fmt.Fprintln(tw, "KEY\tKIND\tHOLDERS\tOWNER\tTOKEN\tLEASE LEFT\tBACKEND WAITERS")
+			cells(tw, "KEY", "KIND", "HOLDERS", "OWNER", "TOKEN", "LEASE LEFT", "BACKEND WAITERS")
 		}
 		held = held || s.Held
+		if s.err != nil {
+			keyErrs = append(keyErrs, fmt.Sprintf("%s on %s: %v", s.Key, name, s.err))
+		}
 		printRows(tw, &s)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	for line := range strings.Lines(buf.String()) { // cells left empty pad with spaces
+		fmt.Fprintln(w, strings.TrimRight(line, " \n"))
+	}
+	for _, e := range keyErrs {
+		fmt.Fprintln(w, "error:", e)
 	}
 	if held {
 		_, err := fmt.Fprint(w, "\n"+waitersLegend)
@@ -128,22 +140,28 @@ func printStates(w io.Writer, asJSON bool, states []keyState) error {
 	return nil
 }
 
+// cells writes one row of the table: the same number of cells on every row
+// keeps the columns aligned.
+func cells(tw io.Writer, cs ...string) {
+	fmt.Fprintln(tw, strings.Join(cs, "\t"))
+}
+
 // printRows writes the rows of one key: the first holder beside the key,
 // the others below it.
 func printRows(tw io.Writer, s *keyState) {
 	switch {
 	case s.err != nil:
-		fmt.Fprintf(tw, "%s\terror: %v\n", s.Key, s.err)
+		cells(tw, s.Key, "error (below)", "", "", "", "", "")
 		return
 	case !s.Held:
-		fmt.Fprintf(tw, "%s\tnot held\n", s.Key)
+		cells(tw, s.Key, "not held", "", "", "", "", "")
 		return
 	}
 	for i, h := range s.Holders {
 		if i == 0 {
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\n", s.Key, s.kind(), len(s.Holders), h.owner(), h.token(), h.ttl(s.Backend), s.waiters())
+			cells(tw, s.Key, s.kind(), fmt.Sprint(len(s.Holders)), h.owner(), h.token(), h.ttl(s.Backend), s.waiters())
 			continue
 		}
-		fmt.Fprintf(tw, "\t\t\t%s\t%s\t%s\n", h.owner(), h.token(), h.ttl(s.Backend))
+		cells(tw, "", "", "", h.owner(), h.token(), h.ttl(s.Backend), "")
 	}
 }
