@@ -59,6 +59,7 @@ type given struct {
 var givens = map[string]given{
 	"ctx":        {"context.Context", []string{"context"}},
 	"tpl":        {"*lock4go.Template", []string{"lock4go"}},
+	"exec":       {"executor.Executor", []string{"executor"}},
 	"mux":        {"*http.ServeMux", []string{"http"}},
 	"payHandler": {"http.Handler", []string{"http"}},
 	"spec":       {"middleware.Spec", []string{"middleware"}},

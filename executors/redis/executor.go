@@ -71,6 +71,15 @@ var (
 // whether the server's maxmemory-policy may evict keys, and logs a warning
 // if so: eviction can drop held locks.
 //
+// go-redis logs every failed dial itself, on its own process-wide logger
+// (the standard library's log, to stderr): "redis: connection pool: failed
+// to dial after 5 attempts: …", about 16 lines during one Lock with the
+// default Config while Redis refuses connections. Silence it with
+// goredis.SetLogger(&logging.VoidLogger{}) (package
+// github.com/redis/go-redis/v9/logging), or route it by passing SetLogger a
+// value whose Printf(ctx, format, args...) writes to your logger. The
+// executor's own messages go to [Options.Logger].
+//
 // Create the client with ContextTimeoutEnabled: go-redis then bounds each
 // call by its context's deadline, and the executor calls Redis in the
 // caller's goroutine. Without it go-redis ignores deadlines (a call waits for
