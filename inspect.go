@@ -17,7 +17,7 @@ type Holder = executor.Holder
 // Kind says how a key is held: [KindLock], [KindRead] or [KindPermits].
 type Kind = executor.Kind
 
-// The kinds of hold, as [Holder.Kind] reports them.
+// The kinds of hold, as [executor.Holder.Kind] reports them.
 const (
 	// KindLock is a mutex, or the write lock of a key: one holder.
 	KindLock = executor.KindLock
@@ -28,11 +28,12 @@ const (
 )
 
 // Inspect asks the executor (the primary one, or the one chosen with
-// [WithExecutor]) who holds key, and counts in [Holder.LocalWaiters] the
-// goroutines of this Template waiting for it in the local queue (waiters
-// on the backend are processes: see [Holder.Waiters]). It returns an error
-// wrapping [ErrLockNotHeld] when nobody holds key, and
-// [errors.ErrUnsupported] when the executor cannot tell.
+// [WithExecutor]) who holds key, and counts in
+// [executor.Holder.LocalWaiters] the goroutines of this Template waiting
+// for it in the local queue (waiters on the backend are processes: see
+// [executor.Holder.Waiters]). It returns an error wrapping
+// [ErrLockNotHeld] when nobody holds key, and [errors.ErrUnsupported] when
+// the executor cannot tell.
 func (t *Template) Inspect(ctx context.Context, key string, opts ...LockOption) (Holder, error) {
 	if err := validKey(key); err != nil {
 		return Holder{}, err
