@@ -16,15 +16,15 @@ import (
 	"github.com/lock4go/lock4go/executors/redis"
 )
 
-// The README gives the exact ACL SETUSER line for the default KeyPrefix.
-func TestACLRules_readme(t *testing.T) {
-	b, err := os.ReadFile("../../README.md")
+// docs/redis.md gives the exact ACL SETUSER line for the default KeyPrefix.
+func TestACLRules_docs(t *testing.T) {
+	b, err := os.ReadFile("../../docs/redis.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := "ACL SETUSER lock4go reset on >PASSWORD " + redis.ACLRules("lock4go")
 	if !strings.Contains(string(b), want) {
-		t.Fatalf("README.md lacks the line\n%s", want)
+		t.Fatalf("docs/redis.md lacks the line\n%s", want)
 	}
 }
 

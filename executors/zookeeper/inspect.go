@@ -20,8 +20,10 @@ import (
 // lease lasts as long as the holder's session). Holder.Waiters counts the
 // nodes queued behind them: one per executor waiting for a lock, one per
 // call waiting for a read lock. A semaphore (Curator's layout) lists its
-// lease nodes; ZooKeeper does not store its n (Holder.Permits is 0). An
-// empty key is reported as [executor.ErrInvalidKey], as by Acquire.
+// lease nodes; ZooKeeper does not store its n (Holder.Permits is 0). The
+// server is synced with the leader first, so the holders of locks taken
+// through other servers of an ensemble before the call are seen. An empty
+// key is reported as [executor.ErrInvalidKey], as by Acquire.
 func (e *Executor) Inspect(ctx context.Context, key string) (executor.Holder, error) {
 	if key == "" {
 		return executor.Holder{}, fmt.Errorf("zookeeper: empty key: %w", executor.ErrInvalidKey)
@@ -50,8 +52,13 @@ func (e *Executor) Inspect(ctx context.Context, key string) (executor.Holder, er
 }
 
 // inspect reads the queue under parent and its holders' nodes; it reports
-// zk.ErrNoNode when the queue is empty.
+// zk.ErrNoNode when the queue is empty. It syncs the server with the
+// leader first: a follower may lag, and Inspect must see a lock taken
+// through another server of the ensemble before the call.
 func (e *Executor) inspect(parent string) (executor.Holder, error) {
+	if _, err := e.conn.Sync(parent); err != nil && !errors.Is(err, zk.ErrNoNode) {
+		return executor.Holder{}, err
+	}
 	for range maxCreateTries {
 		children, _, err := e.conn.Children(parent)
 		if err != nil {
