@@ -54,8 +54,8 @@ on Ctrl-C (SIGINT) or SIGTERM with exit code 0.
 
 const releaseUsage = `Usage: lock4go release --force [--yes] KEY
 
-Breaks KEY's lock: shows who holds it (the first holder is broken when
-several hold read locks or permits), asks for confirmation on stdin (y/yes;
+Breaks KEY's lock: shows who holds it (of read locks or permits, the first
+holder is tried; not every backend can break them), asks for confirmation on stdin (y/yes;
 --yes skips the question), then deletes that holder's lock only if it still
 holds it (compare-and-delete by owner, etcd entry or ZooKeeper node), so a
 holder that took over meanwhile is left alone. Waiters are woken. The broken
