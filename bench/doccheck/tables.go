@@ -36,6 +36,7 @@ var imports = map[string]string{
 	"keybuilder": "github.com/lock4go/lock4go/keybuilder",
 	"failure":    "github.com/lock4go/lock4go/failure",
 	"lockdebug":  "github.com/lock4go/lock4go/lockdebug",
+	"grpclock":   "github.com/lock4go/lock4go/grpclock",
 
 	"goredis":     "github.com/redis/go-redis/v9",
 	"logging":     "github.com/redis/go-redis/v9/logging",
