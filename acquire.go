@@ -284,6 +284,7 @@ func (r *retryWait) stop() {
 // and a rejected request's own error otherwise.
 func (t *Template) notAcquired(ctx context.Context, w *waitContext, e executor.Executor, key string, start time.Time, attempts int, last error) error {
 	aerr := &AcquireError{Key: key, Executor: e.Name(), Attempts: attempts, Waited: time.Since(start), err: classify(ctx, w, last)}
+	errors.As(last, &aerr.queue)
 	kind := FailureNotAcquired
 	if !errors.Is(aerr.err, ErrNotAcquired) {
 		kind = FailureBackend

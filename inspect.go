@@ -8,14 +8,32 @@ import (
 	"github.com/lock4go/lock4go/executor"
 )
 
-// Holder describes who holds a key, as far as the backend can tell: owner
-// value, fencing token, remaining lease and queued waiters.
+// Holder describes who holds a key, as far as the backend can tell: the
+// kind of hold, every holder's owner value, fencing token and remaining
+// lease, the waiters queued on the backend and, from [Template.Inspect],
+// the goroutines of this process waiting in the local queue.
 type Holder = executor.Holder
 
+// Kind says how a key is held: [KindLock], [KindRead] or [KindPermits].
+type Kind = executor.Kind
+
+// The kinds of hold, as [executor.Holder.Kind] reports them.
+const (
+	// KindLock is a mutex, or the write lock of a key: one holder.
+	KindLock = executor.KindLock
+	// KindRead is read locks ([Shared]): any number of holders.
+	KindRead = executor.KindRead
+	// KindPermits is permits of a semaphore ([WithPermits]).
+	KindPermits = executor.KindPermits
+)
+
 // Inspect asks the executor (the primary one, or the one chosen with
-// [WithExecutor]) who holds key. It returns an error wrapping
-// [ErrLockNotHeld] when nobody does, and [errors.ErrUnsupported] when the
-// executor cannot tell.
+// [WithExecutor]) who holds key, and counts in
+// [executor.Holder.LocalWaiters] the goroutines of this Template waiting
+// for it in the local queue (waiters on the backend are processes: see
+// [executor.Holder.Waiters]). It returns an error wrapping
+// [ErrLockNotHeld] when nobody holds key, and [errors.ErrUnsupported] when
+// the executor cannot tell.
 func (t *Template) Inspect(ctx context.Context, key string, opts ...LockOption) (Holder, error) {
 	if err := validKey(key); err != nil {
 		return Holder{}, err
@@ -29,7 +47,12 @@ func (t *Template) Inspect(ctx context.Context, key string, opts ...LockOption) 
 	if !ok {
 		return Holder{}, fmt.Errorf("lock4go: inspect on %s: %w", e.Name(), errors.ErrUnsupported)
 	}
-	return in.Inspect(ctx, key)
+	h, err := in.Inspect(ctx, key)
+	if err != nil {
+		return Holder{}, err
+	}
+	h.LocalWaiters = t.queue.waiting(e.Name(), key)
+	return h, nil
 }
 
 // HeldLocks returns how many locks this Template holds right now (re-entered

@@ -57,7 +57,7 @@ func TestShared_readersShareWritersExclude(t *testing.T) {
 	wantBusy(t, b, "doc")
 	wantBusy(t, a, "doc")
 	h, err := a.Inspect(ctx, "doc")
-	if err != nil || h.Shared != 3 {
+	if err != nil || h.Kind != lock4go.KindRead || len(h.Holders) != 3 {
 		t.Fatalf("Inspect = %+v, %v; want 3 shared holders", h, err)
 	}
 	kinds := map[string]int{}
@@ -194,10 +194,10 @@ func TestPermits(t *testing.T) {
 
 	// Each permit has its own lost signal.
 	h, err := mem.Inspect(ctx, "pool")
-	if err != nil || h.Shared != 3 {
-		t.Fatalf("Inspect = %+v, %v", h, err)
+	if err != nil || h.Kind != lock4go.KindPermits || h.Permits != 3 || len(h.Holders) != 3 || h.Holders[2].Token != locks[2].Token() {
+		t.Fatalf("Inspect = %+v, %v; want 3 permits of 3, oldest first", h, err)
 	}
-	if err := mem.ForceRelease(ctx, "pool", h); err != nil {
+	if err := mem.ForceRelease(ctx, "pool", h.Holders[2]); err != nil {
 		t.Fatal(err)
 	}
 	<-locks[2].Done()

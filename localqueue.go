@@ -68,11 +68,43 @@ func (q *localQueue) acquire(w *waitContext, exec, key string, try bool) (*turn,
 		case <-ctx.Done():
 		}
 	}
-	q.drop(s)
-	if try {
-		return nil, fmt.Errorf("%w: held by this process", ErrNotAcquired)
+	q.mu.Lock()
+	qe := &queueError{ahead: s.refs - 1, try: try}
+	q.dropLocked(s)
+	q.mu.Unlock()
+	if !try {
+		qe.cause = context.Cause(ctx)
 	}
-	return nil, fmt.Errorf("%w: waiting behind this process's holder: %w", ErrNotAcquired, context.Cause(ctx))
+	return nil, qe
+}
+
+// queueError reports an acquisition that gave up in the local queue,
+// before any attempt on the backend: at once for a call that does not
+// wait, at the acquire deadline (or when the caller's context ended)
+// otherwise. It wraps [ErrNotAcquired] and the wait's cause.
+type queueError struct {
+	ahead int  // other callers of this process holding or awaiting the key
+	try   bool // the call does not wait
+	cause error
+}
+
+func (e *queueError) Error() string {
+	return fmt.Sprintf("%v: %s of this process ahead in the local queue", ErrNotAcquired, callers(e.ahead))
+}
+
+func (e *queueError) Unwrap() []error {
+	if e.cause == nil {
+		return []error{ErrNotAcquired}
+	}
+	return []error{ErrNotAcquired, e.cause}
+}
+
+// callers says "1 caller" or "n callers".
+func callers(n int) string {
+	if n == 1 {
+		return "1 caller"
+	}
+	return fmt.Sprintf("%d callers", n)
 }
 
 // followed reports whether other goroutines wait for s behind its holder.
@@ -96,12 +128,6 @@ func (q *localQueue) release(s *turn) {
 	q.mu.Unlock()
 }
 
-func (q *localQueue) drop(s *turn) {
-	q.mu.Lock()
-	q.dropLocked(s)
-	q.mu.Unlock()
-}
-
 func (q *localQueue) dropLocked(s *turn) {
 	s.refs--
 	if s.refs == 0 {
@@ -111,6 +137,18 @@ func (q *localQueue) dropLocked(s *turn) {
 			q.free = append(q.free, s)
 		}
 	}
+}
+
+// waiting returns the number of goroutines waiting for the turn of exec's
+// key (the holder of the turn, if any, not counted).
+func (q *localQueue) waiting(exec, key string) int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	s := q.turns[turnName{exec, key}]
+	if s == nil {
+		return 0
+	}
+	return s.refs - len(s.ch)
 }
 
 // view appends each queued key to queues, by executor and key, and returns

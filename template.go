@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/lock4go/lock4go/executor"
+	"github.com/lock4go/lock4go/internal/kit"
 )
 
 // Template acquires and releases locks through its executors, the way
@@ -66,7 +67,7 @@ func New(cfg Config, execs ...executor.Executor) (*Template, error) {
 	}
 	t := &Template{cfg: cfg, byName: make(map[string]*registered, len(execs))}
 	for i, e := range execs {
-		if e == nil {
+		if kit.IsNil(e) {
 			return nil, fmt.Errorf("%w: executor %d is nil", ErrInvalidConfig, i)
 		}
 		name := e.Name()

@@ -38,6 +38,7 @@ func TestNew_invalid(t *testing.T) {
 		{"negative release timeout", lock4go.Config{ReleaseTimeout: -time.Second}, []executor.Executor{mem}, lock4go.ErrInvalidConfig},
 		{"no executors", lock4go.Config{}, nil, lock4go.ErrInvalidConfig},
 		{"nil executor", lock4go.Config{}, []executor.Executor{nil}, lock4go.ErrInvalidConfig},
+		{"typed nil executor", lock4go.Config{}, []executor.Executor{(*memory.Executor)(nil)}, lock4go.ErrInvalidConfig},
 		{"unnamed executor", lock4go.Config{}, []executor.Executor{&fakeExec{}}, lock4go.ErrInvalidConfig},
 		{"duplicate names", lock4go.Config{}, []executor.Executor{mem, memory.New(memory.Options{})}, lock4go.ErrInvalidConfig},
 		{"unknown primary", lock4go.Config{Primary: "redis"}, []executor.Executor{mem}, lock4go.ErrUnknownExecutor},

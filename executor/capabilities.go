@@ -60,29 +60,6 @@ type BatchRenewer interface {
 	RenewBatch(ctx context.Context, items []RenewItem) []error
 }
 
-// Holder describes who holds a key, as far as the backend can tell.
-type Holder struct {
-	// Owner is the holder's owner value ("" when the backend cannot tell).
-	Owner string
-	// Token is the holder's fencing token (0 when unknown).
-	Token int64
-	// TTL is the remaining lease time (0 when unknown).
-	TTL time.Duration
-	// Waiters is the number of queued waiters (-1 when unknown).
-	Waiters int
-	// Shared is the number of read locks or permits held. Owner, Token
-	// and TTL then describe one of them (the newest, where the backend
-	// can tell). Zero for a write lock or mutex.
-	Shared int
-}
-
-// Inspector is implemented by executors that can report who holds a key.
-type Inspector interface {
-	// Inspect returns the current holder of key, or an error wrapping
-	// [ErrLockNotHeld] when nobody holds it.
-	Inspect(ctx context.Context, key string) (Holder, error)
-}
-
 // ForceReleaser is implemented by executors that can break a lock held by
 // another process: an operator's tool, not part of locking. The holder is
 // not asked; it learns of the loss as it would of an expiry (a renewal that
@@ -90,8 +67,8 @@ type Inspector interface {
 // backends (see each executor's ForceRelease).
 type ForceReleaser interface {
 	// ForceRelease deletes key's lock only if it is still held by h, as
-	// returned by [Inspector.Inspect]: a holder that released meanwhile, and
-	// any newer holder, are left alone and the call returns an error
-	// wrapping [ErrLockNotHeld]. Waiters are woken as by a release.
+	// returned by [Inspector.Inspect] (or one of its [Holder.Holders]): a
+	// holder that released meanwhile, and any newer holder, are left alone
+	// and the call returns an error wrapping [ErrLockNotHeld]. Waiters are woken as by a release.
 	ForceRelease(ctx context.Context, key string, h Holder) error
 }

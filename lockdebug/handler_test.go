@@ -131,7 +131,7 @@ func TestHandler_json(t *testing.T) {
 		if len(tv.Queues) != 1 || tv.Queues[0].Key != l.Key() || tv.Queues[0].Waiting != 2 || tv.Queues[0].Acquiring {
 			t.Errorf("queues = %+v, want 2 waiting on %q", tv.Queues, l.Key())
 		}
-		if len(tv.Failures) != 1 || tv.Failures[0].Kind != "not_acquired" || !strings.Contains(tv.Failures[0].Reason, "0 attempts in 0s: lock4go: not acquired") {
+		if len(tv.Failures) != 1 || tv.Failures[0].Kind != "not_acquired" || !strings.Contains(tv.Failures[0].Reason, "no attempt on the backend: 1 caller of this process held or awaited the key") {
 			t.Errorf("failures = %+v", tv.Failures)
 		}
 		if strings.Contains(text, l.Owner()) {

@@ -105,7 +105,14 @@ func TestAuth_zookeeperDigest(t *testing.T) {
 
 // holdOn takes key through a new Template over e.
 func holdOn(t *testing.T, e executor.Executor, key string) *lock4go.Lock {
-	l, err := newTemplate(t, e).Lock(t.Context(), key)
+	// The zero Config's 30 s lease, not newTemplate's 3 s: with
+	// authentication on, etcd answers slowly, and on a loaded machine the
+	// test once found the key not held when the tool read it.
+	tpl, err := lock4go.New(lock4go.Config{Logger: discard}, e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := tpl.Lock(t.Context(), key)
 	if err != nil {
 		t.Fatalf("Lock(%q) = %v", key, err)
 	}

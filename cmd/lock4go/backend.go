@@ -77,14 +77,14 @@ func dialOne(ctx context.Context, c *connFlags) (*backend, error) {
 func (c *connFlags) address(kind string) string {
 	switch kind {
 	case "redis":
-		if opt, err := goredis.ParseURL(c.redis); err == nil {
+		if opt, err := goredis.ParseURL(redisURL(c.redis)); err == nil {
 			return opt.Addr
 		}
 		return ""
 	case "redlock":
 		var addrs []string
 		for _, u := range splitList(c.redlock) {
-			if opt, err := goredis.ParseURL(u); err == nil {
+			if opt, err := goredis.ParseURL(redisURL(u)); err == nil {
 				addrs = append(addrs, opt.Addr)
 			}
 		}
@@ -92,7 +92,8 @@ func (c *connFlags) address(kind string) string {
 	case "etcd":
 		return strings.Join(splitList(c.etcd), ",")
 	}
-	return strings.Join(splitList(c.zookeeper), ",")
+	hosts, _ := zkHosts(c.zookeeper)
+	return strings.Join(hosts, ",")
 }
 
 // call bounds one call to the backend by --timeout.

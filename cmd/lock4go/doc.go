@@ -3,18 +3,19 @@
 //
 // Usage:
 //
-//	lock4go inspect [flags] KEY...          who holds each key: owner, fencing token, lease left, waiters
-//	lock4go watch [flags] KEY               print a line whenever the key's holder or waiters change, until Ctrl-C
+//	lock4go inspect [flags] KEY...          who holds each key: kind, every holder's owner, fencing token and lease left, waiters
+//	lock4go watch [flags] KEY               print a line whenever the key's holders or waiters change, until Ctrl-C
 //	lock4go release --force [--yes] KEY     break a lock after showing its holder and asking for confirmation
 //	lock4go bench [flags]                   uncontended and hand-off latency through a lock4go Template
 //
 // Each command connects to one backend (inspect to several, printing a
-// section each), named by flags or by the environment:
+// section each), named by flags or by the environment, each as host:port
+// or a URL:
 //
-//	--redis URL            redis://[user:password@]host:port[/db], rediss:// for TLS (LOCK4GO_REDIS)
-//	--redlock URLS         comma-separated Redis URLs, one per independent master (LOCK4GO_REDLOCK)
-//	--etcd ENDPOINTS       comma-separated http(s)://host:port (LOCK4GO_ETCD)
-//	--zookeeper HOSTS      comma-separated host:port (LOCK4GO_ZOOKEEPER)
+//	--redis ADDR           host:port, or redis://[user:password@]host:port[/db], rediss:// for TLS (LOCK4GO_REDIS)
+//	--redlock ADDRS        comma-separated host:port or Redis URLs, one per independent master (LOCK4GO_REDLOCK)
+//	--etcd ENDPOINTS       comma-separated host:port or http(s)://host:port (LOCK4GO_ETCD)
+//	--zookeeper HOSTS      comma-separated host:port, or zk://host:port,host:port (LOCK4GO_ZOOKEEPER)
 //	--etcd-prefix P        the etcd executor's Options.Prefix (LOCK4GO_ETCD_PREFIX)
 //	--zk-base-path P       the ZooKeeper executor's Options.BasePath (LOCK4GO_ZK_BASE_PATH)
 //	--etcd-user U, --etcd-password P        etcd credentials (LOCK4GO_ETCD_USER, LOCK4GO_ETCD_PASSWORD)
@@ -28,12 +29,15 @@
 // Redis credentials go in the URL; prefer the environment to flags for
 // secrets, which other users can see in the process list.
 //
-// inspect prints the holder's owner value, fencing token, lease left and
-// waiters. Redis counts as waiters the processes subscribed to the key's
-// releases; etcd and ZooKeeper the entries or nodes queued behind the
-// holder (one per waiting process: a process's goroutines queue locally).
-// ZooKeeper leases last as long as the holder's session ("session"); etcd
-// counts leases in whole seconds.
+// inspect prints how each key is held (lock, read, or permits n), every
+// holder's owner value, fencing token and lease left, and the waiters
+// queued on the backend: one per process waiting for a lock (a process's
+// goroutines wait in its local queue, behind one; its /debug/locks shows
+// them), one per call waiting for a read lock or permit. Redis keeps no
+// token for read locks and permits; ZooKeeper leases last as long as the
+// holder's session ("session") and a ZooKeeper semaphore does not store
+// its n; etcd counts leases in whole seconds. With --json each key is an
+// object with its holders (owner, token, ttl_ms) and backend_waiters.
 //
 // watch polls one key every --interval (500ms) and prints a line whenever
 // its holder or its number of waiters changes; it stops on SIGINT or

@@ -18,9 +18,9 @@ import (
 
 // dialEtcd connects to --etcd and checks it answers a read.
 func dialEtcd(ctx context.Context, c *connFlags) (*backend, error) {
-	endpoints := splitList(c.etcd)
-	if len(endpoints) == 0 {
-		return nil, usagef("--etcd %q: no endpoint", c.etcd)
+	endpoints, err := etcdEndpoints(c.etcd)
+	if err != nil {
+		return nil, err
 	}
 	addr := strings.Join(endpoints, ",")
 	cfg := clientv3.Config{
@@ -31,7 +31,6 @@ func dialEtcd(ctx context.Context, c *connFlags) (*backend, error) {
 		Logger:      zap.NewNop(),
 		Context:     context.WithoutCancel(ctx),
 	}
-	var err error
 	if cfg.TLS, err = etcdTLS(c, endpoints); err != nil {
 		return nil, err
 	}

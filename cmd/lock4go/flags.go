@@ -38,10 +38,10 @@ func (c *connFlags) register(fs *flag.FlagSet) {
 	str := func(p *string, name, env, usage string) {
 		fs.StringVar(p, name, os.Getenv(env), usage+" (env "+env+")")
 	}
-	str(&c.redis, "redis", "LOCK4GO_REDIS", "Redis `URL`: redis://[user:password@]host:port[/db], or rediss:// for TLS")
-	str(&c.redlock, "redlock", "LOCK4GO_REDLOCK", "Redlock masters: comma-separated Redis `URLs`, one per independent master")
-	str(&c.etcd, "etcd", "LOCK4GO_ETCD", "etcd `endpoints`, comma-separated (http:// or https://)")
-	str(&c.zookeeper, "zookeeper", "LOCK4GO_ZOOKEEPER", "ZooKeeper `hosts`, comma-separated host:port")
+	str(&c.redis, "redis", "LOCK4GO_REDIS", "Redis `host:port` or URL: redis://[user:password@]host:port[/db], rediss:// for TLS")
+	str(&c.redlock, "redlock", "LOCK4GO_REDLOCK", "Redlock masters: comma-separated Redis `host:ports` or URLs, one per independent master")
+	str(&c.etcd, "etcd", "LOCK4GO_ETCD", "etcd `endpoints`, comma-separated: host:port, http:// or https:// URLs")
+	str(&c.zookeeper, "zookeeper", "LOCK4GO_ZOOKEEPER", "ZooKeeper `hosts`: host:port,host:port or zk://host:port,host:port")
 	str(&c.etcdPrefix, "etcd-prefix", "LOCK4GO_ETCD_PREFIX", "the etcd executor's key `prefix` (etcd.Options.Prefix)")
 	str(&c.zkBasePath, "zk-base-path", "LOCK4GO_ZK_BASE_PATH", "the ZooKeeper executor's base `path` (zookeeper.Options.BasePath; default /lock4go)")
 	str(&c.etcdUser, "etcd-user", "LOCK4GO_ETCD_USER", "etcd `user`")
@@ -76,7 +76,7 @@ func (c *connFlags) check() error {
 	if c.zkDigest != "" && !strings.Contains(c.zkDigest, ":") {
 		return usagef("--zk-digest: want user:password")
 	}
-	return nil
+	return c.checkAddrs()
 }
 
 func envBool(name string) (bool, error) {

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 )
 
@@ -49,7 +51,7 @@ func inspectBackend(ctx context.Context, c *connFlags, kind string, keys []strin
 	if err != nil {
 		states := make([]keyState, len(keys))
 		for i, k := range keys {
-			states[i] = keyState{Backend: kind, Address: c.address(kind), Key: k, Error: err.Error(), err: err}
+			states[i] = keyState{Backend: kind, Address: c.address(kind), Key: k, Error: err.Error(), err: err, dial: true}
 		}
 		return states, err
 	}
@@ -81,32 +83,85 @@ func inspectResult(states []keyState, failed []error) error {
 	return nil
 }
 
-// printStates writes states as JSON (an array) or as one table per backend.
+// waitersLegend ends inspect's tables: what BACKEND WAITERS counts.
+const waitersLegend = `BACKEND WAITERS: one per process waiting for a lock (its goroutines wait behind it in its local
+queue: see the process's /debug/locks), one per call waiting for a read lock or permit.
+`
+
+// printStates writes states as JSON (an array) or as one table per
+// backend: a row per key and per holder, or one line for a backend that
+// could not be used.
 func printStates(w io.Writer, asJSON bool, states []keyState) error {
 	if asJSON {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(states)
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	section := ""
+	var buf bytes.Buffer
+	tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
+	section, held := "", false
+	var keyErrs []string
 	for _, s := range states {
-		if name := s.Backend + " " + s.Address; name != section {
+		name := s.Backend + " " + s.Address
+		if name == section && s.dial {
+			continue // the backend's error is shown once
+		}
+		if name != section {
 			if section != "" {
 				fmt.Fprintln(tw)
 			}
 			section = name
+			if s.dial {
+				fmt.Fprintf(tw, "%s: %s\n", name, strings.TrimPrefix(s.Error, name+": "))
+				continue
+			}
 			fmt.Fprintln(tw, name)
-			fmt.Fprintln(tw, "KEY\tSTATE\tOWNER\tTOKEN\tLEASE LEFT\tWAITERS")
+			cells(tw, "KEY", "KIND", "HOLDERS", "OWNER", "TOKEN", "LEASE LEFT", "BACKEND WAITERS")
 		}
-		switch {
-		case s.err != nil:
-			fmt.Fprintf(tw, "%s\terror: %v\n", s.Key, s.err)
-		case !s.Held:
-			fmt.Fprintf(tw, "%s\tnot held\n", s.Key)
-		default:
-			fmt.Fprintf(tw, "%s\theld\t%s\t%d\t%s\t%s\n", s.Key, s.owner(), s.Token, s.ttl(), s.waiters())
+		held = held || s.Held
+		if s.err != nil {
+			keyErrs = append(keyErrs, fmt.Sprintf("%s on %s: %v", s.Key, name, s.err))
 		}
+		printRows(tw, &s)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for line := range strings.Lines(buf.String()) { // cells left empty pad with spaces
+		fmt.Fprintln(w, strings.TrimRight(line, " \n"))
+	}
+	for _, e := range keyErrs {
+		fmt.Fprintln(w, "error:", e)
+	}
+	if held {
+		_, err := fmt.Fprint(w, "\n"+waitersLegend)
+		return err
+	}
+	return nil
+}
+
+// cells writes one row of the table: the same number of cells on every row
+// keeps the columns aligned.
+func cells(tw io.Writer, cs ...string) {
+	fmt.Fprintln(tw, strings.Join(cs, "\t"))
+}
+
+// printRows writes the rows of one key: the first holder beside the key,
+// the others below it.
+func printRows(tw io.Writer, s *keyState) {
+	switch {
+	case s.err != nil:
+		cells(tw, s.Key, "error (below)", "", "", "", "", "")
+		return
+	case !s.Held:
+		cells(tw, s.Key, "not held", "", "", "", "", "")
+		return
+	}
+	for i, h := range s.Holders {
+		if i == 0 {
+			cells(tw, s.Key, s.kind(), fmt.Sprint(len(s.Holders)), h.owner(), h.token(), h.ttl(s.Backend), s.waiters())
+			continue
+		}
+		cells(tw, "", "", "", h.owner(), h.token(), h.ttl(s.Backend), "")
+	}
 }

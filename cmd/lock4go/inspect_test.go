@@ -21,11 +21,14 @@ func TestInspect(t *testing.T) {
 
 		r := runCLI(t, "", nil, args(b.flags, []string{"inspect", key, free})...)
 		wantCode(t, r, exitNotHeld)
-		if got, want := row(r.stdout, key), []string{key, "held", l.Owner(), fmt.Sprint(l.Token())}; !slices.Equal(got[:min(4, len(got))], want) {
+		if got, want := row(r.stdout, key), []string{key, "lock", "1", l.Owner(), fmt.Sprint(l.Token())}; !slices.Equal(got[:min(5, len(got))], want) {
 			t.Errorf("row of %s = %q, want it to start with %q", key, got, want)
 		}
 		if got, want := row(r.stdout, free), []string{free, "not", "held"}; !slices.Equal(got, want) {
 			t.Errorf("row of %s = %q, want %q", free, got, want)
+		}
+		if !strings.Contains(r.stdout, "BACKEND WAITERS") || !strings.Contains(r.stdout, "one per process waiting for a lock") {
+			t.Errorf("the table does not say what BACKEND WAITERS counts")
 		}
 
 		r = runCLI(t, "", nil, args(b.flags, []string{"inspect", "--json", key})...)
@@ -35,12 +38,16 @@ func TestInspect(t *testing.T) {
 			t.Fatalf("JSON %q: %v, %d states", r.stdout, err, len(got))
 		}
 		s := got[0]
-		if s.Backend != b.kind || s.Key != key || !s.Held || s.Owner != l.Owner() || s.Token != l.Token() {
+		if s.Backend != b.kind || s.Key != key || !s.Held || s.Kind != "lock" || len(s.Holders) != 1 ||
+			s.Holders[0].Owner != l.Owner() || s.Holders[0].Token == nil || *s.Holders[0].Token != l.Token() {
 			t.Errorf("JSON state %+v, want %s holding %q as %s with token %d", s, b.kind, key, l.Owner(), l.Token())
 		}
-		checkLease(t, b.kind, s)
-		if s.Waiters == nil || *s.Waiters != 0 {
-			t.Errorf("waiters %v, want 0", s.Waiters)
+		if !strings.Contains(r.stdout, fmt.Sprintf(`"token": %d`, l.Token())) {
+			t.Errorf("the JSON does not carry the token %d", l.Token())
+		}
+		checkLease(t, b.kind, s.Holders[0])
+		if s.BackendWaiters == nil || *s.BackendWaiters != 0 {
+			t.Errorf("backend_waiters %v, want 0", s.BackendWaiters)
 		}
 	})
 }
@@ -57,7 +64,7 @@ func row(out, key string) []string {
 
 // checkLease checks the lease left in s: up to holderExpire, or null on
 // ZooKeeper, whose lease is the holder's session.
-func checkLease(t *testing.T, kind string, s keyState) {
+func checkLease(t *testing.T, kind string, s holderState) {
 	t.Helper()
 	if kind == "zookeeper" {
 		if s.TTLms != nil {
@@ -91,7 +98,7 @@ func TestInspect_waiters(t *testing.T) {
 			r := runCLI(t, "", nil, args(b.flags, []string{"inspect", "--json", key})...)
 			var got []keyState
 			_ = json.Unmarshal([]byte(r.stdout), &got)
-			if len(got) == 1 && got[0].Waiters != nil && *got[0].Waiters == 1 {
+			if len(got) == 1 && got[0].BackendWaiters != nil && *got[0].BackendWaiters == 1 {
 				break
 			}
 			if time.Now().After(deadline) {

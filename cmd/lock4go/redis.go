@@ -50,7 +50,7 @@ func (c *connFlags) redisClient(ctx context.Context, flag, url string) (*goredis
 // newRedisClient returns a client of the Redis at url (the value of flag),
 // with the connection flags applied.
 func (c *connFlags) newRedisClient(flag, url string) (*goredis.Client, *goredis.Options, error) {
-	opt, err := goredis.ParseURL(url)
+	opt, err := goredis.ParseURL(redisURL(url))
 	if err != nil {
 		return nil, nil, usagef("%s %q: %v", flag, url, err)
 	}

@@ -47,6 +47,9 @@ func runRelease(ctx context.Context, std *stdio, args []string) error {
 		return fmt.Errorf("%s is not held on %s: nothing to break: %w", s.Key, b, executor.ErrLockNotHeld)
 	}
 	fmt.Fprintf(std.err, "On %s, %s\n", b, s.line())
+	if len(s.Holders) > 1 {
+		fmt.Fprintf(std.err, "Only the first of these %d holders is broken: owner %s.\n", len(s.Holders), s.Holders[0].owner())
+	}
 	fmt.Fprintf(std.err, "If broken, %s\n", b.breakNote(ctx, s.Key, s.holder))
 	if !*yes {
 		if err := confirm(ctx, std); err != nil {
@@ -90,16 +93,17 @@ func breakLock(ctx context.Context, std *stdio, c *connFlags, b *backend, s *key
 	if err != nil {
 		return err
 	}
+	first := s.Holders[0]
 	log := slog.New(slog.NewTextHandler(std.err, nil))
-	log.Warn("lock4go: lock broken by hand", "backend", b.kind, "address", b.addr, "key", s.Key,
-		"owner", s.Owner, "token", s.Token, "lease_left", s.ttl(), "waiters", s.waiters())
+	log.Warn("lock4go: lock broken by hand", "backend", b.kind, "address", b.addr, "key", s.Key, "kind", s.kind(),
+		"owner", s.holder.Owner, "token", first.token(), "lease_left", first.ttl(s.Backend), "backend_waiters", s.waiters())
 	if c.json {
 		return json.NewEncoder(std.out).Encode(struct {
 			Broken bool `json:"broken"`
 			*keyState
 		}{true, s})
 	}
-	_, err = fmt.Fprintf(std.out, "broke %s on %s: owner %s, token %d\n", s.Key, b, s.owner(), s.Token)
+	_, err = fmt.Fprintf(std.out, "broke %s on %s: owner %s, token %s\n", s.Key, b, first.owner(), first.token())
 	return err
 }
 

@@ -4,16 +4,16 @@ package main
 const mainUsage = `lock4go: inspect, watch, break and measure lock4go locks on Redis, Redlock, etcd and ZooKeeper.
 
 Usage:
-  lock4go inspect [flags] KEY...          who holds each key: owner, fencing token, lease left, waiters
-  lock4go watch [flags] KEY               print a line whenever the key's holder or waiters change, until Ctrl-C
+  lock4go inspect [flags] KEY...          who holds each key: kind, every holder's owner, fencing token and lease left, waiters
+  lock4go watch [flags] KEY               print a line whenever the key's holders or waiters change, until Ctrl-C
   lock4go release --force [--yes] KEY     break a lock after showing its holder and asking for confirmation
   lock4go bench [flags]                   uncontended and hand-off latency through a lock4go Template
 
-Backends (one per command; inspect takes several and prints a section each):
-  --redis URL          redis://[user:password@]host:port[/db], rediss:// for TLS   (env LOCK4GO_REDIS)
-  --redlock URLS       redis://host:port,... one per independent master (3 or more) (env LOCK4GO_REDLOCK)
-  --etcd ENDPOINTS     http(s)://host:port,...                                     (env LOCK4GO_ETCD)
-  --zookeeper HOSTS    host:port,...                                               (env LOCK4GO_ZOOKEEPER)
+Backends (one per command; inspect takes several and prints a section each), host:port or a URL:
+  --redis ADDR         host:port, or redis://[user:password@]host:port[/db], rediss:// for TLS (env LOCK4GO_REDIS)
+  --redlock ADDRS      host:port,... or Redis URLs, one per independent master (3 or more)       (env LOCK4GO_REDLOCK)
+  --etcd ENDPOINTS     host:port,... or http(s)://host:port,...                                   (env LOCK4GO_ETCD)
+  --zookeeper HOSTS    host:port,... or zk://host:port,...                                        (env LOCK4GO_ZOOKEEPER)
 KEY is the lock key exactly as the Template got it (middleware keys look like lock4go:pay#42);
 --etcd-prefix and --zk-base-path must match the executors' options.
 Run "lock4go COMMAND -h" for every flag.
@@ -32,24 +32,30 @@ Exit codes:
 
 const inspectUsage = `Usage: lock4go inspect [flags] KEY...
 
-Prints, for every key on every backend given, the holder's owner value, its
-fencing token, the lease left and the number of waiters:
-  Redis      waiters = processes subscribed to the key's releases ("unknown" when the server cannot tell)
+Prints, for every key on every backend given, how it is held (KIND: lock,
+read, or permits n), the number of holders, and a row per holder with its
+owner value, fencing token and lease left; then the waiters queued on the
+backend (BACKEND WAITERS): one per process waiting for a lock (a process's
+goroutines wait in its local queue, behind one: its /debug/locks shows
+them), one per call waiting for a read lock or permit.
+  Redis      waiters = executors in the key's wait queue; read locks and permits keep no token ("-")
   Redlock    the owner held by a majority of masters, its token, the shortest lease left, the most waiters on one master
-  etcd       waiters = entries queued behind the holder; the lease is counted in whole seconds
-  ZooKeeper  waiters = nodes queued behind the holder; the lease is the holder's session ("session")
+  etcd       waiters = entries queued behind the holders; the lease is counted in whole seconds
+  ZooKeeper  waiters = nodes queued behind the holders; the lease is the holder's session ("session");
+             a semaphore's n is not stored ("permits")
 `
 
 const watchUsage = `Usage: lock4go watch [flags] KEY
 
-Polls KEY every --interval and prints a line whenever its holder (owner,
+Polls KEY every --interval and prints a line whenever its holders (owner,
 token) or its number of waiters changes, and the first state at once. Stops
 on Ctrl-C (SIGINT) or SIGTERM with exit code 0.
 `
 
 const releaseUsage = `Usage: lock4go release --force [--yes] KEY
 
-Breaks KEY's lock: shows who holds it, asks for confirmation on stdin (y/yes;
+Breaks KEY's lock: shows who holds it (of read locks or permits, the first
+holder is tried; not every backend can break them), asks for confirmation on stdin (y/yes;
 --yes skips the question), then deletes that holder's lock only if it still
 holds it (compare-and-delete by owner, etcd entry or ZooKeeper node), so a
 holder that took over meanwhile is left alone. Waiters are woken. The broken

@@ -48,7 +48,7 @@ func testWatch(t *testing.T, b backendCase, asJSON bool) {
 	changed := nextLine(t, lines)
 	if asJSON {
 		var s keyState
-		if err := json.Unmarshal([]byte(changed), &s); err != nil || !s.Held || s.Owner != l.Owner() || s.Token != l.Token() || s.Time == nil {
+		if err := json.Unmarshal([]byte(changed), &s); err != nil || !s.Held || len(s.Holders) != 1 || s.Holders[0].Owner != l.Owner() || s.Holders[0].Token == nil || *s.Holders[0].Token != l.Token() || s.Time == nil {
 			t.Fatalf("line %q (%v), want the holder %s with token %d and a time", changed, err, l.Owner(), l.Token())
 		}
 	} else if !strings.Contains(changed, "held by owner "+l.Owner()) {

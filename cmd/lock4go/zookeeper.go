@@ -21,9 +21,9 @@ const zkSession = 10 * time.Second
 // dialZooKeeper connects to --zookeeper, waits for a session and
 // authenticates with --zk-digest.
 func dialZooKeeper(ctx context.Context, c *connFlags) (*backend, error) {
-	hosts := splitList(c.zookeeper)
-	if len(hosts) == 0 {
-		return nil, usagef("--zookeeper %q: no host", c.zookeeper)
+	hosts, err := zkHosts(c.zookeeper)
+	if err != nil {
+		return nil, err
 	}
 	addr := strings.Join(hosts, ",")
 	tlsCfg, err := c.tlsConfig(nil)

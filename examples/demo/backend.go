@@ -31,6 +31,9 @@ type backend interface {
 	NewExecutor() (executor.Executor, func(), error)
 	// Steal removes l's lock behind its holder's back.
 	Steal(ctx context.Context, l *lock4go.Lock) error
+	// StealNote says what Steal does, for the report: "deleted its key in
+	// Redis (as an eviction would)".
+	StealNote() string
 	// InspectFlags returns the flags of `lock4go inspect` that reach this
 	// backend and the demo's namespace in it.
 	InspectFlags() string
@@ -110,6 +113,10 @@ func (b *etcdBackend) Steal(ctx context.Context, l *lock4go.Lock) error {
 	return errors.New("lock key not found")
 }
 
+func (b *etcdBackend) StealNote() string {
+	return "revoked its lease in etcd (as `etcdctl lease revoke` would), which deleted the lock's key"
+}
+
 func (b *etcdBackend) InspectFlags() string {
 	return "--etcd " + strings.Join(b.endpoints, ",") + " --etcd-prefix " + etcdPrefix
 }
@@ -156,7 +163,11 @@ func (b *redisBackend) Steal(ctx context.Context, l *lock4go.Lock) error {
 	return b.admin.Del(ctx, l.Key()).Err()
 }
 
-func (b *redisBackend) InspectFlags() string { return "--redis redis://" + b.addr }
+func (b *redisBackend) StealNote() string {
+	return "deleted the lock's key in Redis (as an eviction, or a failover that lost the write, would)"
+}
+
+func (b *redisBackend) InspectFlags() string { return "--redis " + b.addr }
 
 func (b *redisBackend) Close() { b.admin.Close() }
 
@@ -209,6 +220,10 @@ func (b *zkBackend) Steal(_ context.Context, l *lock4go.Lock) error {
 		}
 	}
 	return errors.New("lock node not found")
+}
+
+func (b *zkBackend) StealNote() string {
+	return "deleted the lock's node in ZooKeeper (as an operator with zkCli would)"
 }
 
 func (b *zkBackend) InspectFlags() string {

@@ -12,11 +12,29 @@ import (
 )
 
 // The demo's main job on the embedded etcd, with a small load: it must end
-// without an overlap, an unexpected failure, or a lost lock going unnoticed.
+// without an overlap, an unexpected failure, or a lost lock going
+// unnoticed, and its report must say what each section shows.
 func TestRun_embeddedEtcd(t *testing.T) {
-	cfg := config{clients: 8, requests: 120, orders: 3, work: time.Millisecond, acquireTimeout: 5 * time.Second}
+	var out strings.Builder
+	cfg := config{clients: 8, requests: 120, orders: 3, work: time.Millisecond, acquireTimeout: 5 * time.Second, out: &out}
 	if err := run(t.Context(), cfg); err != nil {
 		t.Fatal(err)
+	}
+	t.Log(out.String())
+	for _, want := range []string{
+		"It shows that the payments of one order never run at once",                    // the intro
+		"Instance 1's /debug/locks: http://",                                           // the URL...
+		"(up only while the demo runs; `make demo DEMOFLAGS=--linger` keeps it up 10s", // ...and how long it lives
+		"Load: 8 clients sent 120 payments for 3 orders",                               // the load phase
+		"revoked its lease in etcd",                                                    // the lost lock: what was done
+		"behind the holder's back",
+		"cancelled with ErrLockLost",
+		"The demo has ended, and its /debug/locks with it. `make demo DEMOFLAGS=--linger`", // the end
+		"go run ./cmd/lock4go inspect --etcd ",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the report lacks %q", want)
+		}
 	}
 }
 

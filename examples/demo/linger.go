@@ -67,9 +67,9 @@ func linger(ctx context.Context, cfg config, b backend, svcs []*service, debugUR
 			}
 		})
 	}
-	fmt.Printf("\nLingering %v: instance 1 holds %s, two of its payments and one of instance 2 wait for it.\n", cfg.linger, lingerKey)
-	fmt.Printf("Look at %s, or read the lock from the backend:\n", debugURL)
-	fmt.Println(inspectLine(b))
+	fmt.Fprintf(cfg.out, "\nLingering %v: instance 1 holds %s, two of its payments and one of instance 2 wait for it.\n", cfg.linger, lingerKey)
+	fmt.Fprintf(cfg.out, "Look at %s, or read the lock from the backend:\n", debugURL)
+	fmt.Fprintln(cfg.out, inspectLine(b))
 	if cfg.whileLingering != nil {
 		if err := cfg.whileLingering(debugURL); err != nil {
 			return fmt.Errorf("linger: %w", err)

@@ -9,6 +9,9 @@ import (
 	"github.com/lock4go/lock4go"
 )
 
+// lostKey is the lock the demo loses on purpose.
+const lostKey = "lock4go:demo#lost-on-purpose"
+
 // lostResult is the outcome of losing a lock on purpose.
 type lostResult struct {
 	detectedAfter time.Duration
@@ -22,7 +25,7 @@ type lostResult struct {
 // ErrLockLost.
 func showLostLock(ctx context.Context, b backend, tpl *lock4go.Template) lostResult {
 	var res lostResult
-	l, err := tpl.Lock(ctx, "lock4go:demo#lost-on-purpose", lock4go.WithAcquireTimeout(5*time.Second))
+	l, err := tpl.Lock(ctx, lostKey, lock4go.WithAcquireTimeout(5*time.Second))
 	if err != nil {
 		res.err = err
 		return res

@@ -16,6 +16,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"time"
 )
@@ -32,6 +33,7 @@ func main() {
 	flag.DurationVar(&cfg.acquireTimeout, "acquire-timeout", 2*time.Second, "how long a payment waits for its order's lock before 429/Aborted")
 	flag.Var(lingerFlag{&cfg.linger}, "linger", fmt.Sprintf("after the run, hold a lock and stay alive for a while (%v, or --linger=DURATION) to look at /debug/locks and run lock4go inspect", defaultLinger))
 	flag.Parse()
+	cfg.out = os.Stdout
 	if err := run(context.Background(), cfg); err != nil {
 		fmt.Fprintln(os.Stderr, "demo:", err)
 		os.Exit(1)
@@ -44,6 +46,7 @@ type config struct {
 	orders                 int
 	work, acquireTimeout   time.Duration
 	linger                 time.Duration
+	out                    io.Writer // the report; nil: os.Stdout
 	// whileLingering, when set (by tests), runs during the linger with the
 	// /debug/locks URL.
 	whileLingering func(debugURL string) error
@@ -64,14 +67,15 @@ func run(ctx context.Context, cfg config) error {
 	if cfg.clients <= 0 || cfg.requests <= 0 || cfg.orders <= 0 || cfg.work < 0 || cfg.acquireTimeout <= 0 || cfg.linger < 0 {
 		return fmt.Errorf("clients, requests, orders and acquire-timeout must be positive, work and linger not negative")
 	}
+	if cfg.out == nil {
+		cfg.out = os.Stdout
+	}
 	b, err := openBackend(cfg)
 	if err != nil {
 		return err
 	}
 	defer b.Close()
-	fmt.Printf("lock4go demo on %s: 3 service instances, %d clients, %d payments for %d orders (HTTP and gRPC)\n\n",
-		b.Describe(), cfg.clients, cfg.requests, cfg.orders)
-
+	printIntro(cfg, b)
 	st := newStats(cfg.orders, cfg.work)
 	var svcs []*service
 	defer func() {
@@ -91,13 +95,27 @@ func run(ctx context.Context, cfg config) error {
 		return fmt.Errorf("start /debug/locks: %w", err)
 	}
 	defer dbg.Close()
-	fmt.Printf("Instance 1's /debug/locks, while the demo runs: %s\n\n", dbg.URL)
+	printDebugURL(cfg, dbg.URL)
 	res, err := runLoad(ctx, cfg, svcs, st)
 	if err != nil {
 		return err
 	}
 	lost := showLostLock(ctx, b, svcs[0].tpl)
-	printReport(res, st, lost)
+	printReport(cfg, b, res, st, lost)
+	if err := outcome(res, st, lost); err != nil {
+		return err
+	}
+	if cfg.linger > 0 {
+		return linger(ctx, cfg, b, svcs, dbg.URL)
+	}
+	printLingerHint(cfg, b)
+	return nil
+}
+
+// outcome is the demo's verdict: an error if two payments of one order
+// ran at once, a request failed unexpectedly, or the lost lock went
+// unnoticed.
+func outcome(res *loadResult, st *stats, lost lostResult) error {
 	if n := st.overlaps.Load(); n != 0 {
 		return fmt.Errorf("%d overlapping executions: mutual exclusion violated", n)
 	}
@@ -107,10 +125,5 @@ func run(ctx context.Context, cfg config) error {
 	if lost.err != nil {
 		return fmt.Errorf("lost-lock demonstration: %w", lost.err)
 	}
-	if cfg.linger > 0 {
-		return linger(ctx, cfg, b, svcs, dbg.URL)
-	}
-	fmt.Printf("\nRun with --linger to keep the demo (and its backend) alive and read %s from the backend with:\n", lingerKey)
-	fmt.Println(inspectLine(b))
 	return nil
 }

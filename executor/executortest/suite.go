@@ -48,6 +48,11 @@ type Options struct {
 	// semaphore in use (ZooKeeper in Curator's layout stores none): the
 	// permits test does not ask them to refuse a request with another size.
 	PermitsUnchecked bool
+
+	// SharedTokensUnkept marks executors that do not keep the fencing
+	// tokens of read locks and permits on the backend (Redis): Inspect
+	// reports them as 0, and the inspect test does not compare them.
+	SharedTokensUnkept bool
 }
 
 func (o Options) withDefaults() Options {
@@ -90,6 +95,7 @@ func Run(t *testing.T, f Factory, o Options) {
 		{"ConcurrentKeys", s.testConcurrentKeys},
 		{"MutualExclusion", s.testMutualExclusion},
 		{"ForceRelease", s.testForceRelease},
+		{"Inspect", s.testInspect},
 		{"ReadersShare", s.testReadersShare},
 		{"WriterPreference", s.testWriterPreference},
 		{"Permits", s.testPermits},

@@ -21,7 +21,7 @@ import (
 
 // The TLS etcd with auth enabled, shared by the tests of auth_test.go and
 // started by the first of them: clients need the CA's client certificate,
-// and root (rootPassword) set auth up with the README's lines
+// and root (rootPassword) set auth up with the lines of docs/etcd.md
 // (authSetup).
 var tlsAuth struct {
 	once  sync.Once
@@ -37,8 +37,8 @@ const (
 	lockUser, lockPassword, lockPrefix = "lock4go", "lock4go-s3cret", "locks/"
 )
 
-// authSetup is the README's etcdctl lines ("etcd and ZooKeeper: least
-// privilege and TLS"), with the passwords of this file.
+// authSetup is the etcdctl lines of docs/etcd.md ("Least privilege and
+// TLS"), with the passwords of this file.
 var authSetup = [][]string{
 	{"user", "add", "root", "--new-user-password=" + rootPassword},
 	{"user", "grant-role", "root", "root"},

@@ -252,8 +252,10 @@ func TestIsOwner_fencedWrite(t *testing.T) {
 
 func TestExecutor_Acquire_invalid(t *testing.T) {
 	testserver.Check(t, srvErr)
-	if _, err := etcd.New(nil, etcd.Options{}); !errors.Is(err, executor.ErrInvalidConfig) {
-		t.Fatalf("New(nil) = %v, want ErrInvalidConfig", err)
+	for name, c := range map[string]*clientv3.Client{"nil": nil, "typed nil": (*clientv3.Client)(nil)} {
+		if _, err := etcd.New(c, etcd.Options{}); !errors.Is(err, executor.ErrInvalidConfig) {
+			t.Fatalf("New(%s) = %v, want ErrInvalidConfig", name, err)
+		}
 	}
 	e := newExec(t, newClient(t, srv.Addr()), etcd.Options{})
 	if e.Name() != "etcd" || e.Priority() != etcd.Priority {

@@ -168,8 +168,10 @@ func (e *Executor) WatchRelease(_ context.Context, key string) (<-chan struct{},
 	}
 }
 
-// Inspect implements [executor.Inspector]. For read locks and permits it
-// describes the newest holder and counts them in Holder.Shared.
+// Inspect implements [executor.Inspector]: the write lock's holder, or
+// every read lock or permit, oldest first, with the semaphore's n; Waiters
+// counts the requests queued in the executor (one per Template waiting for
+// a lock, one per call waiting for a read lock or permit).
 func (e *Executor) Inspect(_ context.Context, key string) (executor.Holder, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -180,17 +182,19 @@ func (e *Executor) Inspect(_ context.Context, key string) (executor.Holder, erro
 	if en == nil || en.writer == nil && len(en.shared) == 0 {
 		return executor.Holder{}, fmt.Errorf("memory: inspect %q: %w", key, executor.ErrLockNotHeld)
 	}
-	l, shared := en.writer, 0
-	if l == nil {
-		l, shared = en.shared[len(en.shared)-1], len(en.shared)
+	kind, holders := executor.KindLock, []*lease{en.writer}
+	switch {
+	case en.writer != nil:
+	case en.permits > 0:
+		kind, holders = executor.KindPermits, en.shared
+	default:
+		kind, holders = executor.KindRead, en.shared
 	}
-	return executor.Holder{
-		Owner:   l.owner,
-		Token:   l.token,
-		TTL:     time.Until(l.deadline),
-		Waiters: len(en.queue),
-		Shared:  shared,
-	}, nil
+	hs := make([]executor.Holder, len(holders))
+	for i, l := range holders {
+		hs[i] = executor.Holder{Owner: l.owner, Token: l.token, TTL: time.Until(l.deadline)}
+	}
+	return executor.NewHolder(kind, en.permits, hs, len(en.queue)), nil
 }
 
 // ForceRelease implements [executor.ForceReleaser]: it removes the lock (or

@@ -16,15 +16,15 @@ import (
 	"github.com/lock4go/lock4go/executors/redis"
 )
 
-// The README gives the exact ACL SETUSER line for the default KeyPrefix.
-func TestACLRules_readme(t *testing.T) {
-	b, err := os.ReadFile("../../README.md")
+// docs/redis.md gives the exact ACL SETUSER line for the default KeyPrefix.
+func TestACLRules_docs(t *testing.T) {
+	b, err := os.ReadFile("../../docs/redis.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := "ACL SETUSER lock4go reset on >PASSWORD " + redis.ACLRules("lock4go")
 	if !strings.Contains(string(b), want) {
-		t.Fatalf("README.md lacks the line\n%s", want)
+		t.Fatalf("docs/redis.md lacks the line\n%s", want)
 	}
 }
 
@@ -44,7 +44,7 @@ func TestConformance_aclUser(t *testing.T) {
 	resetACLLog(t, admin)
 	executortest.Run(t, func(t *testing.T) executor.Executor {
 		return newExecutor(t, newClient(t, s.Addr(), ctxTimeouts, asUser(aclUser, aclPass)), redis.Options{})
-	}, executortest.Options{ShortTTL: 300 * time.Millisecond, KeyPrefix: "lock4go:conformance"})
+	}, executortest.Options{ShortTTL: 300 * time.Millisecond, SharedTokensUnkept: true, KeyPrefix: "lock4go:conformance"})
 	checkACLLog(t, admin, aclUser)
 }
 
@@ -205,7 +205,7 @@ func TestConformance_clusterACLUser(t *testing.T) {
 		client := goredis.NewClusterClient(&goredis.ClusterOptions{Addrs: c.Addrs(), Username: user, Password: aclPass, ContextTimeoutEnabled: true})
 		t.Cleanup(func() { _ = client.Close() })
 		return newExecutor(t, client, redis.Options{})
-	}, executortest.Options{ShortTTL: 300 * time.Millisecond, KeyPrefix: "lock4go:conformance"})
+	}, executortest.Options{ShortTTL: 300 * time.Millisecond, SharedTokensUnkept: true, KeyPrefix: "lock4go:conformance"})
 	for _, addr := range c.Addrs() {
 		checkACLLog(t, newClient(t, addr), user)
 	}

@@ -23,6 +23,8 @@ func TestNew_invalid(t *testing.T) {
 		opts   redis.Options
 	}{
 		{"nil client", nil, redis.Options{}},
+		{"typed nil *Client", (*goredis.Client)(nil), redis.Options{}},
+		{"typed nil *ClusterClient", (*goredis.ClusterClient)(nil), redis.Options{}},
 		{"negative CounterTTL", c, redis.Options{CounterTTL: -time.Second}},
 		{"negative SubscribeTimeout", c, redis.Options{SubscribeTimeout: -time.Second}},
 		{"negative CleanupTimeout", c, redis.Options{CleanupTimeout: -time.Second}},

@@ -25,7 +25,7 @@ func TestConformance(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			executortest.Run(t, func(t *testing.T) executor.Executor {
 				return newExecutor(t, newClient(t, s.Addr(), tc.opts...), redis.Options{StrictFIFO: tc.strict})
-			}, executortest.Options{ShortTTL: 300 * time.Millisecond})
+			}, executortest.Options{ShortTTL: 300 * time.Millisecond, SharedTokensUnkept: true})
 		})
 	}
 }
@@ -36,5 +36,5 @@ func TestConformance_cluster(t *testing.T) {
 		client := goredis.NewClusterClient(&goredis.ClusterOptions{Addrs: c.Addrs(), ContextTimeoutEnabled: true})
 		t.Cleanup(func() { _ = client.Close() })
 		return newExecutor(t, client, redis.Options{})
-	}, executortest.Options{ShortTTL: 300 * time.Millisecond})
+	}, executortest.Options{ShortTTL: 300 * time.Millisecond, SharedTokensUnkept: true})
 }

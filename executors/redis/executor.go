@@ -62,14 +62,23 @@ var (
 // New returns an executor that locks through client: a *redis.Client, a
 // Sentinel failover client or a *redis.ClusterClient. New never constructs or
 // closes the client; the caller owns it. It returns an error wrapping
-// [executor.ErrInvalidConfig] for a nil client, a *redis.Ring or negative
-// durations. A Ring is refused because its pub/sub is per shard: a release
+// [executor.ErrInvalidConfig] for a nil client (a nil interface or a typed
+// nil such as (*redis.Client)(nil)), a *redis.Ring or negative durations. A Ring is refused because its pub/sub is per shard: a release
 // published on the key's shard would not reach waiters subscribed on
 // another, and a Ring cannot even open a subscription without a channel.
 //
 // New checks in the background (best effort, bounded by a short timeout)
 // whether the server's maxmemory-policy may evict keys, and logs a warning
 // if so: eviction can drop held locks.
+//
+// go-redis logs every failed dial itself, on its own process-wide logger
+// (the standard library's log, to stderr): "redis: connection pool: failed
+// to dial after 5 attempts: …", about 16 lines during one Lock with the
+// default Config while Redis refuses connections. Silence it with
+// goredis.SetLogger(&logging.VoidLogger{}) (package
+// github.com/redis/go-redis/v9/logging), or route it by passing SetLogger a
+// value whose Printf(ctx, format, args...) writes to your logger. The
+// executor's own messages go to [Options.Logger].
 //
 // Create the client with ContextTimeoutEnabled: go-redis then bounds each
 // call by its context's deadline, and the executor calls Redis in the
@@ -83,7 +92,7 @@ var (
 // deadline if Redis stalls, and a call whose context can be cancelled but
 // has no deadline takes a worker too.
 func New(client goredis.UniversalClient, opts Options) (*Executor, error) {
-	if client == nil {
+	if kit.IsNil(client) {
 		return nil, fmt.Errorf("redis: nil client: %w", executor.ErrInvalidConfig)
 	}
 	if _, ok := client.(*goredis.Ring); ok {

@@ -15,14 +15,15 @@ import (
 // Inspect implements [executor.Inspector] with one pipeline: the owner
 // (GET key), the token (GET of the key's counter: the token of the latest
 // acquisition, the holder's unless the key was taken without lock4go, as by
-// Lock4j), the remaining TTL (PTTL) and the number of executors (processes,
-// not goroutines) in the key's wait queue (ZCARD). A key that a release
-// handed to the head of its queue, and that the head has yet to take, has
-// the owner "lock4go:claim:<member>". The values are read together but not
-// atomically. Read locks and permits (shares) are counted in
-// Holder.Shared, with the owner and TTL of the latest to expire (their
-// tokens are not kept: Token is 0). It returns an error wrapping
-// [executor.ErrLockNotHeld] when nobody holds key.
+// Lock4j), the remaining TTL (PTTL), the read locks or permits (the shares'
+// sorted set) and the number of executors (processes, not goroutines) in
+// the key's wait queue (ZCARD), which Holder.Waiters reports. A key that a
+// release handed to the head of its queue, and that the head has yet to
+// take, has the owner "lock4go:claim:<member>". The values are read
+// together but not atomically. Read locks and permits are listed in
+// Holder.Holders, soonest to expire first, with the semaphore's n; their
+// tokens are not kept on the server, so their Token is 0. It returns an
+// error wrapping [executor.ErrLockNotHeld] when nobody holds key.
 func (e *Executor) Inspect(ctx context.Context, key string) (executor.Holder, error) {
 	if e.isClosed() {
 		return executor.Holder{}, closedErr("inspect", key)
@@ -57,37 +58,41 @@ func (e *Executor) Inspect(ctx context.Context, key string) (executor.Holder, er
 		}
 		return executor.Holder{}, fmt.Errorf("redis: inspect %q: %w", key, executor.ErrLockNotHeld)
 	}
-	h := executor.Holder{Owner: o, Waiters: int(waiters.Val())}
+	h := executor.Holder{Owner: o}
 	if t, err := strconv.ParseInt(token.Val(), 10, 64); err == nil {
 		h.Token = t
 	}
 	if d := pttl.Val(); d > 0 {
 		h.TTL = d
 	}
-	return h, nil
+	return executor.NewHolder(executor.KindLock, 0, []executor.Holder{h}, int(waiters.Val())), nil
 }
 
 // sharesHolder describes the live read locks or permits among shares (by
-// the server's time now): their count, and the owner, TTL and token of the
-// newest; claims that a release gave to waiters count as held, as in the
-// scripts. It reports false when there are none.
+// the server's time now), soonest to expire first, as ZRANGE returns them:
+// each owner and TTL, the kind and a semaphore's n; claims that a release
+// gave to waiters count as held, as in the scripts. It reports false when
+// there are none.
 func sharesHolder(shares []goredis.Z, now time.Time) (executor.Holder, bool) {
 	nowMs := float64(now.UnixMilli())
-	var h executor.Holder
-	var newest float64
+	kind, permits := executor.KindRead, 0
+	var hs []executor.Holder
 	for _, z := range shares {
 		if z.Score < nowMs {
 			continue
 		}
-		h.Shared++
-		if z.Score >= newest {
-			newest = z.Score
-			m, _ := z.Member.(string)
-			if _, owner, ok := strings.Cut(m, "|"); ok {
-				h.Owner = owner
-			}
-			h.TTL = time.Duration(z.Score-nowMs) * time.Millisecond
+		m, _ := z.Member.(string)
+		k, owner, _ := strings.Cut(m, "|")
+		if n, ok := strings.CutPrefix(k, "p"); ok {
+			kind, permits = executor.KindPermits, atoi(n)
 		}
+		hs = append(hs, executor.Holder{Owner: owner, TTL: time.Duration(z.Score-nowMs) * time.Millisecond})
 	}
-	return h, h.Shared > 0
+	return executor.NewHolder(kind, permits, hs, 0), len(hs) > 0
+}
+
+// atoi returns s as a number, 0 when it is not one.
+func atoi(s string) int {
+	n, _ := strconv.Atoi(s)
+	return n
 }

@@ -59,7 +59,7 @@ func TestKinds_readersWokenTogether(t *testing.T) {
 		held = append(held, <-readers) // all three hold at once: none released yet
 	}
 	h, err := tpls[0].Inspect(ctx, key)
-	if err != nil || h.Shared != 3 {
+	if err != nil || h.Kind != lock4go.KindRead || len(h.Holders) != 3 {
 		t.Fatalf("Inspect = %+v, %v; want 3 readers", h, err)
 	}
 	writer := make(chan *lock4go.Lock, 1)

@@ -21,6 +21,6 @@ func TestConformance_TLS(t *testing.T) {
 	resetACLLog(t, admin)
 	executortest.Run(t, func(t *testing.T) executor.Executor {
 		return newExecutor(t, newClient(t, s.Addr(), ctxTimeouts, withTLS(cfg), asUser(aclUser, aclPass)), redis.Options{})
-	}, executortest.Options{ShortTTL: 300 * time.Millisecond, KeyPrefix: "lock4go:conformance"})
+	}, executortest.Options{ShortTTL: 300 * time.Millisecond, SharedTokensUnkept: true, KeyPrefix: "lock4go:conformance"})
 	checkACLLog(t, admin, aclUser)
 }

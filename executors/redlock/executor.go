@@ -57,8 +57,8 @@ var (
 // them. Create them with ContextTimeoutEnabled, as for the Redis executor.
 //
 // It returns an error wrapping executor.ErrInvalidConfig for fewer than
-// three clients, a nil or repeated client, a client the Redis executor
-// refuses (a Ring), a DriftFactor outside [0, 0.5), a negative MinDrift or
+// three clients, a nil client (a typed nil too) or a repeated one, a
+// client the Redis executor refuses (a Ring), a DriftFactor outside [0, 0.5), a negative MinDrift or
 // NodeTimeout.
 func New(clients []goredis.UniversalClient, opts Options) (*Executor, error) {
 	if len(clients) < 3 {
@@ -75,7 +75,7 @@ func New(clients []goredis.UniversalClient, opts Options) (*Executor, error) {
 	}
 	seen := make(map[goredis.UniversalClient]bool, len(clients))
 	for i, c := range clients {
-		if c == nil {
+		if kit.IsNil(c) {
 			return nil, fmt.Errorf("redlock: master %d: nil client: %w", i, executor.ErrInvalidConfig)
 		}
 		if seen[c] {

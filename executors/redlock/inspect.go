@@ -12,7 +12,8 @@ import (
 // Inspect implements executor.Inspector: it inspects key on every master in
 // parallel and reports the owner that a majority of them holds, with its
 // token (see below), the shortest of their TTLs and the most
-// waiters (executors, not goroutines) queued on one master. It returns an
+// waiters (executors, not goroutines) queued on one master. Redlock locks
+// are mutexes: Holder.Kind is always [executor.KindLock]. It returns an
 // error wrapping executor.ErrLockNotHeld when no owner holds a majority (the
 // key may still be held on a minority, by a lock being acquired or
 // abandoned), and one wrapping executor.ErrBackend when masters that did not
@@ -59,7 +60,7 @@ func (e *Executor) Inspect(ctx context.Context, key string) (executor.Holder, er
 		}
 		slices.Sort(tokens)
 		h.Token = tokens[len(tokens)-e.quorum]
-		return h, nil
+		return executor.NewHolder(executor.KindLock, 0, []executor.Holder{h}, h.Waiters), nil
 	}
 	best := 0
 	for _, n := range counts {

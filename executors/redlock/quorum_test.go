@@ -28,6 +28,7 @@ func TestNew_invalid(t *testing.T) {
 	}{
 		{"two masters", []goredis.UniversalClient{c0, c1}, redlock.Options{}},
 		{"nil client", []goredis.UniversalClient{c0, nil, c2}, redlock.Options{}},
+		{"typed nil client", []goredis.UniversalClient{c0, c1, (*goredis.Client)(nil)}, redlock.Options{}},
 		{"same client twice", []goredis.UniversalClient{c0, c1, c0}, redlock.Options{}},
 		{"negative drift factor", []goredis.UniversalClient{c0, c1, c2}, redlock.Options{DriftFactor: -0.1}},
 		{"drift factor of one half", []goredis.UniversalClient{c0, c1, c2}, redlock.Options{DriftFactor: 0.5}},

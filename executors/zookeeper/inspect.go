@@ -12,14 +12,18 @@ import (
 	"github.com/lock4go/lock4go/executor"
 )
 
-// Inspect implements [executor.Inspector]. The holder is the first node of
-// the key's queue: Owner is its data (the owner value for lock4go nodes,
-// empty for zk.Lock, the client's address for Curator), Token its creation
-// zxid, TTL 0 (the lease lasts as long as the holder's session) and Waiters
-// the number of nodes queued behind it. Read-lock nodes at the head of the
-// queue hold the key together: Holder.Shared counts them and the first of
-// them is described. An empty key is reported as
-// [executor.ErrInvalidKey], as by Acquire.
+// Inspect implements [executor.Inspector]. The holder is the first node
+// of the key's queue, and when it is a read lock, the read-lock nodes right
+// after it, which hold the key together: each node's data is the owner
+// (the owner value for lock4go nodes, empty for zk.Lock, the client's
+// address for Curator), its creation zxid the token, and TTL is 0 (the
+// lease lasts as long as the holder's session). Holder.Waiters counts the
+// nodes queued behind them: one per executor waiting for a lock, one per
+// call waiting for a read lock. A semaphore (Curator's layout) lists its
+// lease nodes; ZooKeeper does not store its n (Holder.Permits is 0). The
+// server is synced with the leader first, so the holders of locks taken
+// through other servers of an ensemble before the call are seen. An empty
+// key is reported as [executor.ErrInvalidKey], as by Acquire.
 func (e *Executor) Inspect(ctx context.Context, key string) (executor.Holder, error) {
 	if key == "" {
 		return executor.Holder{}, fmt.Errorf("zookeeper: empty key: %w", executor.ErrInvalidKey)
@@ -47,9 +51,14 @@ func (e *Executor) Inspect(ctx context.Context, key string) (executor.Holder, er
 	return h, nil
 }
 
-// inspect reads the queue under parent and the first node; it reports
-// zk.ErrNoNode when the queue is empty.
+// inspect reads the queue under parent and its holders' nodes; it reports
+// zk.ErrNoNode when the queue is empty. It syncs the server with the
+// leader first: a follower may lag, and Inspect must see a lock taken
+// through another server of the ensemble before the call.
 func (e *Executor) inspect(parent string) (executor.Holder, error) {
+	if _, err := e.conn.Sync(parent); err != nil && !errors.Is(err, zk.ErrNoNode) {
+		return executor.Holder{}, err
+	}
 	for range maxCreateTries {
 		children, _, err := e.conn.Children(parent)
 		if err != nil {
@@ -62,31 +71,50 @@ func (e *Executor) inspect(parent string) (executor.Holder, error) {
 		if len(nodes) == 0 {
 			return executor.Holder{}, zk.ErrNoNode
 		}
-		data, st, err := e.conn.Get(parent + "/" + nodes[0])
-		if errors.Is(err, zk.ErrNoNode) {
-			continue // released meanwhile: read the queue again
+		kind, n := executor.KindLock, 1
+		if isReader(nodes[0]) {
+			kind, n = executor.KindRead, 0
+			for n < len(nodes) && isReader(nodes[n]) {
+				n++ // read locks at the head hold the key together
+			}
 		}
+		hs, err := e.nodeHolders(parent, nodes[:n])
 		if err != nil {
 			return executor.Holder{}, err
 		}
-		h := executor.Holder{Owner: string(data), Token: st.Czxid, Waiters: len(nodes) - 1}
-		// Read locks at the head hold the key together.
-		for _, n := range nodes {
-			if !isReader(n) {
-				break
-			}
-			h.Shared++
+		if len(hs) == 0 || hs[0].Token == 0 {
+			continue // the head released meanwhile: read the queue again
 		}
-		h.Waiters -= max(h.Shared-1, 0)
-		return h, nil
+		return executor.NewHolder(kind, 0, hs, len(nodes)-n), nil
 	}
 	return executor.Holder{}, errors.New("zookeeper: the queue keeps changing")
 }
 
-// inspectSemaphore describes a semaphore in Curator's layout: Shared counts
-// its lease nodes (with, while an acquirer waits for a permit, that
-// acquirer's own) and describes the oldest, Waiters counts the acquirers
-// queued for the semaphore's mutex, the one counting leases included.
+// nodeHolders reads the nodes under parent: each node's data is a
+// holder's owner and its creation zxid the token. A node deleted
+// meanwhile is left out, except the first, which is returned with token 0
+// so that the caller can tell.
+func (e *Executor) nodeHolders(parent string, nodes []string) ([]executor.Holder, error) {
+	hs := make([]executor.Holder, 0, len(nodes))
+	for i, n := range nodes {
+		data, st, err := e.conn.Get(parent + "/" + n)
+		switch {
+		case errors.Is(err, zk.ErrNoNode) && i == 0:
+			return []executor.Holder{{}}, nil
+		case errors.Is(err, zk.ErrNoNode):
+			continue
+		case err != nil:
+			return nil, err
+		}
+		hs = append(hs, executor.Holder{Owner: string(data), Token: st.Czxid})
+	}
+	return hs, nil
+}
+
+// inspectSemaphore describes a semaphore in Curator's layout: its lease
+// nodes, oldest first (with, while an acquirer waits for a permit, that
+// acquirer's own), and as waiters the acquirers queued for the
+// semaphore's mutex, the one counting leases included.
 func (e *Executor) inspectSemaphore(parent string) (executor.Holder, error) {
 	leases, _, err := e.conn.Children(parent + "/" + semLeases)
 	if err != nil && !errors.Is(err, zk.ErrNoNode) {
@@ -96,16 +124,18 @@ func (e *Executor) inspectSemaphore(parent string) (executor.Holder, error) {
 	if err != nil && !errors.Is(err, zk.ErrNoNode) {
 		return executor.Holder{}, err
 	}
-	if len(leases) == 0 {
-		return executor.Holder{}, zk.ErrNoNode
-	}
 	slices.SortFunc(leases, func(a, b string) int {
 		return strings.Compare(a[strings.LastIndex(a, "-"):], b[strings.LastIndex(b, "-"):])
 	})
-	h := executor.Holder{Shared: len(leases), Waiters: len(queue(locks))}
-	data, st, err := e.conn.Get(parent + "/" + semLeases + "/" + leases[0])
-	if err == nil {
-		h.Owner, h.Token = string(data), st.Czxid
+	hs, err := e.nodeHolders(parent+"/"+semLeases, leases)
+	if err != nil {
+		return executor.Holder{}, err
 	}
-	return h, nil
+	if len(hs) > 0 && hs[0].Token == 0 {
+		hs = hs[1:] // released meanwhile
+	}
+	if len(hs) == 0 {
+		return executor.Holder{}, zk.ErrNoNode
+	}
+	return executor.NewHolder(executor.KindPermits, 0, hs, len(queue(locks))), nil
 }

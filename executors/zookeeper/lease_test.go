@@ -120,8 +120,10 @@ func TestOptions_withDefaults(t *testing.T) {
 			}
 		})
 	}
-	if _, err := New(nil, Options{}); !errors.Is(err, executor.ErrInvalidConfig) {
-		t.Fatalf("New(nil) = %v, want ErrInvalidConfig", err)
+	for name, c := range map[string]*zk.Conn{"nil": nil, "typed nil": (*zk.Conn)(nil)} {
+		if _, err := New(c, Options{}); !errors.Is(err, executor.ErrInvalidConfig) {
+			t.Fatalf("New(%s) = %v, want ErrInvalidConfig", name, err)
+		}
 	}
 }
 

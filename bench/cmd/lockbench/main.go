@@ -123,7 +123,7 @@ func run(out string, quick bool, scale int, fleet bool, g guardFlags) (err error
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(out, "bench.md"), []byte(md), 0o644); err != nil {
+	if err := writeBench(filepath.Join(out, "bench.md"), md); err != nil {
 		return err
 	}
 	if fleetSVG != "" {
