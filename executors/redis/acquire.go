@@ -10,7 +10,9 @@ import (
 )
 
 // Acquire makes one attempt to take req.Key for req.Owner with one script
-// and one round trip: SET key owner NX PX ttl plus the fencing counter. It
+// and one round trip: SET key NX PX ttl, with the owner and the fencing
+// token (the server clock in microseconds, above the key's last token) as
+// its value. It
 // never waits; waiting is the Template's, helped by [Executor.WatchRelease].
 // A request with req.Wait that finds the key busy queues the executor in
 // the key's wait queue in the same round trip, and one that finds the
@@ -21,8 +23,8 @@ import (
 // trip, unless a release has woken the executor since. (When nobody else
 // is queued, the followers simply try after the release.)
 //
-// A key that is the counter, the wait queue or a void marker of a key with
-// a hash tag ("<key>##token", "<key>##queue", "<key>##void:<owner>") is an
+// A key that is the wait queue, the shares or a void marker of a key with a
+// hash tag ("<key>##queue", "<key>##shares", "<key>##void:<owner>") is an
 // error wrapping [executor.ErrInvalidKey].
 //
 // It returns an error wrapping [executor.ErrNotAcquired] when another owner
@@ -34,9 +36,9 @@ import (
 //
 // Whenever the script may have run without its token reaching us (a lost
 // reply, a call abandoned at ctx's end), Acquire reports an error, never a
-// lease, and voids the owner in the background (voidLater), so that the
-// command cannot take the key even if it lands later. docs/redis.md tells
-// the whole story.
+// lease, and voids the owner in the background (voidLater): the key is
+// freed if the command took it, and taken over by the next waiter if it
+// lands later. docs/redis.md tells the whole story.
 //
 // An attempt with the owner of the current holder returns the holder's
 // lease again; an owner must not be reused after an error. After Close
@@ -46,7 +48,7 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 		return nil, fmt.Errorf("redis: acquire: %w", err)
 	}
 	if reservedKey(req.Key) {
-		return nil, fmt.Errorf("redis: acquire %q: the name of a fencing counter, wait queue or void marker: %w", req.Key, executor.ErrInvalidKey)
+		return nil, fmt.Errorf("redis: acquire %q: the name of a wait queue, shares or void marker: %w", req.Key, executor.ErrInvalidKey)
 	}
 	if ctx.Err() != nil {
 		return nil, fmt.Errorf("redis: acquire %q: %w", req.Key, executor.GaveUp(ctx))
@@ -99,9 +101,11 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 	case r.err == nil && r.val == kindMismatch:
 		return nil, errKind(req)
 	}
-	// A failed or abandoned call, or a retry without a counter: the key may
-	// hold req.Owner.
-	e.voidLater(l, req.TTL)
+	// A failed or abandoned call, or a retried share acquisition: the key
+	// may hold req.Owner, unless nothing was sent.
+	if !e.neverSent(r.err) {
+		e.voidLater(l, req.TTL, refusedDial(r.err))
+	}
 	err := r.err
 	if err == nil {
 		err = errNoCounter
@@ -132,7 +136,7 @@ func (l *lease) acquire(ctx context.Context, req executor.Request) result {
 			followers = yesArg
 		}
 	}
-	cmd := acquireScript.Run(ctx, e.client, l.keys, l.ownerArg, e.msArg(req.TTL), e.counterTTLArg,
+	cmd := runScript(ctx, e.client, acquireScript, l.keys, l.ownerArg, e.msArg(req.TTL),
 		member, e.queueTTLArg, inQueue, followers, e.strictArg, e.claimArg)
 	if v, ok := cmd.Val().([]any); ok && len(v) == 2 {
 		// {token, 1}: taken, and queued again for the followers.
@@ -172,9 +176,9 @@ func ms(d time.Duration) int64 { return max(d.Milliseconds(), 1) }
 
 // Internal causes, wrapped beside the executor sentinels.
 var (
-	// errNoCounter: an acquisition retried by go-redis whose fencing counter
-	// vanished meanwhile; no token can be trusted.
-	errNoCounter = errors.New("redis: fencing counter missing")
+	// errNoCounter: a share acquisition retried by go-redis found its share
+	// taken by its first attempt, whose token is not kept.
+	errNoCounter = errors.New("redis: the token of a retried share acquisition is unknown")
 
 	// errVoided: the owner's acquisitions were voided by the void of
 	// an earlier attempt with the same owner; nothing was written.

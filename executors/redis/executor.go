@@ -25,10 +25,12 @@ type Executor struct {
 	opts     Options
 	log      *slog.Logger
 	ctxBound bool // the client bounds its I/O by context deadlines
+	// oneAttempt: the client never retries, so a failed dial proves that a
+	// call sent nothing.
+	oneAttempt bool
 
-	counterTTLArg any // CounterTTL in ms, boxed once
-	lastTTL       atomic.Pointer[ttlArg]
-	hub           *hub
+	lastTTL atomic.Pointer[ttlArg]
+	hub     *hub
 
 	// The executor in wait queues: its member name, boxed once, the channel
 	// releases wake it on, and what its callers wait for.
@@ -103,16 +105,16 @@ func New(client goredis.UniversalClient, opts Options) (*Executor, error) {
 		return nil, err
 	}
 	e := &Executor{
-		client:        client,
-		opts:          opts,
-		log:           opts.Logger.With("executor", opts.Name),
-		ctxBound:      honoursContext(client),
-		counterTTLArg: ms(opts.CounterTTL),
-		claimArg:      ms(opts.ClaimWindow),
-		strictArg:     noArg,
-		queueTTLArg:   ms(max(queueTTL, opts.ClaimWindow)),
-		member:        newMember(),
-		done:          make(chan struct{}),
+		client:      client,
+		opts:        opts,
+		log:         opts.Logger.With("executor", opts.Name),
+		ctxBound:    honoursContext(client),
+		oneAttempt:  makesOneAttempt(client),
+		claimArg:    ms(opts.ClaimWindow),
+		strictArg:   noArg,
+		queueTTLArg: ms(max(queueTTL, opts.ClaimWindow)),
+		member:      newMember(),
+		done:        make(chan struct{}),
 	}
 	e.memberArg = e.member
 	if opts.StrictFIFO {

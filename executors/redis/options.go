@@ -18,17 +18,6 @@ type Options struct {
 	// Zero means [Priority].
 	Priority int
 
-	// CounterTTL is how long a key's fencing counter outlives the key's last
-	// acquisition (every acquisition refreshes it). Zero means 7 days.
-	//
-	// Within this window tokens come from INCR and strictly increase. When a
-	// counter has expired (or was lost in a restart without persistence) the
-	// next acquisition seeds it from the server clock in microseconds, which
-	// exceeds every earlier token of the key unless the key averaged more than
-	// one acquisition per microsecond or the server clock went back; so
-	// tokens keep increasing beyond the window too, on those conditions.
-	CounterTTL time.Duration
-
 	// SubscribeTimeout bounds how long [Executor.WatchRelease] waits for the
 	// server to confirm a new subscription, so that a release right after
 	// WatchRelease returns is not missed. When it passes (pub/sub is slow or
@@ -73,7 +62,6 @@ const DefaultCleanupTimeout = 2 * time.Second
 
 const (
 	defaultName             = "redis"
-	defaultCounterTTL       = 7 * 24 * time.Hour
 	defaultSubscribeTimeout = 250 * time.Millisecond
 	defaultClaimWindow      = 200 * time.Millisecond
 )
@@ -84,7 +72,6 @@ func (o Options) withDefaults() (Options, error) {
 		name string
 		v    time.Duration
 	}{
-		{"CounterTTL", o.CounterTTL},
 		{"SubscribeTimeout", o.SubscribeTimeout},
 		{"CleanupTimeout", o.CleanupTimeout},
 		{"ClaimWindow", o.ClaimWindow},
@@ -98,9 +85,6 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.Priority == 0 {
 		o.Priority = Priority
-	}
-	if o.CounterTTL == 0 {
-		o.CounterTTL = defaultCounterTTL
 	}
 	if o.SubscribeTimeout == 0 {
 		o.SubscribeTimeout = defaultSubscribeTimeout

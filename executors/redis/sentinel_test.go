@@ -303,7 +303,7 @@ func (r *sentinelRun) heldOutcome(l *lock4go.Lock, m *testserver.Server, t0 time
 		}
 		p := c.PTTL(r.t.Context(), l.Key()).Val()
 		if p > last+100*time.Millisecond {
-			if owner := c.Get(r.t.Context(), l.Key()).Val(); owner != l.Owner() {
+			if owner, _, _ := redis.ParseValue(c.Get(r.t.Context(), l.Key()).Val()); owner != l.Owner() {
 				r.t.Fatalf("held lock renewed, but the new master has owner %q, not %q", owner, l.Owner())
 			}
 			return "kept, renewed on the new master " + time.Since(t0).Round(time.Millisecond).String() + " after the switch began"

@@ -1,0 +1,119 @@
+-- acquire.lua: one attempt to take a lock.
+local key, queue, shares, voids = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local owner, ttl, member, queueTTL = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+local inQueue, followers, strict, claim = ARGV[5] == '1', ARGV[6] == '1', ARGV[7] == '1', ARGV[8]
+-- key: the lock; queue: its wait queue (a sorted set of executors by
+-- arrival, in server µs); shares: its read locks or permits; voids: the
+-- prefix of its owners' void markers (the marker of owner o is voids .. o).
+-- owner: this acquisition's owner; ttl: the lease in ms; member: the
+-- waiting executor ("" for an attempt that does not wait); queueTTL: the
+-- queue's life in ms; inQueue: the member may stand in the queue; followers:
+-- other callers of the process wait behind this one; strict:
+-- Options.StrictFIFO; claim: the claim window in ms.
+--
+-- Returns the token; {token, 1} when taken and queued again for the
+-- followers; nil when busy and not waiting; -3 when busy and queued; -2
+-- when the key holds this owner but the owner was voided; -4 when the key
+-- holds permits.
+-- {{lib}}
+
+-- requeue takes this member out of the queue if it stood there, and queues
+-- it again at the tail for its followers when others wait; it reports
+-- whether it queued it.
+local function requeue(now)
+  if inQueue then
+    redis.call('zrem', queue, member)
+  end
+  if followers and redis.call('exists', queue) == 1 then
+    redis.call('zadd', queue, 'NX', fmt(now), member)
+    redis.call('pexpire', queue, queueTTL)
+    return true
+  end
+  return false
+end
+
+-- taken returns token, or {token, 1} when the member was queued again.
+local function taken(token, joined)
+  if joined then
+    return {token, 1}
+  end
+  return token
+end
+
+-- take sets key to this owner's lock above floor (nil for none), keeping
+-- the flag q of the value it replaces.
+local function take(now, floor, flags)
+  local token, ahead = next_token(now, floor)
+  local joined = requeue(now)
+  if joined or string.find(flags, 'q', 1, true) then
+    ahead = ahead .. 'q'
+  end
+  redis.call('set', key, owner .. '\0' .. fmt(token) .. ahead, 'PX', ttl)
+  return taken(token, joined)
+end
+
+-- wait queues member behind the holder whose value is cur (flagged so that
+-- its release looks at the queue), or returns nil for an attempt that
+-- does not wait.
+local function wait(now, cur, base, flags)
+  if member == '' then
+    return false
+  end
+  redis.call('zadd', queue, 'NX', fmt(now), member)
+  redis.call('pexpire', queue, queueTTL)
+  if base and not string.find(flags, 'q', 1, true) then
+    redis.call('set', key, cur .. 'q', 'KEEPTTL')
+  end
+  return -3
+end
+
+local now = clock()
+if not strict or redis.call('exists', queue) == 0 then
+  if redis.call('set', key, owner .. '\0' .. fmt(now), 'NX', 'PX', ttl) then
+    if not (inQueue or followers) then
+      return now
+    end
+    local joined = requeue(now)
+    if joined then
+      redis.call('set', key, owner .. '\0' .. fmt(now) .. 'q', 'KEEPTTL')
+    end
+    return taken(now, joined)
+  end
+end
+local cur = redis.pcall('get', key)
+local base, token, flags = parse(cur)
+if not cur then
+  -- Free, and strict: the head of the queue goes first.
+  local head = redis.call('zrange', queue, 0, 0)[1]
+  if head and head ~= member then
+    serve(key, queue, shares, claim, now - 1, now)
+    return wait(now, nil, nil, '')
+  end
+  return take(now, nil, 'q')
+end
+if base == owner then
+  -- A retry of this acquisition whose first reply was lost, unless it was
+  -- voided meanwhile (an owner reused after an error).
+  if redis.call('exists', voids .. owner) == 1 then
+    return -2
+  end
+  return token
+end
+if base == 'lock4go:floor' or (member ~= '' and base == 'lock4go:claim:' .. member) then
+  return take(now, token, flags)
+end
+if base and string.sub(base, 1, 15) == 'lock4go:shares:' then
+  if live(shares, now) > 0 then
+    if string.sub(base, 16, 16) == 'p' then
+      return -4
+    end
+    return wait(now, cur, nil, '')
+  end
+  return take(now, token, 'q')
+end
+if base and inQueue and string.sub(base, 1, 8) ~= 'lock4go:' and redis.call('exists', voids .. base) == 1 then
+  -- The holder is an acquisition voided after a lost reply, whose command
+  -- landed after its void: nobody holds this lease.
+  return take(now, token, flags)
+end
+return wait(now, cur, base, flags)
