@@ -14,6 +14,7 @@ var (
 	LockNames   = lockNames
 	ParseValue  = parseValue
 	RefusedDial = refusedDial
+	IsNoScript  = isNoScript
 	KeySlot     = keySlot
 	SlotTag     = slotTag
 	Evicting    = evicting

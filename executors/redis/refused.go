@@ -22,18 +22,17 @@ func refusedDial(err error) bool {
 
 // neverSent reports whether a call that failed with err provably sent
 // nothing: its attempt could not connect, and the client makes only one
-// attempt (MaxRetries -1), so no earlier attempt was written.
+// attempt (MaxRetries -1), so no earlier attempt was written. With
+// retries it is unprovable (go-redis reports the last attempt's error
+// only), and the acquisition is voided, quietly.
 func (e *Executor) neverSent(err error) bool {
 	return e.oneAttempt && refusedDial(err)
 }
 
-// makesOneAttempt reports whether client never retries a command.
+// makesOneAttempt reports whether client never retries a command: a
+// *redis.Client created with MaxRetries -1 (which go-redis stores as 0).
+// Other clients are assumed to retry.
 func makesOneAttempt(client goredis.UniversalClient) bool {
-	switch c := client.(type) {
-	case *goredis.Client:
-		return c.Options().MaxRetries < 0
-	case *goredis.ClusterClient:
-		return c.Options().MaxRedirects < 0 && c.Options().MaxRetries < 0
-	}
-	return false
+	c, ok := client.(*goredis.Client)
+	return ok && c.Options().MaxRetries <= 0
 }
