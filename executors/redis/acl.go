@@ -6,12 +6,14 @@ import "strings"
 // with EVAL when the server does not know a script yet), the commands the
 // scripts call (Redis checks them against the caller's ACL too), pub/sub
 // for waking waiters (go-redis pings an idle pub/sub connection), and
-// [Executor.Inspect]. HELLO and AUTH need no permission.
+// [Executor.Inspect]; PUBSUB NUMSUB is how the executor of a Sentinel
+// failover client checks that its subscription is on the current master.
+// HELLO and AUTH need no permission.
 var aclCommands = []string{
 	"evalsha", "eval",
 	"exists", "set", "time", "pexpire", "get", "del", "publish",
 	"zadd", "zrem", "zpopmin", "pttl",
-	"subscribe", "unsubscribe", "ping",
+	"subscribe", "unsubscribe", "ping", "pubsub|numsub",
 	"zcard", "zrange", "zscore", "zremrangebyscore",
 }
 

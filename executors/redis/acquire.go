@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	goredis "github.com/redis/go-redis/v9"
+
 	"github.com/lock4go/lock4go/executor"
 )
 
@@ -78,7 +80,7 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 	track := req.Wait && !share
 	switch {
 	case r.err == nil && r.val > 0:
-		l.token = r.val
+		l.taken(r.val)
 		if track {
 			e.waits.setQueued(req.Key, false)
 			if r.joined {
@@ -126,18 +128,25 @@ func (l *lease) try(ctx context.Context, req executor.Request) result {
 // executor's claim.
 func (l *lease) acquire(ctx context.Context, req executor.Request) result {
 	e := l.e
-	member, inQueue, followers := noArg, noArg, noArg
-	if req.Wait {
-		member = e.memberArg
-		if e.waits.queued(req.Key) {
-			inQueue = yesArg
+	var cmd *goredis.Cmd
+	if !req.Wait && !e.opts.StrictFIFO {
+		// A plain attempt: the script needs the key and its shares, the
+		// owner and the TTL.
+		cmd = runScript(ctx, e.client, acquireScript, l.keys[:2], l.ownerArg, e.msArg(req.TTL))
+	} else {
+		member, inQueue, followers := noArg, noArg, noArg
+		if req.Wait {
+			member = e.memberArg
+			if e.waits.queued(req.Key) {
+				inQueue = yesArg
+			}
+			if req.Followers {
+				followers = yesArg
+			}
 		}
-		if req.Followers {
-			followers = yesArg
-		}
+		cmd = runScript(ctx, e.client, acquireScript, l.keys, l.ownerArg, e.msArg(req.TTL),
+			member, e.queueTTLArg, inQueue, followers, e.strictArg, e.claimArg)
 	}
-	cmd := runScript(ctx, e.client, acquireScript, l.keys, l.ownerArg, e.msArg(req.TTL),
-		member, e.queueTTLArg, inQueue, followers, e.strictArg, e.claimArg)
 	if v, ok := cmd.Val().([]any); ok && len(v) == 2 {
 		// {token, 1}: taken, and queued again for the followers.
 		token, _ := v[0].(int64)

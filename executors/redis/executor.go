@@ -121,7 +121,7 @@ func New(client goredis.UniversalClient, opts Options) (*Executor, error) {
 		e.strictArg = yesArg
 	}
 	e.wakeChannel = wakeChannelPrefix + e.member
-	e.hub = newHub(client, e.log, opts.SubscribeTimeout)
+	e.hub = newHub(client, e.log, opts.SubscribeTimeout, func() bool { return e.waits.n.Load() > 0 })
 	if !e.ctxBound {
 		e.log.Debug("redis: the client does not bound calls by context deadlines (ContextTimeoutEnabled is false); calls whose context can end are handed to worker goroutines")
 	}

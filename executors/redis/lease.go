@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	goredis "github.com/redis/go-redis/v9"
@@ -16,7 +17,7 @@ import (
 // is safe for concurrent use.
 type lease struct {
 	e *Executor
-	// keys are the scripts' KEYS: the lock key, its wait queue, its shares
+	// keys are the scripts' KEYS: the lock key, its shares, its wait queue
 	// and the prefix of its owners' void markers, backed by names.
 	keys     []string
 	names    [4]string
@@ -24,6 +25,10 @@ type lease struct {
 	// shareArg is, for a read lock or permit, its member in the key's
 	// shares ("<kind>|<owner>"), boxed; nil for a lock.
 	shareArg any
+	// valueArg is the value the acquisition wrote ("<owner>\x00<token>"),
+	// boxed, which the release and renew scripts compare first; the owner
+	// alone for a lease known by its owner only (ForceRelease).
+	valueArg any
 	token    int64
 	start    time.Time // before the acquire script was sent
 	loss     kit.Loss  // set by Close: Redis never reports a loss by itself
@@ -37,9 +42,19 @@ var (
 // newLease returns the attempt of owner to take key through e.
 func newLease(e *Executor, key, owner string) *lease {
 	queue, shares, voids := lockNames(key)
-	l := &lease{e: e, names: [4]string{key, queue, shares, voids}, ownerArg: owner, start: time.Now()}
+	l := &lease{e: e, names: [4]string{key, shares, queue, voids}, ownerArg: owner, valueArg: owner, start: time.Now()}
 	l.keys = l.names[:]
 	return l
+}
+
+// taken records the token the acquire script returned, and the value it
+// wrote.
+func (l *lease) taken(token int64) {
+	l.token = token
+	if l.shareArg == nil {
+		owner, _ := l.ownerArg.(string)
+		l.valueArg = owner + "\x00" + strconv.FormatInt(token, 10)
+	}
 }
 
 // key returns the lock key.
@@ -121,7 +136,7 @@ func (l *lease) renew(ctx context.Context, ttl time.Duration) result {
 		v, err := runScript(ctx, l.e.client, shareRenewScript, l.shareKeys(), l.shareArg, l.e.msArg(ttl)).Int64()
 		return result{val: v, err: err}
 	}
-	v, err := runScript(ctx, l.e.client, renewScript, l.keys[:1], l.ownerArg, l.e.msArg(ttl)).Int64()
+	v, err := runScript(ctx, l.e.client, renewScript, l.keys[:1], l.ownerArg, l.e.msArg(ttl), l.valueArg).Int64()
 	return result{val: v, err: err}
 }
 
@@ -133,9 +148,9 @@ func (l *lease) renewCmd(ctx context.Context, p goredis.Pipeliner, ttl time.Dura
 		s, keys, member = shareRenewScript, l.shareKeys(), l.shareArg
 	}
 	if eval {
-		return s.Eval(ctx, p, keys, member, l.e.msArg(ttl))
+		return s.Eval(ctx, p, keys, member, l.e.msArg(ttl), l.valueArg)
 	}
-	return s.EvalSha(ctx, p, keys, member, l.e.msArg(ttl))
+	return s.EvalSha(ctx, p, keys, member, l.e.msArg(ttl), l.valueArg)
 }
 
 // release runs the release script, which also hands the key off.
@@ -144,7 +159,7 @@ func (l *lease) release(ctx context.Context) result {
 		v, err := runScript(ctx, l.e.client, shareReleaseScript, l.keys[:3], l.shareArg, l.e.claimArg).Int64()
 		return result{val: v, err: err}
 	}
-	v, err := runScript(ctx, l.e.client, releaseScript, l.keys[:3], l.ownerArg, l.e.claimArg).Int64()
+	v, err := runScript(ctx, l.e.client, releaseScript, l.keys[:3], l.ownerArg, l.e.claimArg, l.valueArg).Int64()
 	return result{val: v, err: err}
 }
 
@@ -250,4 +265,4 @@ func pipelinedInt(cmd *goredis.Cmd, perr error) (int64, error) {
 
 // shareKeys returns the KEYS of the share renew script: the lock key
 // (holding the shares marker) and the shares.
-func (l *lease) shareKeys() []string { return []string{l.names[0], l.names[2]} }
+func (l *lease) shareKeys() []string { return l.keys[:2] }

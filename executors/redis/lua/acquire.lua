@@ -1,10 +1,12 @@
 -- acquire.lua: one attempt to take a lock.
-local key, queue, shares, voids = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
-local owner, ttl, member, queueTTL = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+local key, shares, queue, voids = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local owner, ttl, member, queueTTL = ARGV[1], ARGV[2], ARGV[3] or '', ARGV[4]
 local inQueue, followers, strict, claim = ARGV[5] == '1', ARGV[6] == '1', ARGV[7] == '1', ARGV[8]
--- key: the lock; queue: its wait queue (a sorted set of executors by
--- arrival, in server µs); shares: its read locks or permits; voids: the
--- prefix of its owners' void markers (the marker of owner o is voids .. o).
+-- key: the lock; shares: its read locks or permits; queue: its wait queue
+-- (a sorted set of executors by arrival, in server µs); voids: the prefix
+-- of its owners' void markers (the marker of owner o is voids .. o). An
+-- attempt that neither waits nor is strict passes key and shares only, and
+-- owner and ttl only.
 -- owner: this acquisition's owner; ttl: the lease in ms; member: the
 -- waiting executor ("" for an attempt that does not wait); queueTTL: the
 -- queue's life in ms; inQueue: the member may stand in the queue; followers:
@@ -15,6 +17,15 @@ local inQueue, followers, strict, claim = ARGV[5] == '1', ARGV[6] == '1', ARGV[7
 -- followers; nil when busy and not waiting; -3 when busy and queued; -2
 -- when the key holds this owner but the owner was voided; -4 when the key
 -- holds permits.
+
+-- The fast path, before the shared functions are defined (defining them
+-- costs every call): a plain attempt on a free key.
+local t = redis.call('time')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local plain = not strict and not inQueue and not followers
+if plain and redis.call('set', key, owner .. '\0' .. string.format('%.0f', now), 'NX', 'PX', ttl) then
+  return now
+end
 -- {{lib}}
 
 -- requeue takes this member out of the queue if it stood there, and queues
@@ -67,8 +78,7 @@ local function wait(now, cur, base, flags)
   return -3
 end
 
-local now = clock()
-if not strict or redis.call('exists', queue) == 0 then
+if not plain and (not strict or redis.call('exists', queue) == 0) then
   if redis.call('set', key, owner .. '\0' .. fmt(now), 'NX', 'PX', ttl) then
     if not (inQueue or followers) then
       return now
@@ -94,7 +104,7 @@ end
 if base == owner then
   -- A retry of this acquisition whose first reply was lost, unless it was
   -- voided meanwhile (an owner reused after an error).
-  if redis.call('exists', voids .. owner) == 1 then
+  if voids and redis.call('exists', voids .. owner) == 1 then
     return -2
   end
   return token

@@ -1,5 +1,5 @@
 -- leave.lua: takes an executor out of a key's wait queue.
-local key, queue, shares = KEYS[1], KEYS[2], KEYS[3]
+local key, shares, queue = KEYS[1], KEYS[2], KEYS[3]
 local id, claim = ARGV[1], ARGV[2]
 -- key: the lock; queue: its wait queue; shares: its read locks or permits.
 -- id: the executor's member; claim: the claim window in ms.

@@ -1,5 +1,5 @@
 -- share_acquire.lua: one attempt to take a read lock or a permit.
-local key, queue, shares, voids = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local key, shares, queue, voids = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local owner, ttl, member, queueTTL = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local kind, n, claim = ARGV[5], tonumber(ARGV[6]), ARGV[7]
 -- key: the lock, which holds the shares marker while shares are out;

@@ -1,5 +1,5 @@
 -- share_release.lua: gives back a read lock or permit.
-local key, queue, shares = KEYS[1], KEYS[2], KEYS[3]
+local key, shares, queue = KEYS[1], KEYS[2], KEYS[3]
 local me, claim = ARGV[1], ARGV[2]
 -- key: the lock (holding the shares marker); queue: its wait queue; shares:
 -- its read locks or permits. me: the share ("<kind>|<owner>"); claim: the

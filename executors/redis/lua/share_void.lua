@@ -1,6 +1,6 @@
 -- share_void.lua: voids a read lock or permit acquisition whose reply was
 -- lost.
-local key, queue, shares, voids = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local key, shares, queue, voids = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local me, owner, claim, markerTTL = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 -- key: the lock; queue: its wait queue; shares: its read locks or permits;
 -- voids: the prefix of its owners' void markers. me: the share
