@@ -8,12 +8,12 @@ import "strings"
 // for waking waiters (go-redis pings an idle pub/sub connection), and
 // [Executor.Inspect]; PUBSUB NUMSUB is how the executor of a Sentinel
 // failover client checks that its subscription is on the current master.
-// HELLO and AUTH need no permission.
+// WAIT is sent with [Options.Replicas]. HELLO and AUTH need no permission.
 var aclCommands = []string{
 	"evalsha", "eval",
 	"exists", "set", "time", "pexpire", "get", "del", "publish",
 	"zadd", "zrem", "zpopmin", "pttl",
-	"subscribe", "unsubscribe", "ping", "pubsub|numsub",
+	"subscribe", "unsubscribe", "ping", "pubsub|numsub", "wait",
 	"zcard", "zrange", "zscore", "zremrangebyscore",
 }
 

@@ -81,6 +81,9 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 	switch {
 	case r.err == nil && r.val > 0:
 		l.taken(r.val)
+		if err := e.checkReplicas(ctx, l, r.acked); err != nil {
+			return nil, err
+		}
 		if track {
 			e.waits.setQueued(req.Key, false)
 			if r.joined {
@@ -129,10 +132,11 @@ func (l *lease) try(ctx context.Context, req executor.Request) result {
 func (l *lease) acquire(ctx context.Context, req executor.Request) result {
 	e := l.e
 	var cmd *goredis.Cmd
+	var acked int64
 	if !req.Wait && !e.opts.StrictFIFO {
 		// A plain attempt: the script needs the key and its shares, the
 		// owner and the TTL.
-		cmd = runScript(ctx, e.client, acquireScript, l.keys[:2], l.ownerArg, e.msArg(req.TTL))
+		cmd, acked = e.runAcquire(ctx, acquireScript, l.keys[:2], l.ownerArg, e.msArg(req.TTL))
 	} else {
 		member, inQueue, followers := noArg, noArg, noArg
 		if req.Wait {
@@ -144,16 +148,16 @@ func (l *lease) acquire(ctx context.Context, req executor.Request) result {
 				followers = yesArg
 			}
 		}
-		cmd = runScript(ctx, e.client, acquireScript, l.keys, l.ownerArg, e.msArg(req.TTL),
+		cmd, acked = e.runAcquire(ctx, acquireScript, l.keys, l.ownerArg, e.msArg(req.TTL),
 			member, e.queueTTLArg, inQueue, followers, e.strictArg, e.claimArg)
 	}
 	if v, ok := cmd.Val().([]any); ok && len(v) == 2 {
 		// {token, 1}: taken, and queued again for the followers.
 		token, _ := v[0].(int64)
-		return result{val: token, joined: true}
+		return result{val: token, joined: true, acked: acked}
 	}
 	v, err := cmd.Int64()
-	return result{val: v, err: err}
+	return result{val: v, err: err, acked: acked}
 }
 
 // Boxed script arguments shared by every call.

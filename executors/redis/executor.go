@@ -104,6 +104,9 @@ func New(client goredis.UniversalClient, opts Options) (*Executor, error) {
 	if err != nil {
 		return nil, err
 	}
+	if _, ok := client.(*goredis.ClusterClient); ok && opts.Replicas > 0 {
+		return nil, fmt.Errorf("redis: Replicas with a *redis.ClusterClient (WAIT has no key to route it by): %w", executor.ErrInvalidConfig)
+	}
 	e := &Executor{
 		client:      client,
 		opts:        opts,

@@ -52,6 +52,20 @@ type Options struct {
 	// Zero means 2s.
 	CleanupTimeout time.Duration
 
+	// Replicas, when positive, makes every acquisition wait until that many
+	// replicas have acknowledged its write (WAIT, sent right behind the
+	// acquire script on the same connection, in the same round trip's
+	// pipeline): a lock then survives a failover to one of them. An
+	// acquisition that took the key but heard from fewer replicas within
+	// ReplicaTimeout releases it and fails with [executor.ErrBackend]. It
+	// costs the replication delay on every acquisition (see docs/redis.md).
+	// A Cluster client refuses it ([executor.ErrInvalidConfig]): WAIT has
+	// no key to route it by. Zero means no waiting.
+	Replicas int
+
+	// ReplicaTimeout bounds the wait for Replicas. Zero means 100ms.
+	ReplicaTimeout time.Duration
+
 	// Logger receives warnings (an evicting maxmemory-policy, a failed
 	// void) and debug messages. Nil means [slog.Default].
 	Logger *slog.Logger
@@ -64,6 +78,7 @@ const (
 	defaultName             = "redis"
 	defaultSubscribeTimeout = 250 * time.Millisecond
 	defaultClaimWindow      = 200 * time.Millisecond
+	defaultReplicaTimeout   = 100 * time.Millisecond
 )
 
 // withDefaults validates o and fills in its zero fields.
@@ -75,10 +90,17 @@ func (o Options) withDefaults() (Options, error) {
 		{"SubscribeTimeout", o.SubscribeTimeout},
 		{"CleanupTimeout", o.CleanupTimeout},
 		{"ClaimWindow", o.ClaimWindow},
+		{"ReplicaTimeout", o.ReplicaTimeout},
 	} {
 		if d.v < 0 {
 			return o, fmt.Errorf("redis: %s %v is negative: %w", d.name, d.v, executor.ErrInvalidConfig)
 		}
+	}
+	if o.Replicas < 0 {
+		return o, fmt.Errorf("redis: Replicas %d is negative: %w", o.Replicas, executor.ErrInvalidConfig)
+	}
+	if o.ReplicaTimeout == 0 {
+		o.ReplicaTimeout = defaultReplicaTimeout
 	}
 	if o.Name == "" {
 		o.Name = defaultName

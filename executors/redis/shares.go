@@ -33,9 +33,10 @@ func (l *lease) acquireShare(ctx context.Context, req executor.Request, kind str
 	if req.Wait {
 		member = e.member + "|" + kind
 	}
-	v, err := runScript(ctx, e.client, shareAcquireScript, l.keys, l.ownerArg, e.msArg(req.TTL),
-		member, e.queueTTLArg, kind, req.Permits, e.claimArg).Int64()
-	return result{val: v, err: err}
+	cmd, acked := e.runAcquire(ctx, shareAcquireScript, l.keys, l.ownerArg, e.msArg(req.TTL),
+		member, e.queueTTLArg, kind, req.Permits, e.claimArg)
+	v, err := cmd.Int64()
+	return result{val: v, err: err, acked: acked}
 }
 
 // errKind reports a key in use as another kind.
