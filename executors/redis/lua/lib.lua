@@ -131,17 +131,21 @@ end
 
 -- release frees key if it holds owner's lock and returns 1, or returns 0: it
 -- hands the key to the head of the queue when the lock's flags say the queue
--- may have members, and keeps a floor when its token is ahead of the clock.
-local function release(key, queue, shares, owner, claim)
+-- may have members, and keeps a floor when its token, or above (nil for
+-- none), is ahead of the clock.
+local function release(key, queue, shares, owner, claim, above)
   local base, token, flags = parse(redis.pcall('get', key))
   if base ~= owner then
     return 0
   end
-  if flags == '' then
+  if flags == '' and not above then
     redis.call('del', key)
     return 1
   end
   local now = clock()
+  if above and above > token then
+    token = above
+  end
   if string.find(flags, 'q', 1, true) and serve(key, queue, shares, claim, token, now) then
     return 1
   end
