@@ -28,11 +28,12 @@ if plain and redis.call('set', key, owner .. '\0' .. string.format('%.0f', now),
 end
 -- {{lib}}
 
--- requeue takes this member out of the queue if it stood there, and queues
--- it again at the tail for its followers when others wait; it reports
--- whether it queued it.
-local function requeue(now)
-  if inQueue then
+-- requeue takes this member out of the queue if it may stand there (not
+-- when popped: a release popped it to hand it the key), and queues it again
+-- at the tail for its followers when others wait; it reports whether it
+-- queued it.
+local function requeue(now, popped)
+  if inQueue and not popped then
     redis.call('zrem', queue, member)
   end
   if followers and redis.call('exists', queue) == 1 then
@@ -52,10 +53,11 @@ local function taken(token, joined)
 end
 
 -- take sets key to this owner's lock above floor (nil for none), keeping
--- the flag q of the value it replaces.
-local function take(now, floor, flags)
+-- the flag q of the value it replaces; popped: the member was popped from
+-- the queue by the release that gave it a claim.
+local function take(now, floor, flags, popped)
   local token, ahead = next_token(now, floor)
-  local joined = requeue(now)
+  local joined = requeue(now, popped)
   if joined or string.find(flags, 'q', 1, true) then
     ahead = ahead .. 'q'
   end
@@ -78,7 +80,9 @@ local function wait(now, cur, base, flags)
   return -3
 end
 
-if not plain and (not strict or redis.call('exists', queue) == 0) then
+-- A waiter that may stand in the queue expects the key busy or claimed for
+-- it: it reads the key first.
+if not plain and not inQueue and (not strict or redis.call('exists', queue) == 0) then
   if redis.call('set', key, owner .. '\0' .. fmt(now), 'NX', 'PX', ttl) then
     if not (inQueue or followers) then
       return now
@@ -93,10 +97,10 @@ end
 local cur = redis.pcall('get', key)
 local base, token, flags = parse(cur)
 if not cur then
-  -- Free, and strict: the head of the queue goes first.
-  local head = redis.call('zrange', queue, 0, 0)[1]
+  -- Free. Strict: the head of the queue goes first.
+  local head = strict and redis.call('zrange', queue, 0, 0)[1]
   if head and head ~= member then
-    serve(key, queue, shares, claim, now - 1, now)
+    serve(key, queue, shares, claim, now - 1, now, false)
     return wait(now, nil, nil, '')
   end
   return take(now, nil, 'q')
@@ -109,8 +113,11 @@ if base == owner then
   end
   return token
 end
-if base == 'lock4go:floor' or (member ~= '' and base == 'lock4go:claim:' .. member) then
+if base == 'lock4go:floor' then
   return take(now, token, flags)
+end
+if member ~= '' and base == 'lock4go:claim:' .. member then
+  return take(now, token, flags, true)
 end
 if base and string.sub(base, 1, 15) == 'lock4go:shares:' then
   if live(shares, now) > 0 then

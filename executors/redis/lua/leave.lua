@@ -22,7 +22,7 @@ if not base then
 end
 local now = clock()
 if base == 'lock4go:claim:' .. id then
-  if not serve(key, queue, shares, claim, token, now) then
+  if not serve(key, queue, shares, claim, token, now, false) then
     free(key, token, now)
   end
   return 0
@@ -38,7 +38,7 @@ for _, m in ipairs(redis.call('zrange', shares, 0, -1)) do
     dropped = true
   end
 end
-if dropped and not serve(key, queue, shares, claim, token, now) and live(shares, now) == 0 then
+if dropped and not serve(key, queue, shares, claim, token, now, true) and live(shares, now) == 0 then
   free(key, token, now)
 end
 return 0

@@ -47,10 +47,11 @@ local function next_token(now, floor)
 end
 
 -- free frees key, whose last token is token: it deletes it or, if the token
--- is at or ahead of the clock, leaves a floor that lasts until the clock
--- has passed it, so that the next token is above it.
+-- is at or ahead of the clock now (nil: known to be behind it), leaves a
+-- floor that lasts until the clock has passed it, so that the next token is
+-- above it.
 local function free(key, token, now)
-  if token and token >= now then
+  if now and token and token >= now then
     redis.call('set', key, 'lock4go:floor\0' .. fmt(token), 'PX', math.floor((token - now) / 1000) + 2)
   else
     redis.call('del', key)
@@ -84,17 +85,20 @@ end
 
 -- serve hands key to the head of its wait queue: key holds no lock (it was
 -- freed by the caller, who overwrites or frees it when serve returns false,
--- or it holds the shares marker), token is its last token, claim the claim
--- window in ms. A writer (a member without "|") at the head gets the key as
--- its claim once no read lock or permit is left; the readers ("<member>|r")
--- at the head, or permit waiters ("<member>|p<n>") while fewer than n are
--- out, get claims among the shares ("<kind>|lock4go:claim:<member>"). It
--- stops at the first waiter that does not fit, so a waiting writer keeps
--- later readers out. It returns whether it served anyone.
-local function serve(key, queue, shares, claim, token, now)
+-- or it holds the shares marker: then shared is true), token is its last
+-- token, claim the claim window in ms, now the server clock in µs (nil:
+-- read when needed). A writer (a member without "|") at the head gets the
+-- key as its claim once no read lock or permit is left; the readers
+-- ("<member>|r") at the head, or permit waiters ("<member>|p<n>") while
+-- fewer than n are out, get claims among the shares
+-- ("<kind>|lock4go:claim:<member>"). It stops at the first waiter that does
+-- not fit (putting it back), so a waiting writer keeps later readers out.
+-- It returns whether it served anyone.
+local function serve(key, queue, shares, claim, token, now, shared)
   local served, kind0 = false, nil
   while true do
-    local head = redis.call('zrange', queue, 0, 0)[1]
+    local popped = redis.call('zpopmin', queue)
+    local head = popped[1]
     if not head then
       return served
     end
@@ -104,23 +108,24 @@ local function serve(key, queue, shares, claim, token, now)
       id, kind = string.sub(head, 1, bar - 1), string.sub(head, bar + 1)
     end
     local out = 0
-    if redis.call('exists', shares) == 1 then
+    if shared or kind ~= '' then
+      now = now or clock()
       out = live(shares, now)
     end
     if kind == '' then
       if out > 0 then
+        redis.call('zadd', queue, popped[2], head)
         return served
       end
-      redis.call('zpopmin', queue)
       redis.call('set', key, 'lock4go:claim:' .. head .. '\0' .. fmt(token) .. 'q', 'PX', claim)
       wake(id, key, false)
       return true
     end
     if (kind0 and kind ~= kind0) or (kind ~= 'r' and out >= tonumber(string.sub(kind, 2))) then
+      redis.call('zadd', queue, popped[2], head)
       return served
     end
-    kind0 = kind
-    redis.call('zpopmin', queue)
+    kind0, shared = kind, true
     redis.call('zadd', shares, math.floor(now / 1000) + claim, kind .. '|lock4go:claim:' .. head)
     redis.call('set', key, 'lock4go:shares:' .. kind .. '\0' .. fmt(token), 'KEEPTTL')
     stretch(key, shares, claim)
@@ -142,11 +147,14 @@ local function release(key, queue, shares, owner, claim, above)
     redis.call('del', key)
     return 1
   end
-  local now = clock()
+  local now = nil
+  if above or string.find(flags, 'a', 1, true) then
+    now = clock()
+  end
   if above and above > token then
     token = above
   end
-  if string.find(flags, 'q', 1, true) and serve(key, queue, shares, claim, token, now) then
+  if string.find(flags, 'q', 1, true) and serve(key, queue, shares, claim, token, now, false) then
     return 1
   end
   free(key, token, now)

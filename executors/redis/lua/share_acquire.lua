@@ -71,6 +71,6 @@ redis.call('zadd', shares, math.floor(now / 1000) + ttl, me)
 redis.call('set', key, marker .. '\0' .. fmt(token), 'KEEPTTL')
 stretch(key, shares, ttl)
 if redis.call('exists', queue) == 1 then
-  serve(key, queue, shares, claim, token, now)
+  serve(key, queue, shares, claim, token, now, true)
 end
 return token

@@ -19,7 +19,7 @@ end
 local now = clock()
 local base, token = parse(redis.pcall('get', key))
 if base and string.sub(base, 1, 15) == 'lock4go:shares:' then
-  if not serve(key, queue, shares, claim, token, now) and live(shares, now) == 0 then
+  if not serve(key, queue, shares, claim, token, now, true) and live(shares, now) == 0 then
     free(key, token, now)
   end
 end
