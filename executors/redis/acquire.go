@@ -65,6 +65,15 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 		// round trip needed to learn it.
 		return nil, fmt.Errorf("redis: %q: %w", req.Key, executor.ErrNotAcquired)
 	}
+	if !share && req.Wait {
+		now := time.Now()
+		if e.waits.quiet(req.Key, now, quietPoll) && e.hub.healthy() {
+			// Queued, subscribed, and no wake since the last poll: a
+			// release would have woken us.
+			return nil, fmt.Errorf("redis: %q: %w", req.Key, executor.ErrNotAcquired)
+		}
+		e.waits.polledAt(req.Key, now)
+	}
 	l := newLease(e, req.Key, req.Owner)
 	if share {
 		l.shareArg = shareKind(req) + "|" + req.Owner
@@ -159,6 +168,11 @@ func (l *lease) acquire(ctx context.Context, req executor.Request) result {
 	v, err := cmd.Int64()
 	return result{val: v, err: err, acked: acked}
 }
+
+// quietPoll is how often a waiter that stands in a key's queue, with its
+// wake subscription healthy, asks the server while no wake comes; its other
+// retries are answered without a round trip (see waits.quiet).
+const quietPoll = time.Second
 
 // Boxed script arguments shared by every call.
 var (

@@ -133,6 +133,22 @@ func (h *hub) awaitConfirmation(ctx context.Context, s *subscription) {
 	}
 }
 
+// healthy reports whether the hub's subscription is confirmed and no
+// confirmation is overdue: wakes then arrive.
+func (h *hub) healthy() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.degraded || h.closed {
+		return false
+	}
+	for _, s := range h.subs {
+		if !s.confirmed || s.late {
+			return false
+		}
+	}
+	return len(h.subs) > 0
+}
+
 // startLocked creates the PubSub and the hub's goroutines on first use. The
 // PubSub connects in the background; go-redis retries until it succeeds.
 func (h *hub) startLocked() {
