@@ -320,17 +320,21 @@ func TestFault_cancelledPaused(t *testing.T) {
 }
 
 // takeOverVoided checks that a waiter of e takes key, held by a voided
-// acquisition, at its retry: an attempt of an executor that may stand in
-// the key's queue (it watches the key) finds the holder's void marker.
+// acquisition, at a retry that asks the server (at least once a second): it
+// finds the holder's void marker.
 func takeOverVoided(t *testing.T, e *redis.Executor, key string) {
 	t.Helper()
 	_, stop := e.WatchRelease(t.Context(), key)
 	defer stop()
-	w := req(key, time.Minute)
-	w.Wait = true
-	l, err := e.Acquire(t.Context(), w)
-	if err != nil {
-		t.Fatalf("retry on a key held by a voided acquisition = %v, want the lease", err)
+	var l executor.Lease
+	var err error
+	if !eventually(5*time.Second, func() bool {
+		w := req(key, time.Minute)
+		w.Wait = true
+		l, err = e.Acquire(t.Context(), w)
+		return err == nil
+	}) {
+		t.Fatalf("retries on a key held by a voided acquisition = %v, want the lease", err)
 	}
 	if err := l.Release(t.Context()); err != nil {
 		t.Fatal(err)

@@ -69,7 +69,9 @@ func (e *Executor) WatchRelease(ctx context.Context, key string) (released <-cha
 	e.waits.add(key, w, e.opts.ClaimWindow)
 	e.hub.ready(ctx, e.wakeChannel)
 	if first {
-		w.wake()
+		// A wake may have come before the subscription: the next attempt
+		// asks the server.
+		e.waits.wake(key, e.opts.ClaimWindow)
 	}
 	var once sync.Once
 	return w.ch, func() {

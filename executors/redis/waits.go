@@ -87,7 +87,8 @@ func (q *waits) add(key string, w *watcher, window time.Duration) {
 	}
 	kw := q.keys[key]
 	if kw == nil {
-		kw = &keyWaits{watchers: map[*watcher]struct{}{}}
+		// The attempt that queued the executor just asked the server.
+		kw = &keyWaits{watchers: map[*watcher]struct{}{}, polled: time.Now()}
 		q.keys[key] = kw
 		q.count()
 	}
@@ -101,12 +102,14 @@ func (q *waits) add(key string, w *watcher, window time.Duration) {
 	if t, ok := q.recent[key]; ok {
 		delete(q.recent, key)
 		if time.Since(t) < window {
+			kw.woken = true
 			w.wake()
 		}
 	}
 	if t, ok := q.recentShared[key]; ok && time.Since(t) < window {
 		// A share handed to this executor may be for this waiter: it
 		// queued the executor and the release outran its watch.
+		kw.woken = true
 		w.wake()
 	}
 }
