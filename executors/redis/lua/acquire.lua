@@ -19,12 +19,22 @@ local inQueue, followers, strict, claim = ARGV[5] == '1', ARGV[6] == '1', ARGV[7
 -- holds permits.
 
 -- The fast path, before the shared functions are defined (defining them
--- costs every call): a plain attempt on a free key.
+-- costs every call): an attempt on a free key by a caller that does not
+-- stand in the queue.
 local t = redis.call('time')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-local plain = not strict and not inQueue and not followers
-if plain and redis.call('set', key, owner .. '\0' .. string.format('%.0f', now), 'NX', 'PX', ttl) then
-  return now
+if not inQueue and (not strict or redis.call('exists', queue) == 0) then
+  local stamp = string.format('%.0f', now)
+  if redis.call('set', key, owner .. '\0' .. stamp, 'NX', 'PX', ttl) then
+    if not followers or strict or redis.call('exists', queue) == 0 then
+      return now
+    end
+    -- Others wait: queue again at the tail, for this process's followers.
+    redis.call('zadd', queue, 'NX', stamp, member)
+    redis.call('pexpire', queue, queueTTL)
+    redis.call('set', key, owner .. '\0' .. stamp .. 'q', 'KEEPTTL')
+    return {now, 1}
+  end
 end
 -- {{lib}}
 
@@ -80,20 +90,6 @@ local function wait(now, cur, base, flags)
   return -3
 end
 
--- A waiter that may stand in the queue expects the key busy or claimed for
--- it: it reads the key first.
-if not plain and not inQueue and (not strict or redis.call('exists', queue) == 0) then
-  if redis.call('set', key, owner .. '\0' .. fmt(now), 'NX', 'PX', ttl) then
-    if not (inQueue or followers) then
-      return now
-    end
-    local joined = requeue(now)
-    if joined then
-      redis.call('set', key, owner .. '\0' .. fmt(now) .. 'q', 'KEEPTTL')
-    end
-    return taken(now, joined)
-  end
-end
 local cur = redis.pcall('get', key)
 local base, token, flags = parse(cur)
 if not cur then
