@@ -59,20 +59,8 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 		return nil, closedErr("acquire", req.Key)
 	}
 	share := req.Shared || req.Permits > 0
-	if !share && req.Wait && e.waits.takeAhead(req.Key) {
-		// A holder of this process queued the executor again for this
-		// caller, and no release has woken it since: the key is busy, no
-		// round trip needed to learn it.
+	if !share && req.Wait && e.busyLocally(req.Key) {
 		return nil, fmt.Errorf("redis: %q: %w", req.Key, executor.ErrNotAcquired)
-	}
-	if !share && req.Wait {
-		now := time.Now()
-		if e.waits.quiet(req.Key, now, quietPoll) && e.hub.healthy() {
-			// Queued, subscribed, and no wake since the last poll: a
-			// release would have woken us.
-			return nil, fmt.Errorf("redis: %q: %w", req.Key, executor.ErrNotAcquired)
-		}
-		e.waits.polledAt(req.Key, now)
 	}
 	l := newLease(e, req.Key, req.Owner)
 	if share {
@@ -84,9 +72,32 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 	} else {
 		r = e.run(ctx, func(ctx context.Context) result { return l.try(ctx, req) })
 	}
-	// The executor's queue bookkeeping is its locks' (one waiter per key
-	// in a process); waiters of shares share the entry and leave it alone.
-	track := req.Wait && !share
+	return e.outcome(ctx, l, req, r)
+}
+
+// busyLocally reports whether a waiting attempt of a lock on key can be
+// answered "busy" without a round trip: a holder of this process queued the
+// executor again for this caller and no release has woken it since, or the
+// executor stands in the key's queue, subscribed, and no wake came since its
+// last poll (at most quietPoll ago). Otherwise it records the poll.
+func (e *Executor) busyLocally(key string) bool {
+	if e.waits.takeAhead(key) {
+		return true
+	}
+	now := time.Now()
+	if e.waits.quiet(key, now, quietPoll) && e.hub.healthy() {
+		return true
+	}
+	e.waits.polledAt(key, now)
+	return false
+}
+
+// outcome turns the result r of l's acquire script into a lease or an
+// error, and keeps the executor's queue bookkeeping: a lock's (one waiter
+// per key in a process); waiters of shares share the entry and leave it
+// alone.
+func (e *Executor) outcome(ctx context.Context, l *lease, req executor.Request, r result) (executor.Lease, error) {
+	track := req.Wait && l.shareArg == nil
 	switch {
 	case r.err == nil && r.val > 0:
 		l.taken(r.val)
