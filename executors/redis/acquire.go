@@ -85,7 +85,7 @@ func (e *Executor) busyLocally(key string) bool {
 		return true
 	}
 	now := time.Now()
-	if e.waits.quiet(key, now, quietPoll) && e.hub.healthy() {
+	if !e.opts.PollEveryRetry && e.waits.quiet(key, now, quietPoll) && e.hub.healthy() {
 		return true
 	}
 	e.waits.polledAt(key, now)

@@ -52,6 +52,15 @@ type Options struct {
 	// Zero means 2s.
 	CleanupTimeout time.Duration
 
+	// PollEveryRetry makes every retry of a waiter ask the server. By
+	// default a waiter whose executor stands in the key's queue, with its
+	// wake subscription healthy and no wake since, asks at most once a
+	// second and has its other retries answered "busy" without a round
+	// trip (a release would have woken it). The redlock executor sets it on
+	// its masters: a wake from one master must make its retries on every
+	// master ask.
+	PollEveryRetry bool
+
 	// Replicas, when positive, makes every acquisition wait until that many
 	// replicas have acknowledged its write (WAIT, sent right behind the
 	// acquire script on the same connection, in the same round trip's
