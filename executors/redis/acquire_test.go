@@ -137,21 +137,6 @@ func TestExecutor_Acquire_tokens(t *testing.T) {
 	if got := next(); got <= ahead {
 		t.Fatalf("token after a raise to %d = %d, want more", ahead, got)
 	}
-	// KeepAbove: the release carries a token the next ones must exceed.
-	l, err = e.Acquire(t.Context(), req(key, time.Minute))
-	if err != nil {
-		t.Fatal(err)
-	}
-	above := l.Token() + 2_000_000
-	if !redis.KeepAbove(l, above) {
-		t.Fatal("KeepAbove of a lock lease = false")
-	}
-	if err := l.Release(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	if got := next(); got <= above {
-		t.Fatalf("token after a release kept above %d = %d, want more", above, got)
-	}
 }
 
 // TestExecutor_Acquire_sameOwner covers go-redis retrying an acquire script

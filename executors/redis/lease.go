@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"sync/atomic"
 	"time"
 
 	goredis "github.com/redis/go-redis/v9"
@@ -31,11 +30,8 @@ type lease struct {
 	// alone for a lease known by its owner only (ForceRelease).
 	valueArg any
 	token    int64
-	// above, when positive, is a token the key's next tokens must exceed,
-	// which the release keeps (see KeepAbove); set before Release only.
-	above atomic.Int64
-	start time.Time // before the acquire script was sent
-	loss  kit.Loss  // set by Close: Redis never reports a loss by itself
+	start    time.Time // before the acquire script was sent
+	loss     kit.Loss  // set by Close: Redis never reports a loss by itself
 }
 
 var (
@@ -163,13 +159,7 @@ func (l *lease) release(ctx context.Context) result {
 		v, err := runScript(ctx, l.e.client, shareReleaseScript, l.keys[:3], l.shareArg, l.e.claimArg).Int64()
 		return result{val: v, err: err}
 	}
-	var cmd *goredis.Cmd
-	if above := l.above.Load(); above > 0 {
-		cmd = runScript(ctx, l.e.client, releaseScript, l.keys[:3], l.ownerArg, l.e.claimArg, l.valueArg, above)
-	} else {
-		cmd = runScript(ctx, l.e.client, releaseScript, l.keys[:3], l.ownerArg, l.e.claimArg, l.valueArg)
-	}
-	v, err := cmd.Int64()
+	v, err := runScript(ctx, l.e.client, releaseScript, l.keys[:3], l.ownerArg, l.e.claimArg, l.valueArg).Int64()
 	return result{val: v, err: err}
 }
 

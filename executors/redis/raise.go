@@ -42,24 +42,3 @@ func (e *Executor) RaiseToken(ctx context.Context, key string, atLeast int64) er
 	}
 	return nil
 }
-
-// KeepAbove makes the release of l, a lease of an [Executor], keep the key's
-// next tokens on its server above token: the release leaves a floor while
-// token is ahead of the server clock, or hands it on with the key. It is
-// the write-back of a quorum lock (the redlock executor) for a master whose
-// own token was below the quorum's, and costs no round trip: the release
-// carries it. Unlike [Executor.RaiseToken] it does not change the key while
-// l holds it. It reports false, and does nothing, for a lease of another
-// executor or a read lock or permit.
-func KeepAbove(l executor.Lease, token int64) bool {
-	rl, ok := l.(*lease)
-	if !ok || rl.shareArg != nil {
-		return false
-	}
-	for {
-		cur := rl.above.Load()
-		if cur >= token || rl.above.CompareAndSwap(cur, token) {
-			return true
-		}
-	}
-}

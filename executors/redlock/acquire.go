@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/lock4go/lock4go/executor"
-	"github.com/lock4go/lock4go/executors/redis"
 )
 
 // reply is one master's answer to an acquisition.
@@ -69,10 +68,11 @@ func (t *tally) add(l *lease, r reply) {
 //
 // The token is the largest of the majority's tokens (each master's is its
 // clock in microseconds, above the key's last token there). Masters of the
-// majority whose tokens were behind keep it: their releases leave the key's
-// next tokens above it (no extra round trip), so that any later majority,
-// which shares a master with this one, gets a larger token. The package
-// documentation states what this guarantees.
+// majority whose tokens were behind are raised to it before Acquire returns
+// (one more round trip, in parallel), so that any later majority, which
+// shares a master with this one, gets a larger token, and every master of
+// the lease shows its token. The package documentation states what this
+// guarantees.
 func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.Lease, error) {
 	if err := req.Validate(); err != nil {
 		return nil, fmt.Errorf("redlock: acquire: %w", err)
@@ -211,13 +211,11 @@ func (t *tally) failure(n, quorum int) error {
 	return fmt.Errorf("%d of %d masters granted, a majority is %d: %w", t.granted, n, quorum, executor.ErrNotAcquired)
 }
 
-// fence sets l's token to the largest token of its grants and makes the
-// masters whose tokens were smaller keep it: their releases keep the key's
-// next tokens above it (redis.KeepAbove, no round trip). A master whose
-// lease is not a Redis executor's is raised at once instead
-// (RaiseToken, in parallel); one that could not be raised is released and
-// no longer counts, and the error wraps executor.ErrBackend when fewer than
-// a majority of raised masters remain.
+// fence sets l's token to the largest token of its grants and raises the
+// counters of the masters whose tokens were smaller to it, in parallel. A
+// master whose counter could not be raised is released and no longer
+// counts; the error wraps executor.ErrBackend when fewer than a majority of
+// raised masters remain.
 func (e *Executor) fence(ctx context.Context, l *lease) error {
 	var top int64
 	var behind []int
@@ -227,7 +225,7 @@ func (e *Executor) fence(ctx context.Context, l *lease) error {
 		}
 	}
 	for i, nl := range l.nodes {
-		if nl != nil && nl.Token() < top && !redis.KeepAbove(nl, top) {
+		if nl != nil && nl.Token() < top {
 			behind = append(behind, i)
 		}
 	}
@@ -287,7 +285,7 @@ func (e *Executor) finish(l *lease, replies <-chan reply, pending int, cancel co
 				if r.lease != nil {
 					e.releaseNow(r.lease)
 				}
-			} else if r.lease.Token() < l.token && !redis.KeepAbove(r.lease, l.token) {
+			} else if r.lease.Token() < l.token {
 				e.raiseNow(r.i, l.key, l.token)
 			}
 		}

@@ -67,19 +67,20 @@
 //
 // The token of a lease is the largest of its majority's per-master tokens
 // (each the master's clock in microseconds, above the key's last token
-// there), and the majority's masters whose tokens were behind keep it: their
-// releases leave the key's next tokens above it ([redis.KeepAbove]; the
-// release carries it, no round trip). Any later majority shares a master
-// with this one, where it gets a token above the first one once the first
-// lease is released there; so tokens strictly increase from one holder to
-// the next, also when a lock was lost to a second holder while the first
-// still believed it held it (a resource that checks tokens then refuses the
-// first holder's writes once the second one has written). A lease that
-// expired on the shared master instead of being released left no floor
-// there: the next token then comes from that master's clock, which has
-// passed the first token unless the masters' clocks differ by more than the
-// lease, or that clock went back. Tokens are per key and never reused
-// otherwise.
+// there), and before Acquire returns, the majority's masters whose tokens
+// were behind are raised to it ([redis.Executor.RaiseToken]; one more round
+// trip, in parallel, whenever the tokens differ, which with tokens from
+// clocks is nearly always). Any later majority shares a master with this
+// one, where the key carries the raised token while held, and a floor above
+// it after the release while it is ahead of that master's clock: so tokens
+// strictly increase from one holder to the next, also when a lock was lost
+// to a second holder while the first still believed it held it (a resource
+// that checks tokens then refuses the first holder's writes once the second
+// one has written). A lease that expired on the shared master instead of
+// being released left no floor there: the next token then comes from that
+// master's clock, which has passed the first token unless the masters'
+// clocks differ by more than the lease, or that clock went back. Tokens are
+// per key and never reused otherwise.
 //
 // # Limits
 //

@@ -136,23 +136,19 @@ end
 
 -- release frees key if it holds owner's lock and returns 1, or returns 0: it
 -- hands the key to the head of the queue when the lock's flags say the queue
--- may have members, and keeps a floor when its token, or above (nil for
--- none), is ahead of the clock.
-local function release(key, queue, shares, owner, claim, above)
+-- may have members, and keeps a floor when its token is ahead of the clock.
+local function release(key, queue, shares, owner, claim)
   local base, token, flags = parse(redis.pcall('get', key))
   if base ~= owner then
     return 0
   end
-  if flags == '' and not above then
+  if flags == '' then
     redis.call('del', key)
     return 1
   end
   local now = nil
-  if above or string.find(flags, 'a', 1, true) then
+  if string.find(flags, 'a', 1, true) then
     now = clock()
-  end
-  if above and above > token then
-    token = above
   end
   if string.find(flags, 'q', 1, true) and serve(key, queue, shares, claim, token, now, false) then
     return 1
