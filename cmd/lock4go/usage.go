@@ -70,8 +70,8 @@ const benchUsage = `Usage: lock4go bench [flags]
 
 Measures, against the given backend and through one lock4go Template with
 its default configuration (30s lease renewed by the watchdog), on a key of
-its own (lock4go-bench:<random>, released at the end; Redis keeps its fencing
-counter for the executor's CounterTTL, 7 days):
+its own (lock4go-bench:<random>, released at the end, which leaves nothing
+behind):
   uncontended acquire + release: one goroutine locks and unlocks --pairs times; p50, p99, pairs/s
   hand-off latency: for each --waiters W, W goroutines wait while one holds the key for --hold;
     the time from the holder's Unlock to the next holder's Lock returning; p50, p99

@@ -6,20 +6,22 @@ import "strings"
 // with EVAL when the server does not know a script yet), the commands the
 // scripts call (Redis checks them against the caller's ACL too), pub/sub
 // for waking waiters (go-redis pings an idle pub/sub connection), and
-// [Executor.Inspect]. HELLO and AUTH need no permission.
+// [Executor.Inspect]; PUBSUB NUMSUB is how the executor of a Sentinel
+// failover client checks that its subscription is on the current master.
+// WAIT is sent with [Options.Replicas]. HELLO and AUTH need no permission.
 var aclCommands = []string{
 	"evalsha", "eval",
-	"exists", "set", "incr", "incrby", "time", "pexpire", "get", "del", "publish",
+	"exists", "set", "time", "pexpire", "get", "del", "publish",
 	"zadd", "zrem", "zpopmin", "pttl",
-	"subscribe", "unsubscribe", "ping",
+	"subscribe", "unsubscribe", "ping", "pubsub|numsub", "wait",
 	"zcard", "zrange", "zscore", "zremrangebyscore",
 }
 
 // ACLRules returns the Redis ACL rules of a user that may lock, through an
 // [Executor], the keys that start with keyPrefix and ":" and nothing else:
-// those keys, the names derived from them (see docs/keys.md), their
-// release channels, the executors' wake channels ("lock4go:wake:*", whatever
-// keyPrefix is) and the commands the executor sends. For the keys that lock4go's key builders make with the default
+// those keys, the names derived from them (see docs/keys.md), the
+// executors' wake channels ("lock4go:wake:*", whatever keyPrefix is) and
+// the commands the executor sends. For the keys that lock4go's key builders make with the default
 // KeyPrefix "lock4go":
 //
 //	ACL SETUSER lock4go reset on >PASSWORD <ACLRules("lock4go")>
@@ -35,25 +37,20 @@ var aclCommands = []string{
 // every command).
 func ACLRules(keyPrefix string) string {
 	p := globEscape(keyPrefix) + ":"
-	// Derived names: "<key>##token", "<key>##queue" and
-	// "<key>##void:<owner>" for a key with a hash tag (and "<key>:token",
-	// an earlier version's counter, which the acquire script raises with
-	// INCRBY), all under keyPrefix; "{<key>}:token", "{<key>}:queue" and
-	// "{<key>}:void:<owner>" for a key without one;
-	// "{<3-char slot tag>}:token:<key>" (and so on) for a key with a "}"
-	// but no tag. Release channels: the same shapes with ":released".
+	// Derived names: "<key>##queue", "<key>##shares" and
+	// "<key>##void:<owner>" for a key with a hash tag, under keyPrefix;
+	// "{<key>}:queue", "{<key>}:shares" and "{<key>}:void:<owner>" for a key
+	// without one; "{<3-char slot tag>}:queue:<key>" (and so on) for a key
+	// with a "}" but no tag. The only channels are the executors' wake
+	// channels.
 	rules := []string{
 		"resetkeys",
 		"~" + p + "*",
 		"~{" + p + "*",
-		"~{???}" + counterSuffix + ":" + p + "*",
 		"~{???}" + voidSuffix + ":" + p + "*",
 		"~{???}" + queueSuffix + ":" + p + "*",
 		"~{???}" + sharesSuffix + ":" + p + "*",
 		"resetchannels",
-		"&" + p + "*",
-		"&{" + p + "*",
-		"&{???}" + channelSuffix + ":" + p + "*",
 		"&" + wakeChannelPrefix + "*",
 		"-@all",
 	}

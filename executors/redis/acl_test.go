@@ -3,7 +3,6 @@ package redis_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -50,33 +49,26 @@ func TestConformance_aclUser(t *testing.T) {
 
 // Every shape of key and prefix works as a user with ACLRules(prefix):
 // acquire, wake-up of a waiter, renew, inspect and release, touching the
-// key's counter, void marker and release channel under their three naming
-// forms.
+// key's queue, shares and void marker under their three naming forms.
 func TestACLRules_derivedNames(t *testing.T) {
 	s := server(t)
 	admin := newClient(t, s.Addr())
 	for _, tc := range []struct {
 		name, prefix, key string
-		legacy            bool // an earlier version's counter exists
 	}{
-		{"plain key", "lock4go", "lock4go:pay#42", false},
-		{"hash tag in the key", "lock4go", "lock4go:POST /orders/{id}/pay#42", false},
-		{"hash tag and an earlier version's counter", "lock4go", "lock4go:{tag}#7", true},
-		{"brace without a tag", "lock4go", "lock4go:a}b#1", false},
-		{"empty tag", "lock4go", "lock4go:{}x#1", false},
-		{"hash tag in the prefix", "{app}", "{app}:order#1", false},
-		{"glob characters in the prefix", "a*b?[c]", "a*b?[c]:order#1", false},
+		{"plain key", "lock4go", "lock4go:pay#42"},
+		{"hash tag in the key", "lock4go", "lock4go:POST /orders/{id}/pay#42"},
+		{"hash tag", "lock4go", "lock4go:{tag}#7"},
+		{"brace without a tag", "lock4go", "lock4go:a}b#1"},
+		{"empty tag", "lock4go", "lock4go:{}x#1"},
+		{"hash tag in the prefix", "{app}", "{app}:order#1"},
+		{"glob characters in the prefix", "a*b?[c]", "a*b?[c]:order#1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			user := newACLUser(t, admin, redis.ACLRules(tc.prefix))
 			e := newExecutor(t, newClient(t, s.Addr(), ctxTimeouts, asUser(user, aclPass)), redis.Options{})
 			waiter := newExecutor(t, newClient(t, s.Addr(), ctxTimeouts, asUser(user, aclPass)), redis.Options{})
 			key := tc.key + ":" + owner()[:8]
-			if tc.legacy {
-				if err := admin.Set(t.Context(), key+":token", "1000", time.Minute).Err(); err != nil {
-					t.Fatal(err)
-				}
-			}
 			r := req(key, time.Minute)
 			l, err := e.Acquire(t.Context(), r)
 			if err != nil {
@@ -86,9 +78,6 @@ func TestACLRules_derivedNames(t *testing.T) {
 			defer stop()
 			if err := l.Renew(t.Context(), time.Minute); err != nil {
 				t.Fatalf("Renew = %v", err)
-			}
-			if tc.legacy && admin.Get(t.Context(), key+":token").Val() != fmt.Sprint(l.Token()) {
-				t.Fatalf("the earlier version's counter was not raised to the token %d", l.Token())
 			}
 			if h, err := e.Inspect(t.Context(), key); err != nil || h.Owner != r.Owner || h.Token != l.Token() {
 				t.Fatalf("Inspect = %+v, %v; want owner %s token %d", h, err, r.Owner, l.Token())

@@ -6,11 +6,15 @@ import (
 	"fmt"
 	"time"
 
+	goredis "github.com/redis/go-redis/v9"
+
 	"github.com/lock4go/lock4go/executor"
 )
 
 // Acquire makes one attempt to take req.Key for req.Owner with one script
-// and one round trip: SET key owner NX PX ttl plus the fencing counter. It
+// and one round trip: SET key NX PX ttl, with the owner and the fencing
+// token (the server clock in microseconds, above the key's last token) as
+// its value. It
 // never waits; waiting is the Template's, helped by [Executor.WatchRelease].
 // A request with req.Wait that finds the key busy queues the executor in
 // the key's wait queue in the same round trip, and one that finds the
@@ -21,8 +25,8 @@ import (
 // trip, unless a release has woken the executor since. (When nobody else
 // is queued, the followers simply try after the release.)
 //
-// A key that is the counter, the wait queue or a void marker of a key with
-// a hash tag ("<key>##token", "<key>##queue", "<key>##void:<owner>") is an
+// A key that is the wait queue, the shares or a void marker of a key with a
+// hash tag ("<key>##queue", "<key>##shares", "<key>##void:<owner>") is an
 // error wrapping [executor.ErrInvalidKey].
 //
 // It returns an error wrapping [executor.ErrNotAcquired] when another owner
@@ -34,9 +38,9 @@ import (
 //
 // Whenever the script may have run without its token reaching us (a lost
 // reply, a call abandoned at ctx's end), Acquire reports an error, never a
-// lease, and voids the owner in the background (voidLater), so that the
-// command cannot take the key even if it lands later. docs/redis.md tells
-// the whole story.
+// lease, and voids the owner in the background (voidLater): the key is
+// freed if the command took it, and taken over by the next waiter if it
+// lands later. docs/redis.md tells the whole story.
 //
 // An attempt with the owner of the current holder returns the holder's
 // lease again; an owner must not be reused after an error. After Close
@@ -46,7 +50,7 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 		return nil, fmt.Errorf("redis: acquire: %w", err)
 	}
 	if reservedKey(req.Key) {
-		return nil, fmt.Errorf("redis: acquire %q: the name of a fencing counter, wait queue or void marker: %w", req.Key, executor.ErrInvalidKey)
+		return nil, fmt.Errorf("redis: acquire %q: the name of a wait queue, shares or void marker: %w", req.Key, executor.ErrInvalidKey)
 	}
 	if ctx.Err() != nil {
 		return nil, fmt.Errorf("redis: acquire %q: %w", req.Key, executor.GaveUp(ctx))
@@ -55,10 +59,7 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 		return nil, closedErr("acquire", req.Key)
 	}
 	share := req.Shared || req.Permits > 0
-	if !share && req.Wait && e.waits.takeAhead(req.Key) {
-		// A holder of this process queued the executor again for this
-		// caller, and no release has woken it since: the key is busy, no
-		// round trip needed to learn it.
+	if !share && req.Wait && e.busyLocally(req.Key) {
 		return nil, fmt.Errorf("redis: %q: %w", req.Key, executor.ErrNotAcquired)
 	}
 	l := newLease(e, req.Key, req.Owner)
@@ -71,12 +72,38 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 	} else {
 		r = e.run(ctx, func(ctx context.Context) result { return l.try(ctx, req) })
 	}
-	// The executor's queue bookkeeping is its locks' (one waiter per key
-	// in a process); waiters of shares share the entry and leave it alone.
-	track := req.Wait && !share
+	return e.outcome(ctx, l, req, r)
+}
+
+// busyLocally reports whether a waiting attempt of a lock on key can be
+// answered "busy" without a round trip: a holder of this process queued the
+// executor again for this caller and no release has woken it since, or the
+// executor stands in the key's queue, subscribed, and no wake came since its
+// last poll (at most quietPoll ago). Otherwise it records the poll.
+func (e *Executor) busyLocally(key string) bool {
+	if e.waits.takeAhead(key) {
+		return true
+	}
+	now := time.Now()
+	if !e.opts.PollEveryRetry && e.waits.quiet(key, now, quietPoll) && e.hub.healthy() {
+		return true
+	}
+	e.waits.polledAt(key, now)
+	return false
+}
+
+// outcome turns the result r of l's acquire script into a lease or an
+// error, and keeps the executor's queue bookkeeping: a lock's (one waiter
+// per key in a process); waiters of shares share the entry and leave it
+// alone.
+func (e *Executor) outcome(ctx context.Context, l *lease, req executor.Request, r result) (executor.Lease, error) {
+	track := req.Wait && l.shareArg == nil
 	switch {
 	case r.err == nil && r.val > 0:
-		l.token = r.val
+		l.taken(r.val)
+		if err := e.checkReplicas(ctx, l, r.acked); err != nil {
+			return nil, err
+		}
 		if track {
 			e.waits.setQueued(req.Key, false)
 			if r.joined {
@@ -99,9 +126,11 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 	case r.err == nil && r.val == kindMismatch:
 		return nil, errKind(req)
 	}
-	// A failed or abandoned call, or a retry without a counter: the key may
-	// hold req.Owner.
-	e.voidLater(l, req.TTL)
+	// A failed or abandoned call, or a retried share acquisition: the key
+	// may hold req.Owner, unless nothing was sent.
+	if !e.neverSent(r.err) {
+		e.voidLater(l, req.TTL, refusedDial(r.err))
+	}
 	err := r.err
 	if err == nil {
 		err = errNoCounter
@@ -122,26 +151,39 @@ func (l *lease) try(ctx context.Context, req executor.Request) result {
 // executor's claim.
 func (l *lease) acquire(ctx context.Context, req executor.Request) result {
 	e := l.e
-	member, inQueue, followers := noArg, noArg, noArg
-	if req.Wait {
-		member = e.memberArg
-		if e.waits.queued(req.Key) {
-			inQueue = yesArg
+	var cmd *goredis.Cmd
+	var acked int64
+	if !req.Wait && !e.opts.StrictFIFO {
+		// A plain attempt: the script needs the key and its shares, the
+		// owner and the TTL.
+		cmd, acked = e.runAcquire(ctx, acquireScript, l.keys[:2], l.ownerArg, e.msArg(req.TTL))
+	} else {
+		member, inQueue, followers := noArg, noArg, noArg
+		if req.Wait {
+			member = e.memberArg
+			if e.waits.queued(req.Key) {
+				inQueue = yesArg
+			}
+			if req.Followers {
+				followers = yesArg
+			}
 		}
-		if req.Followers {
-			followers = yesArg
-		}
+		cmd, acked = e.runAcquire(ctx, acquireScript, l.keys, l.ownerArg, e.msArg(req.TTL),
+			member, e.queueTTLArg, inQueue, followers, e.strictArg, e.claimArg)
 	}
-	cmd := acquireScript.Run(ctx, e.client, l.keys, l.ownerArg, e.msArg(req.TTL), e.counterTTLArg,
-		member, e.queueTTLArg, inQueue, followers, e.strictArg, e.claimArg)
 	if v, ok := cmd.Val().([]any); ok && len(v) == 2 {
 		// {token, 1}: taken, and queued again for the followers.
 		token, _ := v[0].(int64)
-		return result{val: token, joined: true}
+		return result{val: token, joined: true, acked: acked}
 	}
 	v, err := cmd.Int64()
-	return result{val: v, err: err}
+	return result{val: v, err: err, acked: acked}
 }
+
+// quietPoll is how often a waiter that stands in a key's queue, with its
+// wake subscription healthy, asks the server while no wake comes; its other
+// retries are answered without a round trip (see waits.quiet).
+const quietPoll = time.Second
 
 // Boxed script arguments shared by every call.
 var (
@@ -172,9 +214,9 @@ func ms(d time.Duration) int64 { return max(d.Milliseconds(), 1) }
 
 // Internal causes, wrapped beside the executor sentinels.
 var (
-	// errNoCounter: an acquisition retried by go-redis whose fencing counter
-	// vanished meanwhile; no token can be trusted.
-	errNoCounter = errors.New("redis: fencing counter missing")
+	// errNoCounter: a share acquisition retried by go-redis found its share
+	// taken by its first attempt, whose token is not kept.
+	errNoCounter = errors.New("redis: the token of a retried share acquisition is unknown")
 
 	// errVoided: the owner's acquisitions were voided by the void of
 	// an earlier attempt with the same owner; nothing was written.

@@ -3,6 +3,7 @@ package redis_test
 import (
 	"context"
 	"errors"
+	"strconv"
 	"testing"
 	"time"
 
@@ -25,7 +26,6 @@ func TestNew_invalid(t *testing.T) {
 		{"nil client", nil, redis.Options{}},
 		{"typed nil *Client", (*goredis.Client)(nil), redis.Options{}},
 		{"typed nil *ClusterClient", (*goredis.ClusterClient)(nil), redis.Options{}},
-		{"negative CounterTTL", c, redis.Options{CounterTTL: -time.Second}},
 		{"negative SubscribeTimeout", c, redis.Options{SubscribeTimeout: -time.Second}},
 		{"negative CleanupTimeout", c, redis.Options{CleanupTimeout: -time.Second}},
 		{"ring", ring, redis.Options{}}, // pub/sub per shard: releases would not reach every waiter
@@ -66,7 +66,7 @@ func TestExecutor_Acquire_emptyKey(t *testing.T) {
 func TestExecutor_Acquire_layout(t *testing.T) {
 	s := server(t)
 	c := newClient(t, s.Addr())
-	e := newExecutor(t, c, redis.Options{CounterTTL: time.Hour})
+	e := newExecutor(t, c, redis.Options{})
 	key := uniq(t, "lock4j:")
 	r := req(key, 10*time.Second)
 	start := time.Now()
@@ -74,30 +74,26 @@ func TestExecutor_Acquire_layout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The key holds the owner as a plain string, with the lease as its TTL.
-	if got := c.Get(t.Context(), key).Val(); got != r.Owner {
-		t.Fatalf("GET key = %q, want the owner %q", got, r.Owner)
+	// The key holds the owner, a NUL and the token as a plain string, with
+	// the lease as its TTL; nothing else is written.
+	if got, want := c.Get(t.Context(), key).Val(), r.Owner+"\x00"+strconv.FormatInt(l.Token(), 10); got != want {
+		t.Fatalf("GET key = %q, want %q", got, want)
 	}
 	if ttl := c.PTTL(t.Context(), key).Val(); ttl <= 9*time.Second || ttl > 10*time.Second {
 		t.Fatalf("PTTL key = %v, want about 10s", ttl)
 	}
-	// The counter holds the token and lives for CounterTTL.
-	counter := redis.CounterKey(key)
-	if got, _ := c.Get(t.Context(), counter).Int64(); got != l.Token() {
-		t.Fatalf("counter = %d, token %d", got, l.Token())
+	if keys := c.Keys(t.Context(), "*"+key+"*").Val(); len(keys) != 1 {
+		t.Fatalf("keys after an acquisition: %q, want only the lock", keys)
 	}
-	if ttl := c.PTTL(t.Context(), counter).Val(); ttl <= 59*time.Minute || ttl > time.Hour {
-		t.Fatalf("PTTL counter = %v, want about 1h", ttl)
-	}
-	// A new counter is seeded from the server clock in microseconds.
+	// The token of a free key is the server clock in microseconds.
 	if lo, hi := start.Add(-time.Minute).UnixMicro(), time.Now().Add(time.Minute).UnixMicro(); l.Token() < lo || l.Token() > hi {
 		t.Fatalf("first token %d, want the server time in µs (%d..%d)", l.Token(), lo, hi)
 	}
 	if err := l.Release(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	if n := c.Exists(t.Context(), key).Val(); n != 0 {
-		t.Fatal("key still exists after Release")
+	if keys := c.Keys(t.Context(), "*"+key+"*").Val(); len(keys) != 0 {
+		t.Fatalf("keys after Release: %q, want none", keys)
 	}
 }
 
@@ -117,15 +113,29 @@ func TestExecutor_Acquire_tokens(t *testing.T) {
 		}
 		return l.Token()
 	}
-	first := next()
-	if got := next(); got != first+1 {
-		t.Fatalf("second token %d, want %d", got, first+1)
+	last := next()
+	for range 50 {
+		if got := next(); got <= last {
+			t.Fatalf("token %d after %d, want more", got, last)
+		} else {
+			last = got
+		}
 	}
-	// A counter lost (expired, or a restart without persistence) is seeded
-	// again from the clock: still above every earlier token.
-	c.Del(t.Context(), redis.CounterKey(key))
-	if got := next(); got <= first+1 {
-		t.Fatalf("token after counter loss %d, want > %d", got, first+1)
+	// A holder's token far ahead of the clock (a Redlock raise, a clock
+	// that went back): the next tokens stay above it, through the release.
+	l, err := e.Acquire(t.Context(), req(key, time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ahead := l.Token() + 3_000_000 // 3s ahead of the clock
+	if err := e.RaiseToken(t.Context(), key, ahead); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Release(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if got := next(); got <= ahead {
+		t.Fatalf("token after a raise to %d = %d, want more", ahead, got)
 	}
 }
 
@@ -134,8 +144,7 @@ func TestExecutor_Acquire_tokens(t *testing.T) {
 // and gets the token instead of "held".
 func TestExecutor_Acquire_sameOwner(t *testing.T) {
 	s := server(t)
-	c := newClient(t, s.Addr())
-	e := newExecutor(t, c, redis.Options{})
+	e := newExecutor(t, newClient(t, s.Addr()), redis.Options{})
 	r := req(uniq(t, "same:"), time.Minute)
 	l1, err := e.Acquire(t.Context(), r)
 	if err != nil {
@@ -147,15 +156,6 @@ func TestExecutor_Acquire_sameOwner(t *testing.T) {
 	}
 	if l1.Token() != l2.Token() {
 		t.Fatalf("tokens %d and %d, want equal", l1.Token(), l2.Token())
-	}
-	// Without a counter no token can be trusted: an error, and the key is
-	// cleaned up.
-	c.Del(t.Context(), redis.CounterKey(r.Key))
-	if _, err := e.Acquire(t.Context(), r); !errors.Is(err, executor.ErrBackend) {
-		t.Fatalf("Acquire without counter = %v, want ErrBackend", err)
-	}
-	if !eventually(2*time.Second, func() bool { return c.Exists(t.Context(), r.Key).Val() == 0 }) {
-		t.Fatal("key left behind")
 	}
 }
 

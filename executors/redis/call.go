@@ -23,8 +23,9 @@ func honoursContext(client goredis.UniversalClient) bool {
 type result struct {
 	val       int64
 	err       error
-	abandoned bool // ctx ended first; err is ctx's error
-	joined    bool // acquire: taken, and the executor queued again for followers
+	abandoned bool  // ctx ended first; err is ctx's error
+	joined    bool  // acquire: taken, and the executor queued again for followers
+	acked     int64 // acquire: replicas that acknowledged it, -1 if not asked
 }
 
 // direct reports whether a call with ctx may run in the caller's goroutine:

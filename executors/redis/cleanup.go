@@ -31,6 +31,9 @@ type voidItem struct {
 	ttlArg   any       // the void marker's life in ms, boxed
 	giveUp   time.Time // the lease it guards against has surely expired by then
 	failures int
+	// quiet: the acquisition most likely never reached Redis (its last
+	// attempt could not connect), so its void's failures are debug messages.
+	quiet bool
 }
 
 // voidQueue holds an executor's pending voids. Its fields are
@@ -48,10 +51,12 @@ type voidQueue struct {
 // ttl lives: at least as long as the lease, and at least minVoidTTL.
 func voidTTL(ttl time.Duration) time.Duration { return max(ttl, minVoidTTL) }
 
-// void schedules the void of l, an acquisition with a lease
-// of ttl whose outcome is unknown: the void script, which sets the owner's
-// void marker (so the acquisition can no longer take the key) and deletes
-// the key if it holds the owner. It never blocks on the network, except
+// voidLater schedules the void of l, an acquisition with a lease of ttl
+// whose outcome is unknown: the void script, which sets the owner's void
+// marker (so that the next waiter takes the key over should the command
+// land later) and frees the key if it holds the owner. A quiet void is one
+// of an acquisition whose last attempt could not connect: it most likely
+// never reached Redis, so its failures are logged at debug level. It never blocks on the network, except
 // after Close, when it makes one attempt in the caller's goroutine.
 //
 // One goroutine per executor, started on demand, runs the pending
@@ -64,9 +69,9 @@ func voidTTL(ttl time.Duration) time.Duration { return max(ttl, minVoidTTL) }
 // failed acquisition nor a storm of retries, and the backlog is bounded by
 // what fails during one lease. A failing outage is logged as a warning
 // once, until a round succeeds again.
-func (e *Executor) voidLater(l *lease, ttl time.Duration) {
+func (e *Executor) voidLater(l *lease, ttl time.Duration, quiet bool) {
 	d := voidTTL(ttl)
-	it := voidItem{l: l, ttlArg: ms(d), giveUp: time.Now().Add(d)}
+	it := voidItem{l: l, ttlArg: ms(d), giveUp: time.Now().Add(d), quiet: quiet}
 	q := &e.voids
 	q.mu.Lock()
 	q.items = append(q.items, it)
@@ -192,12 +197,13 @@ func (e *Executor) voidRound(items []voidItem) (failed []voidItem, firstErr erro
 // given: one warning per outage and cause, not one per round.
 func (e *Executor) reportRound(items, failed []voidItem, firstErr error) {
 	q := &e.voids
+	quiet := allQuiet(failed)
 	q.mu.Lock()
-	warn := len(failed) > 0 && !q.warned
+	warn := len(failed) > 0 && !q.warned && !quiet
 	recovered := len(failed) == 0 && q.warned
-	if len(failed) > 0 {
+	if len(failed) > 0 && !quiet {
 		q.warned = true
-	} else {
+	} else if len(failed) == 0 {
 		q.warned, q.gaveUp = false, false
 	}
 	q.mu.Unlock()
@@ -224,11 +230,21 @@ func (e *Executor) reportGiveUps(expired []voidItem) {
 	q := &e.voids
 	q.mu.Lock()
 	level := slog.LevelDebug
-	if !q.gaveUp {
+	if !q.gaveUp && !allQuiet(expired) {
 		q.gaveUp = true
 		level = slog.LevelWarn
 	}
 	q.mu.Unlock()
 	e.log.Log(context.Background(), level, "redis: gave up removing the possible locks of acquisitions whose reply was lost; their leases have expired by now",
 		"key", expired[0].l.key(), "count", len(expired))
+}
+
+// allQuiet reports whether every item is a quiet void.
+func allQuiet(items []voidItem) bool {
+	for _, it := range items {
+		if !it.quiet {
+			return false
+		}
+	}
+	return true
 }

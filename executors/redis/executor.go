@@ -25,10 +25,12 @@ type Executor struct {
 	opts     Options
 	log      *slog.Logger
 	ctxBound bool // the client bounds its I/O by context deadlines
+	// oneAttempt: the client never retries, so a failed dial proves that a
+	// call sent nothing.
+	oneAttempt bool
 
-	counterTTLArg any // CounterTTL in ms, boxed once
-	lastTTL       atomic.Pointer[ttlArg]
-	hub           *hub
+	lastTTL atomic.Pointer[ttlArg]
+	hub     *hub
 
 	// The executor in wait queues: its member name, boxed once, the channel
 	// releases wake it on, and what its callers wait for.
@@ -102,24 +104,27 @@ func New(client goredis.UniversalClient, opts Options) (*Executor, error) {
 	if err != nil {
 		return nil, err
 	}
+	if _, ok := client.(*goredis.ClusterClient); ok && opts.Replicas > 0 {
+		return nil, fmt.Errorf("redis: Replicas with a *redis.ClusterClient (WAIT has no key to route it by): %w", executor.ErrInvalidConfig)
+	}
 	e := &Executor{
-		client:        client,
-		opts:          opts,
-		log:           opts.Logger.With("executor", opts.Name),
-		ctxBound:      honoursContext(client),
-		counterTTLArg: ms(opts.CounterTTL),
-		claimArg:      ms(opts.ClaimWindow),
-		strictArg:     noArg,
-		queueTTLArg:   ms(max(queueTTL, opts.ClaimWindow)),
-		member:        newMember(),
-		done:          make(chan struct{}),
+		client:      client,
+		opts:        opts,
+		log:         opts.Logger.With("executor", opts.Name),
+		ctxBound:    honoursContext(client),
+		oneAttempt:  makesOneAttempt(client),
+		claimArg:    ms(opts.ClaimWindow),
+		strictArg:   noArg,
+		queueTTLArg: ms(max(queueTTL, opts.ClaimWindow)),
+		member:      newMember(),
+		done:        make(chan struct{}),
 	}
 	e.memberArg = e.member
 	if opts.StrictFIFO {
 		e.strictArg = yesArg
 	}
 	e.wakeChannel = wakeChannelPrefix + e.member
-	e.hub = newHub(client, e.log, opts.SubscribeTimeout)
+	e.hub = newHub(client, e.log, opts.SubscribeTimeout, func() bool { return e.waits.n.Load() > 0 })
 	if !e.ctxBound {
 		e.log.Debug("redis: the client does not bound calls by context deadlines (ContextTimeoutEnabled is false); calls whose context can end are handed to worker goroutines")
 	}

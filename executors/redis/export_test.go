@@ -7,19 +7,19 @@ import (
 
 // Internals exposed to the external tests.
 var (
-	CounterKey   = counterKey
-	LegacyKey    = legacyCounterKey
-	ReservedKey  = reservedKey
-	ChannelName  = channelName
-	VoidKey      = voidKey
-	QueueKey     = queueKey
-	SharesKey    = sharesKey
-	AcquireNames = acquireNames
-	KeySlot      = keySlot
-	SlotTag      = slotTag
-	Evicting     = evicting
-	AcquireErr   = acquireErr
-	VoidTTL      = voidTTL
+	ReservedKey = reservedKey
+	VoidKey     = voidKey
+	QueueKey    = queueKey
+	SharesKey   = sharesKey
+	LockNames   = lockNames
+	ParseValue  = parseValue
+	RefusedDial = refusedDial
+	IsNoScript  = isNoScript
+	KeySlot     = keySlot
+	SlotTag     = slotTag
+	Evicting    = evicting
+	AcquireErr  = acquireErr
+	VoidTTL     = voidTTL
 )
 
 // Void runs, once and in the caller's goroutine, the void of
@@ -35,7 +35,7 @@ func Void(e *Executor, key, owner string, ttl time.Duration) bool {
 // VoidLater schedules the void of an acquisition of key by
 // owner with a lease of ttl, as Acquire does after a lost reply.
 func VoidLater(e *Executor, key, owner string, ttl time.Duration) {
-	e.voidLater(newLease(e, key, owner), ttl)
+	e.voidLater(newLease(e, key, owner), ttl, false)
 }
 
 // Run calls fn as the executor calls Redis: in the caller's goroutine when

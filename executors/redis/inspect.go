@@ -12,10 +12,10 @@ import (
 	"github.com/lock4go/lock4go/executor"
 )
 
-// Inspect implements [executor.Inspector] with one pipeline: the owner
-// (GET key), the token (GET of the key's counter: the token of the latest
-// acquisition, the holder's unless the key was taken without lock4go, as by
-// Lock4j), the remaining TTL (PTTL), the read locks or permits (the shares'
+// Inspect implements [executor.Inspector] with one pipeline: the owner and
+// token (GET key: lock4go keeps the holder's token in the key's value; a
+// key taken without lock4go, as by Lock4j, has its whole value as the owner
+// and token 0), the remaining TTL (PTTL), the read locks or permits (the shares'
 // sorted set) and the number of executors (processes, not goroutines) in
 // the key's wait queue (ZCARD), which Holder.Waiters reports. A key that a
 // release handed to the head of its queue, and that the head has yet to
@@ -29,16 +29,15 @@ func (e *Executor) Inspect(ctx context.Context, key string) (executor.Holder, er
 		return executor.Holder{}, closedErr("inspect", key)
 	}
 	var (
-		owner, token *goredis.StringCmd
-		pttl         *goredis.DurationCmd
-		waiters      *goredis.IntCmd
-		shares       *goredis.ZSliceCmd
-		now          *goredis.TimeCmd
+		owner   *goredis.StringCmd
+		pttl    *goredis.DurationCmd
+		waiters *goredis.IntCmd
+		shares  *goredis.ZSliceCmd
+		now     *goredis.TimeCmd
 	)
 	r := e.run(ctx, func(ctx context.Context) result {
 		_, err := e.client.Pipelined(ctx, func(p goredis.Pipeliner) error {
 			owner = p.Get(ctx, key)
-			token = p.Get(ctx, counterKey(key))
 			pttl = p.PTTL(ctx, key)
 			waiters = p.ZCard(ctx, queueKey(key))
 			shares = p.ZRangeWithScores(ctx, sharesKey(key), 0, -1)
@@ -51,7 +50,8 @@ func (e *Executor) Inspect(ctx context.Context, key string) (executor.Holder, er
 		return executor.Holder{}, fmt.Errorf("redis: inspect %q: %w: %w", key, executor.ErrBackend, r.err)
 	}
 	o, err := owner.Result()
-	if isNil(err) || pttl.Val() == -2*time.Nanosecond {
+	base, token, ours := parseValue(o)
+	if isNil(err) || pttl.Val() == -2*time.Nanosecond || (ours && (base == floorMarker || strings.HasPrefix(base, sharesMarker))) {
 		if h, ok := sharesHolder(shares.Val(), now.Val()); ok {
 			h.Waiters = int(waiters.Val())
 			return h, nil
@@ -59,8 +59,8 @@ func (e *Executor) Inspect(ctx context.Context, key string) (executor.Holder, er
 		return executor.Holder{}, fmt.Errorf("redis: inspect %q: %w", key, executor.ErrLockNotHeld)
 	}
 	h := executor.Holder{Owner: o}
-	if t, err := strconv.ParseInt(token.Val(), 10, 64); err == nil {
-		h.Token = t
+	if ours {
+		h.Owner, h.Token = base, token
 	}
 	if d := pttl.Val(); d > 0 {
 		h.TTL = d

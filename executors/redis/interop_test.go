@@ -45,10 +45,14 @@ func TestInterop_lock4j(t *testing.T) {
 	if got := lock4jUnlock.Run(t.Context(), c, []string{key}, "java-owner").Val(); got != "false" {
 		t.Fatalf("Lock4j unlock of lock4go's lock = %v, want false", got)
 	}
-	// Lock4j's unlock with the stored value (what a Java service holding
-	// this owner would send) works on lock4go's layout.
-	if got := lock4jUnlock.Run(t.Context(), c, []string{key}, r.Owner).Val(); got != "true" {
-		t.Fatalf("Lock4j unlock with lock4go's owner = %v, want true", got)
+	// The key is a plain string ("<owner>\x00<token>"), so Lock4j's
+	// compare-and-delete works on lock4go's layout with the stored value.
+	stored := c.Get(t.Context(), key).Val()
+	if base, tok, ok := redis.ParseValue(stored); !ok || base != r.Owner || tok != l.Token() {
+		t.Fatalf("stored value %q, want the owner %q and the token %d", stored, r.Owner, l.Token())
+	}
+	if got := lock4jUnlock.Run(t.Context(), c, []string{key}, stored).Val(); got != "true" {
+		t.Fatalf("Lock4j unlock with the stored value = %v, want true", got)
 	}
 	if err := l.Release(t.Context()); !errors.Is(err, executor.ErrLockNotHeld) {
 		t.Fatalf("Release after Lock4j deleted the key = %v, want ErrLockNotHeld", err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	goredis "github.com/redis/go-redis/v9"
@@ -16,18 +17,18 @@ import (
 // is safe for concurrent use.
 type lease struct {
 	e *Executor
-	// keys are the acquire script's KEYS: the lock key, its wait queue, its
-	// shares, its owner's void marker, its counter and, for a key with a
-	// hash tag, the counter's legacy name (see legacyCounterKey). They are
-	// backed by names. The release script takes the first three, the void
-	// script the first four.
+	// keys are the scripts' KEYS: the lock key, its shares, its wait queue
+	// and the prefix of its owners' void markers, backed by names.
 	keys     []string
-	names    [6]string
-	channel  string // the key's release channel
-	ownerArg any    // the owner value, boxed once for every script call
+	names    [4]string
+	ownerArg any // the owner value, boxed once for every script call
 	// shareArg is, for a read lock or permit, its member in the key's
 	// shares ("<kind>|<owner>"), boxed; nil for a lock.
 	shareArg any
+	// valueArg is the value the acquisition wrote ("<owner>\x00<token>"),
+	// boxed, which the release and renew scripts compare first; the owner
+	// alone for a lease known by its owner only (ForceRelease).
+	valueArg any
 	token    int64
 	start    time.Time // before the acquire script was sent
 	loss     kit.Loss  // set by Close: Redis never reports a loss by itself
@@ -40,13 +41,20 @@ var (
 
 // newLease returns the attempt of owner to take key through e.
 func newLease(e *Executor, key, owner string) *lease {
-	queue, shares, void, counter, channel, legacy := acquireNames(key, owner)
-	l := &lease{e: e, names: [6]string{key, queue, shares, void, counter, legacy}, channel: channel, ownerArg: owner, start: time.Now()}
-	l.keys = l.names[:5]
-	if legacy != "" {
-		l.keys = l.names[:6]
-	}
+	queue, shares, voids := lockNames(key)
+	l := &lease{e: e, names: [4]string{key, shares, queue, voids}, ownerArg: owner, valueArg: owner, start: time.Now()}
+	l.keys = l.names[:]
 	return l
+}
+
+// taken records the token the acquire script returned, and the value it
+// wrote.
+func (l *lease) taken(token int64) {
+	l.token = token
+	if l.shareArg == nil {
+		owner, _ := l.ownerArg.(string)
+		l.valueArg = owner + "\x00" + strconv.FormatInt(token, 10)
+	}
 }
 
 // key returns the lock key.
@@ -125,10 +133,10 @@ func (l *lease) lostErr(op string) error {
 // renew runs the renew script.
 func (l *lease) renew(ctx context.Context, ttl time.Duration) result {
 	if l.shareArg != nil {
-		v, err := shareRenewScript.Run(ctx, l.e.client, l.keys[2:3], l.shareArg, l.e.msArg(ttl)).Int64()
+		v, err := runScript(ctx, l.e.client, shareRenewScript, l.shareKeys(), l.shareArg, l.e.msArg(ttl)).Int64()
 		return result{val: v, err: err}
 	}
-	v, err := renewScript.Run(ctx, l.e.client, l.keys[:1], l.ownerArg, l.e.msArg(ttl)).Int64()
+	v, err := runScript(ctx, l.e.client, renewScript, l.keys[:1], l.ownerArg, l.e.msArg(ttl), l.valueArg).Int64()
 	return result{val: v, err: err}
 }
 
@@ -137,30 +145,30 @@ func (l *lease) renew(ctx context.Context, ttl time.Duration) result {
 func (l *lease) renewCmd(ctx context.Context, p goredis.Pipeliner, ttl time.Duration, eval bool) *goredis.Cmd {
 	s, keys, member := renewScript, l.keys[:1], l.ownerArg
 	if l.shareArg != nil {
-		s, keys, member = shareRenewScript, l.keys[2:3], l.shareArg
+		s, keys, member = shareRenewScript, l.shareKeys(), l.shareArg
 	}
 	if eval {
-		return s.Eval(ctx, p, keys, member, l.e.msArg(ttl))
+		return s.Eval(ctx, p, keys, member, l.e.msArg(ttl), l.valueArg)
 	}
-	return s.EvalSha(ctx, p, keys, member, l.e.msArg(ttl))
+	return s.EvalSha(ctx, p, keys, member, l.e.msArg(ttl), l.valueArg)
 }
 
 // release runs the release script, which also hands the key off.
 func (l *lease) release(ctx context.Context) result {
 	if l.shareArg != nil {
-		v, err := shareReleaseScript.Run(ctx, l.e.client, l.keys[:3], l.shareArg, l.e.claimArg).Int64()
+		v, err := runScript(ctx, l.e.client, shareReleaseScript, l.keys[:3], l.shareArg, l.e.claimArg).Int64()
 		return result{val: v, err: err}
 	}
-	v, err := releaseScript.Run(ctx, l.e.client, l.keys[:3], l.ownerArg, l.channel, l.e.claimArg).Int64()
+	v, err := runScript(ctx, l.e.client, releaseScript, l.keys[:3], l.ownerArg, l.e.claimArg, l.valueArg).Int64()
 	return result{val: v, err: err}
 }
 
 // voidCmd adds l's void script to a pipeline, with the marker's TTL.
 func (l *lease) voidCmd(ctx context.Context, p goredis.Pipeliner, ttlArg any) *goredis.Cmd {
 	if l.shareArg != nil {
-		return shareVoidScript.Eval(ctx, p, l.keys[:4], l.shareArg, l.e.claimArg, ttlArg)
+		return shareVoidScript.Eval(ctx, p, l.keys, l.shareArg, l.ownerArg, l.e.claimArg, ttlArg)
 	}
-	return voidScript.Eval(ctx, p, l.keys[:4], l.ownerArg, l.channel, l.e.claimArg, ttlArg)
+	return voidScript.Eval(ctx, p, l.keys, l.ownerArg, l.e.claimArg, ttlArg)
 }
 
 // check turns the result of a renew or release script into an error.
@@ -255,7 +263,6 @@ func pipelinedInt(cmd *goredis.Cmd, perr error) (int64, error) {
 	return v, err
 }
 
-// isNoScript reports whether err says the server does not know a script.
-func isNoScript(err error) bool {
-	return err != nil && goredis.HasErrorPrefix(err, "NOSCRIPT")
-}
+// shareKeys returns the KEYS of the share renew script: the lock key
+// (holding the shares marker) and the shares.
+func (l *lease) shareKeys() []string { return l.keys[:2] }

@@ -70,49 +70,33 @@ func TestSlotTag_coversEverySlot(t *testing.T) {
 func TestDerivedNames_sameSlot(t *testing.T) {
 	const o = "0123abcd"
 	for _, k := range slotKeys {
-		c, ch, v, q := redis.CounterKey(k), redis.ChannelName(k), redis.VoidKey(k, o), redis.QueueKey(k)
-		if c == k || ch == k || v == k || q == k || c == ch || v == c || v == ch || q == c || q == v || q == ch {
-			t.Errorf("key %q: counter %q, channel %q, void marker %q, queue %q are not distinct", k, c, ch, v, q)
+		v, q, sh := redis.VoidKey(k, o), redis.QueueKey(k), redis.SharesKey(k)
+		if v == k || q == k || sh == k || q == v || sh == q || sh == v {
+			t.Errorf("key %q: void marker %q, queue %q, shares %q are not distinct", k, v, q, sh)
 		}
 		if v2 := redis.VoidKey(k, o+"x"); v2 == v {
 			t.Errorf("key %q: two owners share the void marker %q", k, v)
 		}
-		lc, sh := redis.LegacyKey(k), redis.SharesKey(k)
-		if gq, gsh, gv, gc, gch, glc := redis.AcquireNames(k, o); gq != q || gsh != sh || gv != v || gc != c || gch != ch || glc != lc {
-			t.Errorf("AcquireNames(%q) = %q, %q, %q, %q, %q, %q; want %q, %q, %q, %q, %q, %q", k, gq, gsh, gv, gc, gch, glc, q, sh, v, c, ch, lc)
+		if gq, gsh, gv := redis.LockNames(k); gq != q || gsh != sh || gv+o != v {
+			t.Errorf("LockNames(%q) = %q, %q, %q; want %q, %q and the prefix of %q", k, gq, gsh, gv, q, sh, v)
 		}
-		if sh == k || sh == q || sh == c || sh == v || sh == ch {
-			t.Errorf("key %q: shares %q is not distinct", k, sh)
+		_, tagged := hashTagOf(k)
+		if redis.ReservedKey(k) || redis.ReservedKey(v) != tagged || redis.ReservedKey(q) != tagged || redis.ReservedKey(sh) != tagged {
+			t.Errorf("key %q: ReservedKey of the key, its void marker %q, its queue %q, its shares %q = %v, %v, %v, %v",
+				k, v, q, sh, redis.ReservedKey(k), redis.ReservedKey(v), redis.ReservedKey(q), redis.ReservedKey(sh))
 		}
-		tagged := lc != ""
-		if redis.ReservedKey(sh) != tagged {
-			t.Errorf("key %q: ReservedKey of its shares %q = %v", k, sh, redis.ReservedKey(sh))
-		}
-		if redis.ReservedKey(k) || redis.ReservedKey(c) != tagged || redis.ReservedKey(v) != tagged || redis.ReservedKey(q) != tagged {
-			t.Errorf("key %q: ReservedKey of the key, its counter %q, its void marker %q, its queue %q = %v, %v, %v, %v",
-				k, c, v, q, redis.ReservedKey(k), redis.ReservedKey(c), redis.ReservedKey(v), redis.ReservedKey(q))
-		}
-		for _, n := range []string{c, ch, v, q, lc, sh} {
-			if n == "" {
-				continue
-			}
+		for _, n := range []string{v, q, sh} {
 			if got, want := redis.KeySlot(n), redis.KeySlot(k); got != want {
 				t.Errorf("key %q (slot %d): derived %q has slot %d", k, want, n, got)
 			}
 		}
 	}
-	if got := redis.CounterKey("order:42"); got != "{order:42}:token" {
-		t.Errorf("CounterKey(order:42) = %q", got)
-	}
 	for _, tc := range []struct{ got, want string }{
-		{redis.ChannelName("a:{42}"), "a:{42}:released"},
 		{redis.VoidKey("order:42", "o1"), "{order:42}:void:o1"},
 		{redis.QueueKey("order:42"), "{order:42}:queue"},
+		{redis.SharesKey("order:42"), "{order:42}:shares"},
 		{redis.QueueKey("{app}:order#1"), "{app}:order#1##queue"},
-		{redis.CounterKey("{app}:order#1"), "{app}:order#1##token"},
 		{redis.VoidKey("{app}:order#1", "o1"), "{app}:order#1##void:o1"},
-		{redis.LegacyKey("{app}:order#1"), "{app}:order#1:token"},
-		{redis.LegacyKey("order:42"), ""},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("derived name %q, want %q", tc.got, tc.want)
@@ -120,12 +104,22 @@ func TestDerivedNames_sameSlot(t *testing.T) {
 	}
 }
 
-// TestAcquireNames_allocs checks that the names made on every acquisition
+// hashTagOf reports whether key has a hash tag: a non-empty "{...}".
+func hashTagOf(key string) (string, bool) {
+	_, rest, ok := strings.Cut(key, "{")
+	if !ok {
+		return "", false
+	}
+	tag, _, ok := strings.Cut(rest, "}")
+	return tag, ok && tag != ""
+}
+
+// TestLockNames_allocs checks that the names made on every acquisition
 // share one allocation, except for keys that need a slot tag.
-func TestAcquireNames_allocs(t *testing.T) {
+func TestLockNames_allocs(t *testing.T) {
 	for _, k := range []string{"lock4j:order#42", "order:{42}:x", "{app}:order#42"} {
-		if n := testing.AllocsPerRun(100, func() { redis.AcquireNames(k, "0123456789abcdef0123456789abcdef") }); n != 1 {
-			t.Errorf("AcquireNames(%q): %v allocations, want 1", k, n)
+		if n := testing.AllocsPerRun(100, func() { redis.LockNames(k) }); n != 1 {
+			t.Errorf("LockNames(%q): %v allocations, want 1", k, n)
 		}
 	}
 }
@@ -137,10 +131,7 @@ func TestDerivedNames_clusterKeySlot(t *testing.T) {
 	client := goredis.NewClient(&goredis.Options{Addr: c.Addrs()[0]})
 	defer client.Close()
 	for _, k := range slotKeys {
-		for _, n := range []string{k, redis.CounterKey(k), redis.ChannelName(k), redis.VoidKey(k, "o1"), redis.LegacyKey(k)} {
-			if n == "" {
-				continue
-			}
+		for _, n := range []string{k, redis.QueueKey(k), redis.SharesKey(k), redis.VoidKey(k, "o1")} {
 			want, err := client.ClusterKeySlot(t.Context(), n).Result()
 			if err != nil {
 				t.Fatalf("CLUSTER KEYSLOT %q: %v", n, err)

@@ -18,17 +18,6 @@ type Options struct {
 	// Zero means [Priority].
 	Priority int
 
-	// CounterTTL is how long a key's fencing counter outlives the key's last
-	// acquisition (every acquisition refreshes it). Zero means 7 days.
-	//
-	// Within this window tokens come from INCR and strictly increase. When a
-	// counter has expired (or was lost in a restart without persistence) the
-	// next acquisition seeds it from the server clock in microseconds, which
-	// exceeds every earlier token of the key unless the key averaged more than
-	// one acquisition per microsecond or the server clock went back; so
-	// tokens keep increasing beyond the window too, on those conditions.
-	CounterTTL time.Duration
-
 	// SubscribeTimeout bounds how long [Executor.WatchRelease] waits for the
 	// server to confirm a new subscription, so that a release right after
 	// WatchRelease returns is not missed. When it passes (pub/sub is slow or
@@ -63,6 +52,29 @@ type Options struct {
 	// Zero means 2s.
 	CleanupTimeout time.Duration
 
+	// PollEveryRetry makes every retry of a waiter ask the server. By
+	// default a waiter whose executor stands in the key's queue, with its
+	// wake subscription healthy and no wake since, asks at most once a
+	// second and has its other retries answered "busy" without a round
+	// trip (a release would have woken it). The redlock executor sets it on
+	// its masters: a wake from one master must make its retries on every
+	// master ask.
+	PollEveryRetry bool
+
+	// Replicas, when positive, makes every acquisition wait until that many
+	// replicas have acknowledged its write (WAIT, sent right behind the
+	// acquire script on the same connection, in the same round trip's
+	// pipeline): a lock then survives a failover to one of them. An
+	// acquisition that took the key but heard from fewer replicas within
+	// ReplicaTimeout releases it and fails with [executor.ErrBackend]. It
+	// costs the replication delay on every acquisition (see docs/redis.md).
+	// A Cluster client refuses it ([executor.ErrInvalidConfig]): WAIT has
+	// no key to route it by. Zero means no waiting.
+	Replicas int
+
+	// ReplicaTimeout bounds the wait for Replicas. Zero means 100ms.
+	ReplicaTimeout time.Duration
+
 	// Logger receives warnings (an evicting maxmemory-policy, a failed
 	// void) and debug messages. Nil means [slog.Default].
 	Logger *slog.Logger
@@ -73,9 +85,9 @@ const DefaultCleanupTimeout = 2 * time.Second
 
 const (
 	defaultName             = "redis"
-	defaultCounterTTL       = 7 * 24 * time.Hour
 	defaultSubscribeTimeout = 250 * time.Millisecond
 	defaultClaimWindow      = 200 * time.Millisecond
+	defaultReplicaTimeout   = 100 * time.Millisecond
 )
 
 // withDefaults validates o and fills in its zero fields.
@@ -84,23 +96,26 @@ func (o Options) withDefaults() (Options, error) {
 		name string
 		v    time.Duration
 	}{
-		{"CounterTTL", o.CounterTTL},
 		{"SubscribeTimeout", o.SubscribeTimeout},
 		{"CleanupTimeout", o.CleanupTimeout},
 		{"ClaimWindow", o.ClaimWindow},
+		{"ReplicaTimeout", o.ReplicaTimeout},
 	} {
 		if d.v < 0 {
 			return o, fmt.Errorf("redis: %s %v is negative: %w", d.name, d.v, executor.ErrInvalidConfig)
 		}
+	}
+	if o.Replicas < 0 {
+		return o, fmt.Errorf("redis: Replicas %d is negative: %w", o.Replicas, executor.ErrInvalidConfig)
+	}
+	if o.ReplicaTimeout == 0 {
+		o.ReplicaTimeout = defaultReplicaTimeout
 	}
 	if o.Name == "" {
 		o.Name = defaultName
 	}
 	if o.Priority == 0 {
 		o.Priority = Priority
-	}
-	if o.CounterTTL == 0 {
-		o.CounterTTL = defaultCounterTTL
 	}
 	if o.SubscribeTimeout == 0 {
 		o.SubscribeTimeout = defaultSubscribeTimeout

@@ -69,7 +69,9 @@ func (e *Executor) WatchRelease(ctx context.Context, key string) (released <-cha
 	e.waits.add(key, w, e.opts.ClaimWindow)
 	e.hub.ready(ctx, e.wakeChannel)
 	if first {
-		w.wake()
+		// A wake may have come before the subscription: the next attempt
+		// asks the server.
+		e.waits.wake(key, e.opts.ClaimWindow)
 	}
 	var once sync.Once
 	return w.ch, func() {
@@ -105,8 +107,8 @@ func (e *Executor) leaveQueue(key string) {
 
 // leave removes the executor from key's queue, best effort, within ctx.
 func (e *Executor) leave(ctx context.Context, key string) {
-	keys := []string{key, queueKey(key), sharesKey(key)}
-	if err := leaveScript.Run(ctx, e.client, keys, e.memberArg, e.claimArg).Err(); err != nil {
+	keys := []string{key, sharesKey(key), queueKey(key)}
+	if err := runScript(ctx, e.client, leaveScript, keys, e.memberArg, e.claimArg).Err(); err != nil {
 		e.log.Debug("redis: leaving a wait queue failed; the entry is skipped when its turn comes", "key", key, "err", err)
 	}
 }

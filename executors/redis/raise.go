@@ -4,33 +4,27 @@ import (
 	"context"
 	"fmt"
 
-	goredis "github.com/redis/go-redis/v9"
-
 	"github.com/lock4go/lock4go/executor"
 )
 
-// raiseScript sets the fencing counter KEYS[1] to ARGV[1] if it holds less
-// (or nothing, or a value that is not a counter), with a TTL of ARGV[2] ms,
-// and returns the counter's value after the call.
-var raiseScript = goredis.NewScript(`
-local cur = tonumber(redis.call('get', KEYS[1]) or '0') or 0
-local want = tonumber(ARGV[1])
-if cur < want then
-  redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2])
-  return want
-end
-return cur
-`)
-
-// RaiseToken raises key's fencing counter to at least atLeast, so that the
-// next acquisition of key on this server gets a token above atLeast. A
-// counter already at or above it is left alone. It is the write-back of a
-// quorum lock over several servers (the redlock executor): the token of a
-// quorum acquisition is the largest of its servers' tokens, and raising the
-// others to it keeps tokens increasing across quorums that overlap on one
-// server. The counter gets [Options.CounterTTL] when raised. It returns an
-// error wrapping [executor.ErrInvalidConfig] for a token below 1, and one
-// wrapping [executor.ErrBackend] when Redis did not answer.
+// RaiseToken makes the next acquisition of key on this server get a token
+// above atLeast. It is the write-back of a quorum lock over several servers
+// (the redlock executor): the token of a quorum acquisition is the largest
+// of its servers' tokens, and raising the others to it keeps tokens
+// increasing across quorums that overlap on one server.
+//
+// A key held through lock4go (a lock, read locks, permits, or a claim a
+// release handed on) carries its last token in its value: it is raised to
+// atLeast, and the release keeps a floor while atLeast is ahead of the
+// server clock. A free key gets such a floor (the key holds
+// "lock4go:floor" for as long as atLeast is ahead of the clock); past that,
+// tokens come from the clock and exceed atLeast anyway. A key held by
+// another program (Lock4j) is left alone. Nothing is written when atLeast
+// is already behind the key's token or, for a free key, behind the clock.
+//
+// It returns an error wrapping [executor.ErrInvalidConfig] for a token
+// below 1, and one wrapping [executor.ErrBackend] when Redis did not
+// answer.
 func (e *Executor) RaiseToken(ctx context.Context, key string, atLeast int64) error {
 	if key == "" || reservedKey(key) {
 		return fmt.Errorf("redis: raise token %q: %w", key, executor.ErrInvalidKey)
@@ -38,9 +32,9 @@ func (e *Executor) RaiseToken(ctx context.Context, key string, atLeast int64) er
 	if atLeast < 1 {
 		return fmt.Errorf("redis: raise token %q to %d: %w", key, atLeast, executor.ErrInvalidConfig)
 	}
-	keys := []string{counterKey(key)}
+	keys := []string{key}
 	r := e.run(ctx, func(ctx context.Context) result {
-		v, err := raiseScript.Run(ctx, e.client, keys, atLeast, e.counterTTLArg).Int64()
+		v, err := runScript(ctx, e.client, raiseScript, keys, atLeast).Int64()
 		return result{val: v, err: err}
 	})
 	if r.err != nil {

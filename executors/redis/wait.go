@@ -23,6 +23,10 @@ type hub struct {
 	client      goredis.UniversalClient
 	log         *slog.Logger
 	confirmWait time.Duration
+	// active, for a Sentinel failover client, reports whether the executor
+	// has waiters: the hub then checks that its subscription is on the
+	// current master (see follow). Nil for other clients.
+	active func() bool
 
 	mu       sync.Mutex
 	ps       *goredis.PubSub // nil until the first listen
@@ -45,8 +49,10 @@ type subscription struct {
 	late      bool                 // a caller stopped waiting for the confirmation
 }
 
-func newHub(client goredis.UniversalClient, log *slog.Logger, confirmWait time.Duration) *hub {
-	return &hub{
+// newHub returns the hub of an executor over client; active reports
+// whether the executor has waiters (used for Sentinel failover clients).
+func newHub(client goredis.UniversalClient, log *slog.Logger, confirmWait time.Duration, active func() bool) *hub {
+	h := &hub{
 		client:      client,
 		log:         log,
 		confirmWait: confirmWait,
@@ -55,6 +61,10 @@ func newHub(client goredis.UniversalClient, log *slog.Logger, confirmWait time.D
 		kick:        make(chan struct{}, 1),
 		done:        make(chan struct{}),
 	}
+	if isFailover(client) {
+		h.active = active
+	}
+	return h
 }
 
 // listen subscribes to channel until the hub closes: onMsg receives each
@@ -123,6 +133,22 @@ func (h *hub) awaitConfirmation(ctx context.Context, s *subscription) {
 	}
 }
 
+// healthy reports whether the hub's subscription is confirmed and no
+// confirmation is overdue: wakes then arrive.
+func (h *hub) healthy() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.degraded || h.closed {
+		return false
+	}
+	for _, s := range h.subs {
+		if !s.confirmed || s.late {
+			return false
+		}
+	}
+	return len(h.subs) > 0
+}
+
 // startLocked creates the PubSub and the hub's goroutines on first use. The
 // PubSub connects in the background; go-redis retries until it succeeds.
 func (h *hub) startLocked() {
@@ -140,6 +166,13 @@ func (h *hub) startLocked() {
 		defer h.wg.Done()
 		h.manage()
 	}()
+	if h.active != nil {
+		h.wg.Add(1)
+		go func() {
+			defer h.wg.Done()
+			h.follow(h.active)
+		}()
+	}
 }
 
 // manage sends SUBSCRIBE commands for the pending channels. go-redis

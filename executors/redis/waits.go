@@ -32,6 +32,10 @@ type keyWaits struct {
 	// queued: the executor may stand in the key's queue (an attempt of a
 	// waiter registered it and none has taken the key since).
 	queued bool
+	// polled is when a waiter last asked the server; woken: a wake (or a
+	// gap of pub/sub) came since. See quiet.
+	polled time.Time
+	woken  bool
 }
 
 // watcher is one WatchRelease call.
@@ -83,7 +87,8 @@ func (q *waits) add(key string, w *watcher, window time.Duration) {
 	}
 	kw := q.keys[key]
 	if kw == nil {
-		kw = &keyWaits{watchers: map[*watcher]struct{}{}}
+		// The attempt that queued the executor just asked the server.
+		kw = &keyWaits{watchers: map[*watcher]struct{}{}, polled: time.Now()}
 		q.keys[key] = kw
 		q.count()
 	}
@@ -97,12 +102,14 @@ func (q *waits) add(key string, w *watcher, window time.Duration) {
 	if t, ok := q.recent[key]; ok {
 		delete(q.recent, key)
 		if time.Since(t) < window {
+			kw.woken = true
 			w.wake()
 		}
 	}
 	if t, ok := q.recentShared[key]; ok && time.Since(t) < window {
 		// A share handed to this executor may be for this waiter: it
 		// queued the executor and the release outran its watch.
+		kw.woken = true
 		w.wake()
 	}
 }
@@ -228,6 +235,35 @@ func (q *waits) takeAhead(key string) bool {
 	return true
 }
 
+// quiet reports whether a waiting attempt on key may be answered "busy"
+// without a round trip: the executor stands in key's queue, no wake came
+// since a waiter last asked the server, and that was less than every ago.
+// A release hands the key to the queue's head and wakes it, so until a wake
+// comes the key is someone else's; asking the server once per every still
+// catches what wakes nobody (a lease that expired, a claim that lapsed, a
+// release by another program).
+func (q *waits) quiet(key string, now time.Time, every time.Duration) bool {
+	if q.n.Load() == 0 {
+		return false
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	kw := q.keys[key]
+	return kw != nil && kw.queued && !kw.woken && now.Sub(kw.polled) < every
+}
+
+// polledAt records that a waiter of key asks the server at now.
+func (q *waits) polledAt(key string, now time.Time) {
+	if q.n.Load() == 0 {
+		return
+	}
+	q.mu.Lock()
+	if kw := q.keys[key]; kw != nil {
+		kw.polled, kw.woken = now, false
+	}
+	q.mu.Unlock()
+}
+
 // wake wakes key's watchers, or keeps the wake for a watcher to come (the
 // release can outrun the reply of the attempt that queued).
 func (q *waits) wake(key string, window time.Duration) {
@@ -238,6 +274,7 @@ func (q *waits) wake(key string, window time.Duration) {
 		q.count()
 	}
 	if kw := q.keys[key]; kw != nil {
+		kw.woken = true
 		for w := range kw.watchers {
 			w.wake()
 		}
@@ -254,6 +291,7 @@ func (q *waits) wakeShared(key string, window time.Duration) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if kw := q.keys[key]; kw != nil {
+		kw.woken = true
 		for w := range kw.watchers {
 			w.wake()
 		}
@@ -289,6 +327,7 @@ func (q *waits) wakeAll() {
 	clear(q.ahead)
 	q.count()
 	for _, kw := range q.keys {
+		kw.woken = true
 		for w := range kw.watchers {
 			w.wake()
 		}

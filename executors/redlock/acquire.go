@@ -66,11 +66,13 @@ func (t *tally) add(l *lease, r reply) {
 // when ctx ended first; the master's error when a master refused the key or
 // request (executor.ErrInvalidKey, executor.ErrInvalidConfig).
 //
-// The token is the largest of the majority's tokens. Masters of the majority
-// whose counters were behind are raised to it before Acquire returns (one
-// more round trip, only when the counters disagree), so that any later
-// majority, which shares a master with this one, gets a larger token. The
-// package documentation states what this guarantees.
+// The token is the largest of the majority's tokens (each master's is its
+// clock in microseconds, above the key's last token there). Masters of the
+// majority whose tokens were behind are raised to it before Acquire returns
+// (one more round trip, in parallel), so that any later majority, which
+// shares a master with this one, gets a larger token, and every master of
+// the lease shows its token. The package documentation states what this
+// guarantees.
 func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.Lease, error) {
 	if err := req.Validate(); err != nil {
 		return nil, fmt.Errorf("redlock: acquire: %w", err)

@@ -5,9 +5,9 @@
 //
 // [New] takes the masters' go-redis clients (at least three) and builds a
 // Redis executor (package executors/redis) on each: every master holds the
-// lock in the Redis executor's layout (SET key owner NX PX, the key's fencing
-// counter, its wait queue, the void markers of lost replies), which is also
-// redsync's layout, so that lock4go's Redlock and a redsync Mutex over the
+// lock in the Redis executor's layout (SET key NX PX with the owner and the
+// fencing token as its value, its wait queue, the void markers of lost
+// replies), which is also redsync's layout, so that lock4go's Redlock and a redsync Mutex over the
 // same masters exclude each other.
 //
 // # Acquisition
@@ -65,20 +65,22 @@
 //
 // # Fencing
 //
-// The token of a lease is the largest of its majority's per-master tokens,
-// and before Acquire returns, the counters of the majority's masters that
+// The token of a lease is the largest of its majority's per-master tokens
+// (each the master's clock in microseconds, above the key's last token
+// there), and before Acquire returns, the majority's masters whose tokens
 // were behind are raised to it ([redis.Executor.RaiseToken]; one more round
-// trip, only while the counters disagree, as after a master missed
-// acquisitions). Any later majority shares a master with this one, whose
-// counter it increments past the token: so tokens strictly increase from
-// one holder to the next, even when a holder's lease expired on the masters
-// while it was paused, when the clock of a master or of a client jumped, or
-// when the lock was lost by such a fault to a second holder while the first
-// still believed it held it (a resource that checks tokens then refuses the
-// first holder's writes once the second one has written). They do not stay
-// increasing if the master shared by the two majorities lost its counter in
-// a restart without persistence and its clock, whose microseconds seed a
-// missing counter, went back. Tokens are per key and never reused otherwise.
+// trip, in parallel, whenever the tokens differ, which with tokens from
+// clocks is nearly always). Any later majority shares a master with this
+// one, where the key carries the raised token while held, and a floor above
+// it after the release while it is ahead of that master's clock: so tokens
+// strictly increase from one holder to the next, also when a lock was lost
+// to a second holder while the first still believed it held it (a resource
+// that checks tokens then refuses the first holder's writes once the second
+// one has written). A lease that expired on the shared master instead of
+// being released left no floor there: the next token then comes from that
+// master's clock, which has passed the first token unless the masters'
+// clocks differ by more than the lease, or that clock went back. Tokens are
+// per key and never reused otherwise.
 //
 // # Limits
 //

@@ -89,6 +89,7 @@ func New(clients []goredis.UniversalClient, opts Options) (*Executor, error) {
 	for i, c := range clients {
 		no := opts.Node
 		no.Name = fmt.Sprintf("%s/%d", opts.Name, i)
+		no.PollEveryRetry = true // a wake from one master must reach every master's attempt
 		n, err := redis.New(c, no)
 		if err != nil {
 			_ = e.Close()

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
@@ -122,9 +123,19 @@ func holders(t testing.TB, addrs []string, key string) []string {
 		if err != nil && err != goredis.Nil {
 			t.Fatalf("GET %s on %s = %v", key, a, err)
 		}
-		out[i] = v
+		out[i] = ownerOf(v)
 	}
 	return out
+}
+
+// ownerOf returns the owner in v, a lock key's value: lock4go keeps the
+// owner, a NUL and the token there; other programs' values are returned
+// whole.
+func ownerOf(v string) string {
+	if i := strings.LastIndexByte(v, 0); i >= 0 {
+		return v[:i]
+	}
+	return v
 }
 
 // eventually polls cond every 10ms until it holds or d passes.

@@ -20,9 +20,9 @@ import (
 // answer could make the difference.
 //
 // The token is the largest that a majority of the holder's masters reach:
-// the lease's token, since Acquire raised its majority's counters to it and
-// a master whose counter is higher (one that granted late) is not needed
-// for it.
+// the lease's token, since Acquire raised its majority's tokens to it and a
+// master whose token is higher (one that granted late) is not needed for
+// it.
 func (e *Executor) Inspect(ctx context.Context, key string) (executor.Holder, error) {
 	if e.isClosed() {
 		return executor.Holder{}, closedErr("inspect", key)

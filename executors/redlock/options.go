@@ -59,9 +59,10 @@ type Options struct {
 	// allows. Zero means [DefaultNodeTimeout].
 	NodeTimeout time.Duration
 
-	// Node configures the Redis executor of each master (its counter TTL,
-	// claim window, strict FIFO, clean-up timeout). Its Name and Priority
-	// are ignored; its Logger defaults to Logger.
+	// Node configures the Redis executor of each master (its claim window,
+	// strict FIFO, clean-up timeout, replicas). Its Name and Priority are
+	// ignored, and PollEveryRetry is always set; its Logger defaults to
+	// Logger.
 	Node redis.Options
 
 	// Logger receives warnings (a compensation that failed) and debug

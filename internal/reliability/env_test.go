@@ -166,14 +166,13 @@ func (s space) inventory(t *testing.T) inventory {
 }
 
 // redisBookkeeping reports whether a Redis key is one of the executor's
-// own, which outlive the locks by design and always carry a TTL: a fencing
-// counter ("{key}:token", or "<key>##token" for a key with a hash tag, kept
-// for the token window) or the void marker of a voided acquisition
-// ("{key}:void:<owner>", "<key>##void:<owner>", kept for max(lease, 30s) so
-// that a late copy of the acquisition cannot take the key).
+// own, which may outlive a lock, always with a TTL: the void marker of a
+// voided acquisition ("{key}:void:<owner>", "<key>##void:<owner>", kept for
+// max(lease, 30s) so that the next waiter takes over the key should a late
+// copy of the acquisition take it). The executor keeps no fencing counter:
+// a lock's token lives in its value.
 func redisBookkeeping(k string) bool {
-	return strings.Contains(k, ":token") || strings.Contains(k, "##token") ||
-		strings.Contains(k, ":void:") || strings.Contains(k, "##void:")
+	return strings.Contains(k, ":void:") || strings.Contains(k, "##void:")
 }
 
 // readInventory lists a space's entries on a backend at addr.

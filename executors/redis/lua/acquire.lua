@@ -1,0 +1,132 @@
+-- acquire.lua: one attempt to take a lock.
+local key, shares, queue, voids = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local owner, ttl, member, queueTTL = ARGV[1], ARGV[2], ARGV[3] or '', ARGV[4]
+local inQueue, followers, strict, claim = ARGV[5] == '1', ARGV[6] == '1', ARGV[7] == '1', ARGV[8]
+-- key: the lock; shares: its read locks or permits; queue: its wait queue
+-- (a sorted set of executors by arrival, in server µs); voids: the prefix
+-- of its owners' void markers (the marker of owner o is voids .. o). An
+-- attempt that neither waits nor is strict passes key and shares only, and
+-- owner and ttl only.
+-- owner: this acquisition's owner; ttl: the lease in ms; member: the
+-- waiting executor ("" for an attempt that does not wait); queueTTL: the
+-- queue's life in ms; inQueue: the member may stand in the queue; followers:
+-- other callers of the process wait behind this one; strict:
+-- Options.StrictFIFO; claim: the claim window in ms.
+--
+-- Returns the token; {token, 1} when taken and queued again for the
+-- followers; nil when busy and not waiting; -3 when busy and queued; -2
+-- when the key holds this owner but the owner was voided; -4 when the key
+-- holds permits.
+
+-- The fast path, before the shared functions are defined (defining them
+-- costs every call): an attempt on a free key by a caller that does not
+-- stand in the queue.
+local t = redis.call('time')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+if not inQueue and (not strict or redis.call('exists', queue) == 0) then
+  local stamp = string.format('%.0f', now)
+  if redis.call('set', key, owner .. '\0' .. stamp, 'NX', 'PX', ttl) then
+    if not followers or strict or redis.call('exists', queue) == 0 then
+      return now
+    end
+    -- Others wait: queue again at the tail, for this process's followers.
+    redis.call('zadd', queue, 'NX', stamp, member)
+    redis.call('pexpire', queue, queueTTL)
+    redis.call('set', key, owner .. '\0' .. stamp .. 'q', 'KEEPTTL')
+    return {now, 1}
+  end
+end
+-- {{lib}}
+
+-- requeue takes this member out of the queue if it may stand there (not
+-- when popped: a release popped it to hand it the key), and queues it again
+-- at the tail for its followers when others wait; it reports whether it
+-- queued it.
+local function requeue(now, popped)
+  if inQueue and not popped then
+    redis.call('zrem', queue, member)
+  end
+  if followers and redis.call('exists', queue) == 1 then
+    redis.call('zadd', queue, 'NX', fmt(now), member)
+    redis.call('pexpire', queue, queueTTL)
+    return true
+  end
+  return false
+end
+
+-- taken returns token, or {token, 1} when the member was queued again.
+local function taken(token, joined)
+  if joined then
+    return {token, 1}
+  end
+  return token
+end
+
+-- take sets key to this owner's lock above floor (nil for none), keeping
+-- the flag q of the value it replaces; popped: the member was popped from
+-- the queue by the release that gave it a claim.
+local function take(now, floor, flags, popped)
+  local token, ahead = next_token(now, floor)
+  local joined = requeue(now, popped)
+  if joined or string.find(flags, 'q', 1, true) then
+    ahead = ahead .. 'q'
+  end
+  redis.call('set', key, owner .. '\0' .. fmt(token) .. ahead, 'PX', ttl)
+  return taken(token, joined)
+end
+
+-- wait queues member behind the holder whose value is cur (flagged so that
+-- its release looks at the queue), or returns nil for an attempt that
+-- does not wait.
+local function wait(now, cur, base, flags)
+  if member == '' then
+    return false
+  end
+  redis.call('zadd', queue, 'NX', fmt(now), member)
+  redis.call('pexpire', queue, queueTTL)
+  if base and not string.find(flags, 'q', 1, true) then
+    redis.call('set', key, cur .. 'q', 'KEEPTTL')
+  end
+  return -3
+end
+
+local cur = redis.pcall('get', key)
+local base, token, flags = parse(cur)
+if not cur then
+  -- Free. Strict: the head of the queue goes first.
+  local head = strict and redis.call('zrange', queue, 0, 0)[1]
+  if head and head ~= member then
+    serve(key, queue, shares, claim, now - 1, now, false)
+    return wait(now, nil, nil, '')
+  end
+  return take(now, nil, 'q')
+end
+if base == owner then
+  -- A retry of this acquisition whose first reply was lost, unless it was
+  -- voided meanwhile (an owner reused after an error).
+  if voids and redis.call('exists', voids .. owner) == 1 then
+    return -2
+  end
+  return token
+end
+if base == 'lock4go:floor' then
+  return take(now, token, flags)
+end
+if member ~= '' and base == 'lock4go:claim:' .. member then
+  return take(now, token, flags, true)
+end
+if base and string.sub(base, 1, 15) == 'lock4go:shares:' then
+  if live(shares, now) > 0 then
+    if string.sub(base, 16, 16) == 'p' then
+      return -4
+    end
+    return wait(now, cur, nil, '')
+  end
+  return take(now, token, 'q')
+end
+if base and inQueue and string.sub(base, 1, 8) ~= 'lock4go:' and redis.call('exists', voids .. base) == 1 then
+  -- The holder is an acquisition voided after a lost reply, whose command
+  -- landed after its void: nobody holds this lease.
+  return take(now, token, flags)
+end
+return wait(now, cur, base, flags)

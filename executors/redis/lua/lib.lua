@@ -1,0 +1,158 @@
+-- lib.lua: the functions the scripts share. A script says "-- {{lib}}"
+-- where they go, after its own KEYS and ARGV locals (scripts.go).
+--
+-- The lock key holds one of (docs/redis.md, "Values of the lock key"):
+--   <owner>\0<token><flags>              a lock4go lock
+--   lock4go:claim:<member>\0<token>q     a release handed the key to member
+--   lock4go:shares:<kind>\0<token><flags> read locks or permits hold it
+--   lock4go:floor\0<token>               free, but its tokens ran ahead of
+--                                        the clock: the next is above token
+--   anything else                        another program's lock (Lock4j)
+-- where token is the key's last fencing token and flags are letters:
+--   q  the wait queue may have members: a release must look at it
+--   a  the token is ahead of the server clock: a release keeps a floor
+
+-- clock returns the server clock in microseconds.
+local function clock()
+  local t = redis.call('time')
+  return tonumber(t[1]) * 1000000 + tonumber(t[2])
+end
+
+-- fmt writes a whole number without an exponent.
+local function fmt(n)
+  return string.format('%.0f', n)
+end
+
+-- parse splits a value lock4go wrote into its base, token and flags; it
+-- returns nil for anything else (nil, another type, another program's value).
+local function parse(v)
+  if type(v) ~= 'string' then
+    return nil
+  end
+  local base, token, flags = string.match(v, '^(.*)%z(%d+)(%a*)$')
+  if not base then
+    return nil
+  end
+  return base, tonumber(token), flags
+end
+
+-- next_token returns the token of an acquisition at server time now of a key
+-- whose last token is floor (nil when the key was free): max(now, floor+1),
+-- and the flag 'a' when that is ahead of the clock.
+local function next_token(now, floor)
+  if floor and floor >= now then
+    return floor + 1, 'a'
+  end
+  return now, ''
+end
+
+-- free frees key, whose last token is token: it deletes it or, if the token
+-- is at or ahead of the clock now (nil: known to be behind it), leaves a
+-- floor that lasts until the clock has passed it, so that the next token is
+-- above it.
+local function free(key, token, now)
+  if now and token and token >= now then
+    redis.call('set', key, 'lock4go:floor\0' .. fmt(token), 'PX', math.floor((token - now) / 1000) + 2)
+  else
+    redis.call('del', key)
+  end
+end
+
+-- wake tells the executor id that it was handed key (with 'share' set, read
+-- locks or permits of key).
+local function wake(id, key, share)
+  if share then
+    key = '\0' .. key
+  end
+  redis.call('publish', 'lock4go:wake:' .. id, key)
+end
+
+-- live drops the shares that have expired by now (µs) and returns how many
+-- are left.
+local function live(shares, now)
+  redis.call('zremrangebyscore', shares, '-inf', math.floor(now / 1000))
+  return redis.call('zcard', shares)
+end
+
+-- stretch makes key and shares last at least ms more.
+local function stretch(key, shares, ms)
+  for _, k in ipairs({key, shares}) do
+    if redis.call('pttl', k) < tonumber(ms) then
+      redis.call('pexpire', k, ms)
+    end
+  end
+end
+
+-- serve hands key to the head of its wait queue: key holds no lock (it was
+-- freed by the caller, who overwrites or frees it when serve returns false,
+-- or it holds the shares marker: then shared is true), token is its last
+-- token, claim the claim window in ms, now the server clock in µs (nil:
+-- read when needed). A writer (a member without "|") at the head gets the
+-- key as its claim once no read lock or permit is left; the readers
+-- ("<member>|r") at the head, or permit waiters ("<member>|p<n>") while
+-- fewer than n are out, get claims among the shares
+-- ("<kind>|lock4go:claim:<member>"). It stops at the first waiter that does
+-- not fit (putting it back), so a waiting writer keeps later readers out.
+-- It returns whether it served anyone.
+local function serve(key, queue, shares, claim, token, now, shared)
+  local served, kind0 = false, nil
+  while true do
+    local popped = redis.call('zpopmin', queue)
+    local head = popped[1]
+    if not head then
+      return served
+    end
+    local id, kind = head, ''
+    local bar = string.find(head, '|', 1, true)
+    if bar then
+      id, kind = string.sub(head, 1, bar - 1), string.sub(head, bar + 1)
+    end
+    local out = 0
+    if shared or kind ~= '' then
+      now = now or clock()
+      out = live(shares, now)
+    end
+    if kind == '' then
+      if out > 0 then
+        redis.call('zadd', queue, popped[2], head)
+        return served
+      end
+      redis.call('set', key, 'lock4go:claim:' .. head .. '\0' .. fmt(token) .. 'q', 'PX', claim)
+      wake(id, key, false)
+      return true
+    end
+    if (kind0 and kind ~= kind0) or (kind ~= 'r' and out >= tonumber(string.sub(kind, 2))) then
+      redis.call('zadd', queue, popped[2], head)
+      return served
+    end
+    kind0, shared = kind, true
+    redis.call('zadd', shares, math.floor(now / 1000) + claim, kind .. '|lock4go:claim:' .. head)
+    redis.call('set', key, 'lock4go:shares:' .. kind .. '\0' .. fmt(token), 'KEEPTTL')
+    stretch(key, shares, claim)
+    wake(id, key, true)
+    served = true
+  end
+end
+
+-- release frees key if it holds owner's lock and returns 1, or returns 0: it
+-- hands the key to the head of the queue when the lock's flags say the queue
+-- may have members, and keeps a floor when its token is ahead of the clock.
+local function release(key, queue, shares, owner, claim)
+  local base, token, flags = parse(redis.pcall('get', key))
+  if base ~= owner then
+    return 0
+  end
+  if flags == '' then
+    redis.call('del', key)
+    return 1
+  end
+  local now = nil
+  if string.find(flags, 'a', 1, true) then
+    now = clock()
+  end
+  if string.find(flags, 'q', 1, true) and serve(key, queue, shares, claim, token, now, false) then
+    return 1
+  end
+  free(key, token, now)
+  return 1
+end
