@@ -188,7 +188,7 @@ func TestSweep(t *testing.T) {
 	}
 	released, stop := live.WatchRelease(t.Context(), key)
 	defer stop()
-	<-released // the first watch fires at once
+	<-released                         // the first watch fires at once
 	time.Sleep(100 * time.Millisecond) // both leases expire (the length is the test)
 	if err := dead.Sweep(t.Context()); err != nil {
 		t.Fatal(err)
