@@ -1,0 +1,59 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"net"
+	"strconv"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/lock4go/lock4go/executor"
+	pgexec "github.com/lock4go/lock4go/executors/postgres"
+)
+
+// dialPostgres connects to --postgres and checks that it answers a query.
+// The schema is the one Migrate created for --postgres-table and
+// --postgres-schema; the tool never creates it.
+func dialPostgres(ctx context.Context, c *connFlags) (*backend, error) {
+	cfg, err := pgxpool.ParseConfig(c.postgres)
+	if err != nil {
+		return nil, usagef("--postgres: %v", err)
+	}
+	cfg.MaxConns = 2
+	if cfg.ConnConfig.ConnectTimeout == 0 || cfg.ConnConfig.ConnectTimeout > c.timeout {
+		cfg.ConnConfig.ConnectTimeout = c.timeout
+	}
+	addr := net.JoinHostPort(cfg.ConnConfig.Host, strconv.Itoa(int(cfg.ConnConfig.Port)))
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, usagef("--postgres: %v", err)
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, connectErr(ctx, "postgres", []string{addr}, c.timeout, err)
+	}
+	e, err := pgexec.New(pool, pgexec.Options{Table: c.pgTable, Schema: c.pgSchema, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		pool.Close()
+		return nil, usagef("%v", err)
+	}
+	return &backend{kind: "postgres", addr: addr, exec: e, breakNote: postgresNote, close: func() {
+		_ = e.Close()
+		pool.Close()
+	}}, nil
+}
+
+// postgresNote: the database tells nobody; renewals find out.
+func postgresNote(context.Context, string, executor.Holder) string {
+	return "a lock4go holder notices at its next renewal (within a third of its lease); one with a fixed lease (WithExpire) is not told and runs on until it releases."
+}
+
+// postgresAddress returns host:port of a --postgres URL, for messages.
+func postgresAddress(url string) string {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return ""
+	}
+	return net.JoinHostPort(cfg.ConnConfig.Host, strconv.Itoa(int(cfg.ConnConfig.Port)))
+}
