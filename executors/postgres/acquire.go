@@ -69,6 +69,10 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 	// in a process); waiters of shares share the entry and leave it alone.
 	track := req.Wait && !req.Shared && req.Permits == 0
 	code, err := e.try(ctx, l, req)
+	if err == nil && ctx.Err() != nil {
+		// Cancelled during the statement, which ran to its end: undo a grant.
+		return nil, e.abandon(ctx, l, code, req.TTL)
+	}
 	switch {
 	case err == nil && code > 0:
 		l.token = code
@@ -98,6 +102,21 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 	// A failed or abandoned statement: the row may hold req.Owner.
 	e.voidLater(l, req.TTL)
 	return nil, acquireErr(ctx, req.Key, err)
+}
+
+// abandon undoes an acquisition of a lease of ttl whose caller gave up
+// while its statement ran: a grant (code > 0) is released at once, or
+// voided in the background if that fails. It returns the caller's error.
+func (e *Executor) abandon(ctx context.Context, l *lease, code int64, ttl time.Duration) error {
+	if code > 0 {
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), e.opts.CleanupTimeout)
+		_, err := e.queryInt(rctx, e.sql.release, l.key, l.owner, e.claimMs)
+		cancel()
+		if err != nil {
+			e.voidLater(l, ttl)
+		}
+	}
+	return fmt.Errorf("postgres: acquire %q: %w", l.key, executor.GaveUp(ctx))
 }
 
 // try runs the acquire statement of req's kind for l. Start is taken right

@@ -154,8 +154,11 @@ func (e *Executor) detached() (context.Context, context.CancelFunc) {
 // transaction mode.
 const pgxExec = pgx.QueryExecModeExec
 
-// queryInt runs the one-statement sql with args and scans its one integer.
+// queryInt runs the one-statement sql with args and scans its one
+// integer, on [Executor.callContext].
 func (e *Executor) queryInt(ctx context.Context, sql string, args ...any) (int64, error) {
+	ctx, cancel := e.callContext(ctx)
+	defer cancel()
 	var v int64
 	err := e.pool.QueryRow(ctx, sql, append([]any{pgxExec}, args...)...).Scan(&v)
 	return v, err

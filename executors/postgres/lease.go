@@ -104,6 +104,8 @@ func (e *Executor) RenewBatch(ctx context.Context, items []executor.RenewItem) [
 
 // renew runs the renew statement and reports which leases it renewed.
 func (e *Executor) renew(ctx context.Context, keys, owners []string, ttls []int64) ([]bool, error) {
+	ctx, cancel := e.callContext(ctx)
+	defer cancel()
 	rows, err := e.pool.Query(ctx, e.sql.renew, pgxExec, keys, owners, ttls)
 	if err != nil {
 		return nil, err
