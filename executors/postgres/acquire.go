@@ -110,7 +110,7 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 func (e *Executor) abandon(ctx context.Context, l *lease, code int64, ttl time.Duration) error {
 	if code > 0 {
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), e.opts.CleanupTimeout)
-		_, err := e.queryInt(rctx, e.sql.release, l.key, l.owner, e.claimMs)
+		_, err := e.queryInt(rctx, e.sql.release, l.key, l.owner, e.claimMs, "")
 		cancel()
 		if err != nil {
 			e.voidLater(l, ttl)
@@ -132,7 +132,8 @@ func (e *Executor) try(ctx context.Context, l *lease, req executor.Request) (int
 		kind := shareKind(req)
 		return e.queryInt(ctx, e.sql.acquireShare, req.Key, req.Owner, ttl, member, e.queueMs, kind, int32(req.Permits), e.claimMs)
 	}
-	return e.queryInt(ctx, e.sql.acquire, req.Key, req.Owner, ttl, member, e.queueMs, e.claimMs)
+	queued := req.Wait && e.waits.queued(req.Key)
+	return e.queryInt(ctx, e.sql.acquire, req.Key, req.Owner, ttl, member, e.queueMs, e.claimMs, queued)
 }
 
 // checkKey refuses keys that PostgreSQL's text or its indexes cannot hold.

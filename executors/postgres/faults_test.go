@@ -175,10 +175,11 @@ func TestListen_probeThroughPgBouncer(t *testing.T) {
 func TestSweep(t *testing.T) {
 	dead, live := direct(t), direct(t)
 	key, orphan := uniq(t, "sweep:"), uniq(t, "sweep-orphan:")
-	if _, err := dead.Acquire(t.Context(), req(orphan, 50*time.Millisecond)); err != nil {
+	const lease = time.Second
+	if _, err := dead.Acquire(t.Context(), req(orphan, lease)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := dead.Acquire(t.Context(), req(key, 50*time.Millisecond)); err != nil {
+	if _, err := dead.Acquire(t.Context(), req(key, lease)); err != nil {
 		t.Fatal(err)
 	}
 	w := req(key, time.Minute)
@@ -188,8 +189,10 @@ func TestSweep(t *testing.T) {
 	}
 	released, stop := live.WatchRelease(t.Context(), key)
 	defer stop()
-	<-released                         // the first watch fires at once
-	time.Sleep(100 * time.Millisecond) // both leases expire (the length is the test)
+	<-released // the first watch fires at once
+	if !eventually(10*time.Second, func() bool { return !held(t, live, key) && !held(t, live, orphan) }) {
+		t.Fatal("the dead holder's leases did not expire")
+	}
 	if err := dead.Sweep(t.Context()); err != nil {
 		t.Fatal(err)
 	}

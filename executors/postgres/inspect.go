@@ -52,6 +52,6 @@ func (e *Executor) ForceRelease(ctx context.Context, key string, h executor.Hold
 	if h.Owner == "" {
 		return fmt.Errorf("postgres: force release %q: the holder has no owner value: %w", key, executor.ErrLockNotHeld)
 	}
-	v, err := e.queryInt(ctx, e.sql.release, key, h.Owner, e.claimMs)
+	v, err := e.queryInt(ctx, e.sql.release, key, h.Owner, e.claimMs, "")
 	return check("force release", key, v, err)
 }

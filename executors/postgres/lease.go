@@ -50,16 +50,23 @@ func (l *lease) Release(ctx context.Context) error {
 		ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), l.e.opts.CleanupTimeout)
 		defer cancel()
 	}
-	v, err := l.e.queryInt(ctx, l.e.sql.release, l.key, l.owner, l.e.claimMs)
+	v, err := l.e.queryInt(ctx, l.e.sql.release, l.key, l.owner, l.e.claimMs, l.e.member)
+	if v == releasedToSelf {
+		l.e.onWake(wakeLock + l.key) // the notification follows
+	}
 	return check("release", l.key, v, err)
 }
+
+// releasedToSelf is the release's answer when it handed the lock to the
+// releasing executor's own waiter.
+const releasedToSelf = 2
 
 // check turns the answer of a release into an error.
 func check(op, key string, v int64, err error) error {
 	switch {
 	case err != nil:
 		return fmt.Errorf("postgres: %s %q: %w: %w", op, key, executor.ErrBackend, err)
-	case v != 1:
+	case v < 1:
 		return fmt.Errorf("postgres: %s %q: %w", op, key, executor.ErrLockNotHeld)
 	}
 	return nil

@@ -97,9 +97,9 @@ type statements struct {
 func newStatements(n names) statements {
 	t := n.table
 	return statements{
-		acquire:      "SELECT " + t + "acquire($1, $2, $3, $4, $5, $6)",
+		acquire:      "SELECT " + t + "acquire($1, $2, $3, $4, $5, $6, $7)",
 		acquireShare: "SELECT " + t + "acquire_share($1, $2, $3, $4, $5, $6, $7, $8)",
-		release:      "SELECT " + t + "release($1, $2, $3)",
+		release:      "SELECT " + t + "release($1, $2, $3, $4)",
 		void:         "SELECT " + t + "void($1, $2, $3, $4)",
 		leave:        "SELECT " + t + "leave($1, $2, $3)",
 		renew:        "SELECT " + t + "renew($1, $2, $3)",

@@ -127,18 +127,39 @@ END $$;
 -- join queues member m for k as kind sk, keeping its place if it is
 -- queued already, and refreshes its entry's expiry.
 CREATE OR REPLACE FUNCTION {{t}}join(k text, m text, sk text, qttl bigint) RETURNS void
-LANGUAGE sql AS $$
+LANGUAGE plpgsql AS $$
+BEGIN
 	INSERT INTO {{t}}waiters (key, member, kind, arrival, expires_at)
 	VALUES (k, m, sk, nextval('{{t}}arrival'), clock_timestamp() + qttl * interval '1 millisecond')
-	ON CONFLICT (key, member, kind) DO UPDATE SET expires_at = excluded.expires_at
-$$;
+	ON CONFLICT (key, member, kind) DO UPDATE SET expires_at = excluded.expires_at;
+END $$;
+
+-- still_queued reports, without a lock or a write, whether the waiting
+-- executor m still stands in k's queue (for at least half its entry's
+-- life) while another owner holds k: its attempt then has nothing to do.
+-- A release that commits after this read serves the queue and tells m.
+CREATE OR REPLACE FUNCTION {{t}}still_queued(k text, o text, m text, qttl bigint) RETURNS boolean
+LANGUAGE plpgsql AS $$
+BEGIN
+	RETURN EXISTS (
+		SELECT 1 FROM {{t}}locks l
+		WHERE l.key = k AND l.owner IS NOT NULL AND l.owner <> o
+			AND l.owner <> 'lock4go:claim:' || m AND l.expires_at > clock_timestamp()
+	) AND EXISTS (
+		SELECT 1 FROM {{t}}waiters w
+		WHERE w.key = k AND w.member = m AND w.kind = 'w'
+			AND w.expires_at > clock_timestamp() + qttl / 2 * interval '1 millisecond'
+	);
+END $$;
 
 -- acquire takes k for the owner o with a lease of ttl ms and returns the
 -- token; 0 when another owner holds it and m is '' (no wait); -2 when o
 -- was voided; -3 when k is busy and the executor m (waiting) is queued;
 -- -4 when k is in use as a semaphore. A woken executor m takes its claim.
+-- queued says that m may still stand in k's queue (an earlier attempt
+-- joined it and none took k since): still_queued is tried first.
 CREATE OR REPLACE FUNCTION {{t}}acquire(k text, o text, ttl bigint, m text, qttl bigint,
-	claim bigint) RETURNS bigint
+	claim bigint, queued boolean) RETURNS bigint
 LANGUAGE plpgsql AS $$
 DECLARE
 	r    {{t}}locks;
@@ -147,6 +168,9 @@ DECLARE
 	sk   text;
 	busy boolean;
 BEGIN
+	IF queued AND {{t}}still_queued(k, o, m, qttl) THEN
+		RETURN -3;
+	END IF;
 	INSERT INTO {{t}}locks (key, owner, expires_at) VALUES (k, o, 'infinity')
 	ON CONFLICT (key) DO NOTHING;
 	IF FOUND THEN
@@ -268,9 +292,11 @@ BEGIN
 END $$;
 
 -- release frees k if o holds it (a lock or a share), hands it on (serve)
--- and returns 1; it returns 0 when o held nothing, or held a lease that
--- had expired (which it removes all the same).
-CREATE OR REPLACE FUNCTION {{t}}release(k text, o text, claim bigint) RETURNS int
+-- and returns 1, or 2 when it handed the lock to the releasing executor m
+-- itself (which wakes its waiter without waiting for the notification);
+-- it returns 0 when o held nothing, or held a lease that had expired
+-- (which it removes all the same).
+CREATE OR REPLACE FUNCTION {{t}}release(k text, o text, claim bigint, m text) RETURNS int
 LANGUAGE plpgsql AS $$
 DECLARE
 	e timestamptz;
@@ -282,6 +308,10 @@ BEGIN
 		IF EXISTS (SELECT 1 FROM {{t}}waiters WHERE key = k) THEN
 			INSERT INTO {{t}}locks (key, token, expires_at) VALUES (k, t, '-infinity');
 			PERFORM {{t}}serve(k, claim);
+			IF e > clock_timestamp() AND m <> '' AND EXISTS (SELECT 1 FROM {{t}}locks
+				WHERE key = k AND owner = 'lock4go:claim:' || m) THEN
+				RETURN 2;
+			END IF;
 		END IF;
 	ELSE
 		PERFORM 1 FROM {{t}}locks WHERE key = k FOR UPDATE;
@@ -335,8 +365,9 @@ END $$;
 -- renew sets the expiry of every live lease (ks[i], os[i]) to ttls[i] ms
 -- from now and returns the indexes (from 1) of those it renewed.
 CREATE OR REPLACE FUNCTION {{t}}renew(ks text[], os text[], ttls bigint[]) RETURNS SETOF bigint
-LANGUAGE sql AS $$
-	WITH r AS (
+LANGUAGE plpgsql AS $$
+BEGIN
+	RETURN QUERY WITH r AS (
 		SELECT * FROM unnest(ks, os, ttls) WITH ORDINALITY AS r(key, owner, ttl, i)
 	), l AS (
 		UPDATE {{t}}locks l SET expires_at = clock_timestamp() + r.ttl * interval '1 millisecond'
@@ -347,8 +378,8 @@ LANGUAGE sql AS $$
 		FROM r WHERE s.key = r.key AND s.owner = r.owner AND s.expires_at > clock_timestamp()
 		RETURNING r.i
 	)
-	SELECT i FROM l UNION ALL SELECT i FROM s
-$$;
+	SELECT l.i FROM l UNION ALL SELECT s.i FROM s;
+END $$;
 
 -- inspect describes k: the writer (or claim) while one is live, else the
 -- newest of the live shares and their count, with the live waiters (one

@@ -46,6 +46,17 @@ func (w *watcher) wake() {
 // maxRecentWakes bounds the wakes kept for watchers yet to come.
 const maxRecentWakes = 1024
 
+// queued reports whether the executor may stand in key's queue.
+func (q *waits) queued(key string) bool {
+	if q.n.Load() == 0 {
+		return false
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	kw := q.keys[key]
+	return kw != nil && kw.queued
+}
+
 // setQueued records the outcome of an attempt of a waiter on key: queued
 // after it joined the queue, not after it took the key. Keys nobody
 // watches are not recorded (their waiter gave up, or has yet to watch, and
