@@ -64,6 +64,11 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 		return nil, fmt.Errorf("postgres: acquire %q: %w", req.Key, executor.GaveUp(ctx))
 	}
 	e.startSweeper()
+	if req.Wait && !req.Shared && req.Permits == 0 && e.waits.quiet(req.Key) && e.listener.listening() {
+		// Still queued, nothing heard: no round trip needed to learn that
+		// the key is busy.
+		return nil, fmt.Errorf("postgres: %q: %w", req.Key, executor.ErrNotAcquired)
+	}
 	l := &lease{e: e, key: req.Key, owner: req.Owner}
 	// The executor's queue bookkeeping is its locks' (one waiter per key
 	// in a process); waiters of shares share the entry and leave it alone.

@@ -96,6 +96,14 @@ func (l *listener) wait(ctx context.Context) {
 	l.mu.Unlock()
 }
 
+// listening reports whether the executor listens now: notifications
+// reach it, so a queued waiter can count on being woken.
+func (l *listener) listening() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.confirmed && !l.degraded
+}
+
 // run connects, listens and reads notifications until the executor closes.
 func (l *listener) run() {
 	backoff := kit.Backoff{Min: 50 * time.Millisecond, Max: 2 * time.Second}

@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"errors"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -104,5 +105,27 @@ func TestSchema(t *testing.T) {
 	}
 	if strings.Contains(sql, "{{") {
 		t.Error("Schema has a placeholder left")
+	}
+}
+
+// TestSchema_docs: the appendix of docs/postgres.md is the schema of the
+// default options, for those who apply it with their own tool.
+func TestSchema_docs(t *testing.T) {
+	b, err := os.ReadFile("../../docs/postgres.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, appendix, ok := strings.Cut(string(b), "## Appendix: the schema")
+	if !ok {
+		t.Fatal("docs/postgres.md has no appendix with the schema")
+	}
+	_, block, _ := strings.Cut(appendix, "```sql\n")
+	block, _, _ = strings.Cut(block, "```")
+	want, err := postgres.Schema(postgres.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if block != want {
+		t.Fatal("the schema in docs/postgres.md differs from postgres.Schema(postgres.Options{}): paste the new one")
 	}
 }

@@ -39,8 +39,8 @@ func (e *Executor) WatchRelease(ctx context.Context, key string) (released <-cha
 	first := e.listener.start()
 	e.waits.add(key, w, e.opts.ClaimWindow)
 	e.listener.wait(ctx)
-	if first {
-		w.wake()
+	if first || !e.listener.listening() {
+		e.waits.wakeKey(key, w)
 	}
 	var once sync.Once
 	return w.ch, func() {

@@ -28,7 +28,16 @@ type keyWaits struct {
 	// queued: the executor may stand in the key's queue (an attempt of a
 	// waiter joined it and none has taken the key since).
 	queued bool
+	// polled is when an attempt last found the executor queued, and woken
+	// whether a wake (or a gap) came since: see quiet.
+	polled time.Time
+	woken  bool
 }
+
+// quietPoll is how often a waiter that stands in the queue, and heard of
+// no release since, asks the database: the Template's other retries are
+// answered "busy" without a round trip (see [waits.quiet]).
+const quietPoll = time.Second
 
 // watcher is one WatchRelease call.
 type watcher struct {
@@ -68,8 +77,26 @@ func (q *waits) setQueued(key string, queued bool) {
 	q.mu.Lock()
 	if kw := q.keys[key]; kw != nil {
 		kw.queued = queued
+		kw.polled, kw.woken = time.Now(), false
 	}
 	q.mu.Unlock()
+}
+
+// quiet reports whether an attempt on key can be answered "busy" without a
+// round trip: a watcher waits for key, the executor stood in its queue at
+// an attempt less than quietPoll ago, and no wake for key (nor a gap of
+// the LISTEN connection) came since. A release that hands the key to the
+// executor wakes it, so a retry in between would only find it busy. The
+// retry interval stays the backstop for what notifications miss, at
+// quietPoll instead.
+func (q *waits) quiet(key string) bool {
+	if q.n.Load() == 0 {
+		return false
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	kw := q.keys[key]
+	return kw != nil && kw.queued && !kw.woken && !kw.polled.IsZero() && time.Since(kw.polled) < quietPoll
 }
 
 // add registers w as a watcher of key, after an attempt that queued the
@@ -96,6 +123,7 @@ func (q *waits) add(key string, w *watcher, window time.Duration) {
 	if t, ok := q.recent[key]; ok {
 		delete(q.recent, key)
 		if time.Since(t) < window {
+			kw.woken = true
 			w.wake()
 		}
 	}
@@ -174,6 +202,7 @@ func (q *waits) wake(key string, window time.Duration) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if kw := q.keys[key]; kw != nil {
+		kw.woken = true
 		for w := range kw.watchers {
 			w.wake()
 		}
@@ -223,8 +252,20 @@ func (q *waits) wakeAll() {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	for _, kw := range q.keys {
+		kw.woken = true
 		for w := range kw.watchers {
 			w.wake()
 		}
 	}
+}
+
+// wakeKey wakes w, a watcher of key, and marks key woken: the first watch
+// of the executor, which may have missed a wake.
+func (q *waits) wakeKey(key string, w *watcher) {
+	q.mu.Lock()
+	if kw := q.keys[key]; kw != nil {
+		kw.woken = true
+	}
+	q.mu.Unlock()
+	w.wake()
 }
