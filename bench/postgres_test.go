@@ -1,9 +1,16 @@
 package bench
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/lock4go/lock4go/internal/testserver"
 )
 
 // TestPostgres_claims checks the PostgreSQL claims of docs/bench.md, all
@@ -56,4 +63,65 @@ func TestPostgres_claims(t *testing.T) {
 			t.Errorf("%s: hand-off p99 %v with 64 waiters, above the claimed 5ms", s.Name, h.Handoff.P99)
 		}
 	}
+}
+
+// TestPostgres_notifyCost measures what a NOTIFY costs PostgreSQL by the
+// number of connections that LISTEN in the database (on other channels):
+// the server signals every listening backend at each NOTIFY, and each
+// reads the shared queue. No lock4go code runs: the cost is the
+// database's, and a hand-off pays it once.
+func TestPostgres_notifyCost(t *testing.T) {
+	env, _ := catalog(t)
+	if os.Getenv(claimEnv) != "1" {
+		t.Skipf("measured only with %s=1", claimEnv)
+	}
+	ctx := t.Context()
+	pm, err := postmasterPID(ctx, env.PostgresAddr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{0, 16, 64} {
+		perNotify, cpu, err := notifyCost(ctx, env.PostgresAddr, pm, n, 2000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%2d idle listeners: %v per pg_notify round trip, %v server CPU per notify", n, perNotify, cpu)
+	}
+}
+
+// notifyCost runs rounds pg_notify statements on a channel nobody listens
+// on while n other connections LISTEN, and returns the round trip and the
+// server's CPU per notify.
+func notifyCost(ctx context.Context, addr string, postmaster, n, rounds int) (time.Duration, time.Duration, error) {
+	for i := range n {
+		c, err := pgconn.Connect(ctx, testserver.PostgresDSN(addr))
+		if err != nil {
+			return 0, 0, err
+		}
+		defer c.Close(context.WithoutCancel(ctx))
+		if _, err := c.Exec(ctx, fmt.Sprintf("LISTEN idle_%d", i)).ReadAll(); err != nil {
+			return 0, 0, err
+		}
+	}
+	c, err := pgx.Connect(ctx, testserver.PostgresDSN(addr))
+	if err != nil {
+		return 0, 0, err
+	}
+	defer c.Close(context.WithoutCancel(ctx))
+	cpu0, err := treeCPU(postmaster)
+	if err != nil {
+		return 0, 0, err
+	}
+	t0 := time.Now()
+	for range rounds {
+		if _, err := c.Exec(ctx, "SELECT pg_notify('nobody', 'x')"); err != nil {
+			return 0, 0, err
+		}
+	}
+	elapsed := time.Since(t0)
+	cpu1, err := treeCPU(postmaster)
+	if err != nil {
+		return 0, 0, err
+	}
+	return elapsed / time.Duration(rounds), (cpu1 - cpu0) / time.Duration(rounds), nil
 }
