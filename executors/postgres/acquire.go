@@ -70,14 +70,19 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 		return nil, fmt.Errorf("postgres: %q: %w", req.Key, executor.ErrNotAcquired)
 	}
 	l := &lease{e: e, key: req.Key, owner: req.Owner}
-	// The executor's queue bookkeeping is its locks' (one waiter per key
-	// in a process); waiters of shares share the entry and leave it alone.
-	track := req.Wait && !req.Shared && req.Permits == 0
 	code, err := e.try(ctx, l, req)
 	if err == nil && ctx.Err() != nil {
 		// Cancelled during the statement, which ran to its end: undo a grant.
 		return nil, e.abandon(ctx, l, code, req.TTL)
 	}
+	return e.answer(ctx, l, req, code, err)
+}
+
+// answer turns the outcome of l's acquire statement into Acquire's result.
+func (e *Executor) answer(ctx context.Context, l *lease, req executor.Request, code int64, err error) (executor.Lease, error) {
+	// The executor's queue bookkeeping is its locks' (one waiter per key
+	// in a process); waiters of shares share the entry and leave it alone.
+	track := req.Wait && !req.Shared && req.Permits == 0
 	switch {
 	case err == nil && code > 0:
 		l.token = code

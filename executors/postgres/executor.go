@@ -122,12 +122,12 @@ func (e *Executor) Capabilities() executor.Capabilities {
 }
 
 // Close stops the executor's LISTEN connection and its background work,
-// and waits for them: departures from wait queues and the sweeper stop,
-// voids of lost replies make one last round (those that still fail are
-// dropped with a warning, and their keys stay locked until their lease
-// ends at worst). It does not close the pool. Leases stay usable after
-// Close; WatchRelease then returns channels that never fire. Close is
-// idempotent.
+// and waits for them: departures from wait queues and the sweeper stop, a
+// round of voids of lost replies in progress finishes, and the voids that
+// wait for a retry are dropped with a warning (their keys stay locked
+// until their lease ends at worst). It does not close the pool. Leases
+// stay usable after Close; WatchRelease then returns channels that never
+// fire. Close is idempotent.
 func (e *Executor) Close() error {
 	e.mu.Lock()
 	if e.closed {

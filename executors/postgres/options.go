@@ -50,7 +50,9 @@ type Options struct {
 
 	// CleanupTimeout bounds each background statement (the void of an
 	// acquisition whose reply was lost, a departure from a wait queue, a
-	// sweep) and a Release whose context has already ended. Zero means 2s.
+	// sweep) and a Release whose context has already ended, and is how
+	// long a statement whose context is cancelled (not timed out) may
+	// still take before its connection is closed. Zero means 2s.
 	CleanupTimeout time.Duration
 
 	// SweepInterval is how often the executor removes what crashed
