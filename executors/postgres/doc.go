@@ -31,7 +31,8 @@
 //     replication held locks survive it.
 //   - PostgreSQL signals every LISTENing backend of the database at each
 //     NOTIFY: a hand-off costs the server a few microseconds per process
-//     that listens.
+//     that listens. An executor listens from its first wait until 30s
+//     after its last.
 //
 // The schema, the protocol, PgBouncer and failover are described in
 // docs/postgres.md of the repository:

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 
@@ -10,18 +11,31 @@ import (
 	"github.com/lock4go/lock4go/internal/kit"
 )
 
-// Timing of the LISTEN connection.
-const (
+// Timing of the LISTEN connection (variables for the tests).
+var (
 	// listenPing is how long the connection may stay silent before it is
 	// pinged: a connection cut without a word (a partition) delivers no
 	// notification and no error until a ping fails.
 	listenPing = 5 * time.Second
+	// listenIdle is how long the connection stays open without a waiter:
+	// PostgreSQL wakes every listening backend of the database at each
+	// NOTIFY, so a process that no longer waits stops listening.
+	listenIdle = 30 * time.Second
+)
+
+const (
 	// listenTimeout bounds connecting, LISTEN and a ping.
 	listenTimeout = 5 * time.Second
 	// probeTimeout is how long the notification the executor sends itself
 	// after each LISTEN may take to arrive before it warns.
 	probeTimeout = 2 * time.Second
+	// listenApp is the application_name of the LISTEN connection, unless
+	// its settings name one.
+	listenApp = "lock4go listen"
 )
+
+// errIdle ends a LISTEN connection that no waiter used for listenIdle.
+var errIdle = errors.New("postgres: LISTEN connection idle")
 
 // listener keeps the executor's one LISTEN connection, opened at the first
 // wait and kept until Close: the executor's wake channel, on which the
@@ -45,6 +59,12 @@ type listener struct {
 func newListener(e *Executor, cfg *pgconn.Config) *listener {
 	l := &listener{e: e, cfg: cfg, ready: make(chan struct{})}
 	cfg.OnNotification = func(_ *pgconn.PgConn, n *pgconn.Notification) { l.onNotification(n.Payload) }
+	if cfg.RuntimeParams == nil {
+		cfg.RuntimeParams = map[string]string{}
+	}
+	if cfg.RuntimeParams["application_name"] == "" {
+		cfg.RuntimeParams["application_name"] = listenApp
+	}
 	return l
 }
 
@@ -78,11 +98,12 @@ func (l *listener) wait(ctx context.Context) {
 		l.mu.Unlock()
 		return
 	}
+	ready := l.ready
 	l.mu.Unlock()
 	t := time.NewTimer(l.e.opts.SubscribeTimeout)
 	defer t.Stop()
 	select {
-	case <-l.ready:
+	case <-ready:
 		return
 	case <-l.e.life.Done():
 		return
@@ -122,8 +143,11 @@ func (l *listener) run() {
 		backoff.Reset()
 		l.confirm()
 		err = l.serve(conn)
-		l.setDegraded()
 		closeQuietly(conn)
+		if errors.Is(err, errIdle) {
+			return
+		}
+		l.setDegraded()
 		if l.e.life.Err() == nil {
 			l.e.log.Debug("postgres: LISTEN connection lost; reconnecting, waiters poll meanwhile", "err", err)
 		}
@@ -151,6 +175,7 @@ func (l *listener) connect() (*pgconn.PgConn, error) {
 // this connection.
 func (l *listener) serve(conn *pgconn.PgConn) error {
 	probeBy := l.sendProbe()
+	var idleSince time.Time
 	for {
 		wait := listenPing
 		if !probeBy.IsZero() {
@@ -173,6 +198,9 @@ func (l *listener) serve(conn *pgconn.PgConn) error {
 			probeBy = time.Time{}
 			continue
 		}
+		if idleSince = l.idle(idleSince); idleSince.IsZero() {
+			return errIdle
+		}
 		pctx, cancel := context.WithTimeout(l.e.life, listenTimeout)
 		err = conn.Ping(pctx)
 		cancel()
@@ -180,6 +208,31 @@ func (l *listener) serve(conn *pgconn.PgConn) error {
 			return err
 		}
 	}
+}
+
+// idle returns since when the executor has had no waiter (now, if it has
+// one now: a waiter resets it), or the zero time when it has had none for
+// listenIdle: the listener then stops, and the next WatchRelease starts
+// it again as the first.
+func (l *listener) idle(since time.Time) time.Time {
+	now := time.Now()
+	switch {
+	case l.e.waits.n.Load() > 0:
+		return now
+	case since.IsZero() || now.Sub(since) < listenIdle:
+		if since.IsZero() {
+			return now
+		}
+		return since
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.e.waits.n.Load() > 0 { // a waiter came: WatchRelease counts it before start
+		return now
+	}
+	l.started, l.confirmed, l.degraded, l.late = false, false, false, false
+	l.ready = make(chan struct{})
+	return time.Time{}
 }
 
 // sendProbe sends the executor an empty notification through the pool and

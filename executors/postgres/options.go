@@ -30,7 +30,8 @@ type Options struct {
 	Schema string
 
 	// ListenDSN is the connection string of the executor's one LISTEN
-	// connection, which tells its waiters of releases. It must reach
+	// connection, which tells its waiters of releases (open from the first
+	// wait until 30s after the last). It must reach
 	// PostgreSQL directly or through a pooler in session mode: in PgBouncer's
 	// transaction mode a LISTEN is lost with the transaction. Zero means the
 	// pool's own connection settings. The executor checks, when it starts

@@ -36,8 +36,10 @@ const (
 // of its waiters watches key within leaveDelay.
 func (e *Executor) WatchRelease(ctx context.Context, key string) (released <-chan struct{}, stop func()) {
 	w := &watcher{ch: make(chan struct{}, 1)}
-	first := e.listener.start()
+	// Counted first, so that an idle listener that sees no waiter and
+	// stops does so before start.
 	e.waits.add(key, w, e.opts.ClaimWindow)
+	first := e.listener.start()
 	e.listener.wait(ctx)
 	if first || !e.listener.listening() {
 		e.waits.wakeKey(key, w)
