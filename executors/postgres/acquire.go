@@ -60,6 +60,9 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 	if err := checkKey(req.Key); err != nil {
 		return nil, err
 	}
+	if e.isClosed() {
+		return nil, closedErr("acquire", req.Key)
+	}
 	if ctx.Err() != nil {
 		return nil, fmt.Errorf("postgres: acquire %q: %w", req.Key, executor.GaveUp(ctx))
 	}
@@ -88,6 +91,9 @@ func (e *Executor) answer(ctx context.Context, l *lease, req executor.Request, c
 		l.token = code
 		if track {
 			e.waits.setQueued(req.Key, false)
+		}
+		if !e.held.Add(l) {
+			return nil, e.refuseLate(l)
 		}
 		return l, nil
 	case err == nil && code == codeQueued:

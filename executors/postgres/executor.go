@@ -35,7 +35,8 @@ type Executor struct {
 	listener *listener
 	waits    waits
 
-	voids voidQueue // voids of lost replies
+	voids voidQueue        // voids of lost replies
+	held  kit.Held[*lease] // the leases held, for Close
 
 	sweepOnce sync.Once
 	mu        sync.Mutex
@@ -119,28 +120,6 @@ func (e *Executor) Priority() int { return e.opts.Priority }
 // executor has read locks and semaphores.
 func (e *Executor) Capabilities() executor.Capabilities {
 	return executor.Capabilities{QueuedWaits: true, SharedLocks: true, Semaphores: true}
-}
-
-// Close stops the executor's LISTEN connection and its background work,
-// and waits for them: departures from wait queues and the sweeper stop, a
-// round of voids of lost replies in progress finishes, and the voids that
-// wait for a retry are dropped with a warning (their keys stay locked
-// until their lease ends at worst). It does not close the pool. Leases
-// stay usable after Close; WatchRelease then returns channels that never
-// fire. Close is idempotent.
-func (e *Executor) Close() error {
-	e.mu.Lock()
-	if e.closed {
-		e.mu.Unlock()
-		return nil
-	}
-	e.closed = true
-	e.waits.stopLeaving()
-	e.bg.Stop()
-	e.kill()
-	e.mu.Unlock()
-	e.bg.Close()
-	return nil
 }
 
 // detached returns a context for a background statement: free of any

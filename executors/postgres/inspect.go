@@ -20,6 +20,9 @@ import (
 // yet to take, has the owner "lock4go:claim:<member>". It returns an error
 // wrapping [executor.ErrLockNotHeld] when nobody holds key.
 func (e *Executor) Inspect(ctx context.Context, key string) (executor.Holder, error) {
+	if e.isClosed() {
+		return executor.Holder{}, closedErr("inspect", key)
+	}
 	var (
 		h       executor.Holder
 		ttlMs   int64
@@ -48,6 +51,9 @@ func (e *Executor) Inspect(ctx context.Context, key string) (executor.Holder, er
 func (e *Executor) ForceRelease(ctx context.Context, key string, h executor.Holder) error {
 	if key == "" {
 		return fmt.Errorf("postgres: force release: empty key: %w", executor.ErrInvalidKey)
+	}
+	if e.isClosed() {
+		return closedErr("force release", key)
 	}
 	if h.Owner == "" {
 		return fmt.Errorf("postgres: force release %q: the holder has no owner value: %w", key, executor.ErrLockNotHeld)

@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/lock4go/lock4go/executor"
+	"github.com/lock4go/lock4go/internal/kit"
 )
 
 // lease is a lock, read lock or permit held through an [Executor], or an
@@ -18,6 +19,7 @@ type lease struct {
 	owner string
 	token int64
 	start time.Time // before the acquire statement was sent
+	loss  kit.Loss  // set by Close: the database never reports a loss by itself
 }
 
 var _ executor.Lease = (*lease)(nil)
@@ -30,8 +32,13 @@ func (l *lease) Token() int64 { return l.token }
 func (l *lease) Start() time.Time { return l.start }
 
 // AfterLost implements [executor.Lease]: the database never reports a lost
-// lease by itself; the Template's renewals find out.
-func (l *lease) AfterLost(func()) (stop func() bool) { return executor.NeverLost }
+// lease by itself, so f runs only when [Executor.Close] ends the lease;
+// the Template's renewals find the other losses.
+func (l *lease) AfterLost(f func()) (stop func() bool) { return l.loss.After(f) }
+
+// LostCause implements [executor.LostCauser]: [executor.ErrClosed] once
+// Close ended the lease.
+func (l *lease) LostCause() error { return l.loss.Cause() }
 
 // Renew sets the lease's end to ttl from now, by the database's clock, if
 // this owner still holds it and it has not expired.
@@ -45,6 +52,9 @@ func (l *lease) Renew(ctx context.Context, ttl time.Duration) error {
 // is released even by a caller whose request was cancelled. A lease that
 // had expired is removed all the same, and reported as not held.
 func (l *lease) Release(ctx context.Context) error {
+	if l.loss.Lost() {
+		return l.lostErr("release")
+	}
 	if ctx.Err() != nil {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), l.e.opts.CleanupTimeout)
@@ -54,7 +64,11 @@ func (l *lease) Release(ctx context.Context) error {
 	if v == releasedToSelf {
 		l.e.onWake(wakeLock + l.key) // the notification follows
 	}
-	return check("release", l.key, v, err)
+	err = check("release", l.key, v, err)
+	if err == nil {
+		l.e.held.Remove(l)
+	}
+	return l.settle(err)
 }
 
 // releasedToSelf is the release's answer when it handed the lock to the
@@ -89,6 +103,10 @@ func (e *Executor) RenewBatch(ctx context.Context, items []executor.RenewItem) [
 			errs[i] = it.Lease.Renew(ctx, it.TTL)
 			continue
 		}
+		if l.loss.Lost() {
+			errs[i] = l.lostErr("renew")
+			continue
+		}
 		idx = append(idx, i)
 		keys = append(keys, l.key)
 		owners = append(owners, l.owner)
@@ -103,7 +121,7 @@ func (e *Executor) RenewBatch(ctx context.Context, items []executor.RenewItem) [
 		case err != nil:
 			errs[i] = fmt.Errorf("postgres: renew %q: %w: %w", keys[j], executor.ErrBackend, err)
 		case !renewed[j]:
-			errs[i] = fmt.Errorf("postgres: renew %q: %w", keys[j], executor.ErrLockNotHeld)
+			errs[i] = items[i].Lease.(*lease).settle(fmt.Errorf("postgres: renew %q: %w", keys[j], executor.ErrLockNotHeld))
 		}
 	}
 	return errs

@@ -27,7 +27,8 @@ const (
 // (bounded by ctx and [Options.SubscribeTimeout]) and signals its channel
 // at once, since a wake may have come before it. Watches never block on a
 // connection that is down: the channel may then never fire, and the
-// Template polls at its retry interval.
+// Template polls at its retry interval. Once the executor is closed the
+// channel is ready at once (see [Executor.Close]).
 //
 // Expiries wake nobody; waiters notice them by polling. stop must be
 // called exactly once (later calls do nothing); it never blocks on the
@@ -35,6 +36,9 @@ const (
 // removes the executor from key's queue in the background, unless another
 // of its waiters watches key within leaveDelay.
 func (e *Executor) WatchRelease(ctx context.Context, key string) (released <-chan struct{}, stop func()) {
+	if e.isClosed() {
+		return fired(), func() {}
+	}
 	w := &watcher{ch: make(chan struct{}, 1)}
 	// Counted first, so that an idle listener that sees no waiter and
 	// stops does so before start.

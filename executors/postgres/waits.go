@@ -19,6 +19,7 @@ type waits struct {
 	// leaving holds the departures from keys' queues that wait out
 	// leaveDelay (see leaveLater).
 	leaving map[string]*time.Timer
+	closed  bool         // the executor closed: no departures any more
 	n       atomic.Int32 // len(keys), read on the acquire path without mu
 }
 
@@ -165,6 +166,9 @@ const leaveDelay = 50 * time.Millisecond
 func (q *waits) leaveLater(key string, delay time.Duration, leave func()) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	if q.closed {
+		return // Close left every queue
+	}
 	if q.leaving == nil {
 		q.leaving = map[string]*time.Timer{}
 	}
@@ -186,14 +190,32 @@ func (q *waits) leaveLater(key string, delay time.Duration, leave func()) {
 	q.leaving[key] = t
 }
 
-// stopLeaving drops the departures yet to run, as the executor closes.
-func (q *waits) stopLeaving() {
+// close wakes every watcher, as the executor closes, and drops the
+// departures yet to run. It returns the keys of the queues the executor
+// may stand in, for Close to leave them: those watched or about to be
+// left.
+func (q *waits) close() []string {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	q.closed = true
+	seen := map[string]struct{}{}
 	for k, t := range q.leaving {
 		t.Stop()
 		delete(q.leaving, k)
+		seen[k] = struct{}{}
 	}
+	for k, kw := range q.keys {
+		kw.woken = true
+		for w := range kw.watchers {
+			w.wake()
+		}
+		seen[k] = struct{}{}
+	}
+	keys := make([]string, 0, len(seen))
+	for k := range seen {
+		keys = append(keys, k)
+	}
+	return keys
 }
 
 // wake wakes key's watchers, or keeps the wake for a watcher to come (the
