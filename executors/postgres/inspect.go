@@ -2,8 +2,9 @@ package postgres
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -13,33 +14,57 @@ import (
 
 // Inspect implements [executor.Inspector] with one statement: the writer
 // of key (its owner, token and remaining lease) while one holds it, else
-// the number of live read locks or permits in Holder.Shared with the owner,
-// token and lease of the one that ends last, and in both cases the number
-// of executors (processes, not goroutines) in the key's wait queue. A key
-// that a release handed to the head of its queue, and that the head has
-// yet to take, has the owner "lock4go:claim:<member>". It returns an error
-// wrapping [executor.ErrLockNotHeld] when nobody holds key.
+// every live read lock or permit ([executor.Holder.Holders], oldest token
+// first, the claims a release gave to waiting executors last), and the
+// number of executors (processes, not goroutines) in the key's wait
+// queue, for every kind. A key that a release handed to the head of its
+// queue, and that the head has yet to take, has the owner
+// "lock4go:claim:<member>". It returns an error wrapping
+// [executor.ErrLockNotHeld] when nobody holds key.
 func (e *Executor) Inspect(ctx context.Context, key string) (executor.Holder, error) {
 	if e.isClosed() {
 		return executor.Holder{}, closedErr("inspect", key)
 	}
-	var (
-		h       executor.Holder
-		ttlMs   int64
-		waiters int32
-		shared  int32
-	)
-	err := e.pool.QueryRow(ctx, e.sql.inspect, pgxExec, key).Scan(&h.Owner, &h.Token, &ttlMs, &waiters, &shared)
-	switch {
-	case errors.Is(err, pgx.ErrNoRows):
-		return executor.Holder{}, fmt.Errorf("postgres: inspect %q: %w", key, executor.ErrLockNotHeld)
-	case err != nil:
+	ctx, cancel := e.callContext(ctx)
+	defer cancel()
+	rows, err := e.pool.Query(ctx, e.sql.inspect, pgxExec, key)
+	if err != nil {
 		return executor.Holder{}, fmt.Errorf("postgres: inspect %q: %w: %w", key, executor.ErrBackend, err)
 	}
-	h.TTL = time.Duration(max(ttlMs, 0)) * time.Millisecond
-	h.Waiters = int(waiters)
-	h.Shared = int(shared)
+	var (
+		h       executor.Holder
+		one     executor.Holder
+		ttlMs   int64
+		kind    string
+		waiters int32
+	)
+	_, err = pgx.ForEachRow(rows, []any{&one.Owner, &one.Token, &ttlMs, &kind, &waiters}, func() error {
+		one.TTL = time.Duration(max(ttlMs, 0)) * time.Millisecond
+		h.Holders = append(h.Holders, one)
+		h.Kind, h.Permits = holderKind(kind)
+		h.Waiters = int(waiters)
+		return nil
+	})
+	switch {
+	case err != nil:
+		return executor.Holder{}, fmt.Errorf("postgres: inspect %q: %w: %w", key, executor.ErrBackend, err)
+	case len(h.Holders) == 0:
+		return executor.Holder{}, fmt.Errorf("postgres: inspect %q: %w", key, executor.ErrLockNotHeld)
+	}
+	h.Owner, h.Token, h.TTL = h.Holders[0].Owner, h.Holders[0].Token, h.Holders[0].TTL
 	return h, nil
+}
+
+// holderKind maps a row's kind ("w", "r" or "p<n>") to the Holder's.
+func holderKind(kind string) (executor.Kind, int) {
+	switch {
+	case kind == "r":
+		return executor.KindRead, 0
+	case strings.HasPrefix(kind, "p"):
+		n, _ := strconv.Atoi(kind[1:])
+		return executor.KindPermits, n
+	}
+	return executor.KindLock, 0
 }
 
 // ForceRelease implements [executor.ForceReleaser] with the release

@@ -103,7 +103,7 @@ func newStatements(n names) statements {
 		void:         "SELECT " + t + "void($1, $2, $3, $4)",
 		leave:        "SELECT " + t + "leave($1, $2, $3)",
 		renew:        "SELECT " + t + "renew($1, $2, $3)",
-		inspect:      "SELECT owner, token, ttl_ms, waiters, shared FROM " + t + "inspect($1)",
+		inspect:      "SELECT owner, token, ttl_ms, kind, waiters FROM " + t + "inspect($1)",
 		stale:        "SELECT " + t + "stale($1)",
 		tidy:         "SELECT " + t + "tidy($1, $2)",
 		notify:       "SELECT pg_notify($1, '')",

@@ -381,32 +381,27 @@ BEGIN
 	SELECT l.i FROM l UNION ALL SELECT s.i FROM s;
 END $$;
 
--- inspect describes k: the writer (or claim) while one is live, else the
--- newest of the live shares and their count, with the live waiters (one
--- per executor and kind). No row when nothing holds k.
-CREATE OR REPLACE FUNCTION {{t}}inspect(k text)
-RETURNS TABLE (owner text, token bigint, ttl_ms bigint, waiters int, shared int)
+-- inspect describes k: its writer (or claim) while one is live, else its
+-- live read locks or permits (claims among them last), each with its
+-- remaining lease, kind ('w', 'r' or 'p<n>') and the number of live queue
+-- entries (one per executor and kind). No row when nothing holds k.
+DROP FUNCTION IF EXISTS {{t}}inspect(text);
+CREATE FUNCTION {{t}}inspect(k text)
+RETURNS TABLE (owner text, token bigint, ttl_ms bigint, kind text, waiters int)
 LANGUAGE plpgsql AS $$
 DECLARE
 	now timestamptz := clock_timestamp();
+	n   int;
 BEGIN
-	waiters := (SELECT count(*) FROM {{t}}waiters w WHERE w.key = k AND w.expires_at > now);
-	SELECT l.owner, l.token, (extract(epoch FROM l.expires_at - now) * 1000)::bigint
-	INTO owner, token, ttl_ms FROM {{t}}locks l
-	WHERE l.key = k AND l.owner IS NOT NULL AND l.expires_at > now;
+	n := (SELECT count(*) FROM {{t}}waiters w WHERE w.key = k AND w.expires_at > now);
+	RETURN QUERY SELECT l.owner, l.token, (extract(epoch FROM l.expires_at - now) * 1000)::bigint, 'w'::text, n
+	FROM {{t}}locks l WHERE l.key = k AND l.owner IS NOT NULL AND l.expires_at > now;
 	IF FOUND THEN
-		shared := 0;
-		RETURN NEXT;
 		RETURN;
 	END IF;
-	shared := (SELECT count(*) FROM {{t}}shares s WHERE s.key = k AND s.expires_at > now);
-	IF shared = 0 THEN
-		RETURN;
-	END IF;
-	SELECT s.owner, s.token, (extract(epoch FROM s.expires_at - now) * 1000)::bigint
-	INTO owner, token, ttl_ms FROM {{t}}shares s
-	WHERE s.key = k AND s.expires_at > now ORDER BY s.expires_at DESC LIMIT 1;
-	RETURN NEXT;
+	RETURN QUERY SELECT s.owner, s.token, (extract(epoch FROM s.expires_at - now) * 1000)::bigint, s.kind, n
+	FROM {{t}}shares s WHERE s.key = k AND s.expires_at > now
+	ORDER BY s.token = 0, s.token;
 END $$;
 
 -- stale returns up to lim keys whose rows may hold nothing live any more:
