@@ -4,7 +4,9 @@ import (
 	"context"
 	"log/slog"
 	"net"
+	"regexp"
 	"strconv"
+	"strings"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -16,7 +18,7 @@ import (
 // The schema is the one Migrate created for --postgres-table and
 // --postgres-schema; the tool never creates it.
 func dialPostgres(ctx context.Context, c *connFlags) (*backend, error) {
-	cfg, err := pgxpool.ParseConfig(c.postgres)
+	cfg, err := pgxpool.ParseConfig(postgresURL(c.postgres))
 	if err != nil {
 		return nil, usagef("--postgres: %v", err)
 	}
@@ -49,9 +51,24 @@ func postgresNote(context.Context, string, executor.Holder) string {
 	return "a lock4go holder notices at its next renewal (within a third of its lease); one with a fixed lease (WithExpire) is not told and runs on until it releases."
 }
 
-// postgresAddress returns host:port of a --postgres URL, for messages.
-func postgresAddress(url string) string {
-	cfg, err := pgxpool.ParseConfig(url)
+// postgresURL returns the connection string of a --postgres value: a URL,
+// or a keyword/value string ("host=... port=..."), as given; anything else
+// is a URL without its scheme: host:port, or user@host:port/db?...
+// (without a user or database, they come from PGUSER, PGDATABASE,
+// PGPASSWORD or ~/.pgpass, as for psql).
+func postgresURL(v string) string {
+	if strings.Contains(v, "://") || keywordValue.MatchString(v) {
+		return v
+	}
+	return "postgres://" + v
+}
+
+// keywordValue matches the start of a keyword/value connection string.
+var keywordValue = regexp.MustCompile(`^\s*[a-z_]+\s*=`)
+
+// postgresAddress returns host:port of a --postgres value, for messages.
+func postgresAddress(v string) string {
+	cfg, err := pgxpool.ParseConfig(postgresURL(v))
 	if err != nil {
 		return ""
 	}
