@@ -23,6 +23,16 @@ func dialPostgres(ctx context.Context, c *connFlags) (*backend, error) {
 		return nil, usagef("--postgres: %v", err)
 	}
 	cfg.MaxConns = 2
+	if c.wantsTLS() {
+		// The TLS flags override what the connection string says.
+		if cfg.ConnConfig.TLSConfig, err = c.tlsConfig(cfg.ConnConfig.TLSConfig); err != nil {
+			return nil, err
+		}
+		if cfg.ConnConfig.TLSConfig.ServerName == "" {
+			cfg.ConnConfig.TLSConfig.ServerName = cfg.ConnConfig.Host
+		}
+		cfg.ConnConfig.Fallbacks = nil
+	}
 	if cfg.ConnConfig.ConnectTimeout == 0 || cfg.ConnConfig.ConnectTimeout > c.timeout {
 		cfg.ConnConfig.ConnectTimeout = c.timeout
 	}
