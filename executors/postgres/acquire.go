@@ -135,22 +135,43 @@ func (e *Executor) abandon(ctx context.Context, l *lease, code int64, ttl time.D
 	return fmt.Errorf("postgres: acquire %q: %w", l.key, executor.GaveUp(ctx))
 }
 
-// try runs the acquire statement of req's kind for l. Start is taken right
-// before it is sent: the lease runs from when the statement ran.
+// try runs the acquire statement of req's kind for l.
 func (e *Executor) try(ctx context.Context, l *lease, req executor.Request) (int64, error) {
 	member := ""
 	if req.Wait {
 		member = e.member
 	}
 	ttl := ms(req.TTL)
-	l.start = time.Now()
 	if req.Shared || req.Permits > 0 {
 		kind := shareKind(req)
-		return e.queryInt(ctx, e.sql.acquireShare, req.Key, req.Owner, ttl, member, e.queueMs, kind, int32(req.Permits), e.claimMs)
+		return e.acquireInt(ctx, l, e.sql.acquireShare, req.Key, req.Owner, ttl, member, e.queueMs, kind, int32(req.Permits), e.claimMs)
 	}
 	queued := req.Wait && e.waits.queued(req.Key)
-	return e.queryInt(ctx, e.sql.acquire, req.Key, req.Owner, ttl, member, e.queueMs, e.claimMs, queued)
+	return e.acquireInt(ctx, l, e.sql.acquire, req.Key, req.Owner, ttl, member, e.queueMs, e.claimMs, queued)
 }
+
+// acquireInt runs an acquire statement on a connection of the pool, on
+// [Executor.callContext], and scans its integer. l's Start is taken once
+// the connection is in hand, right before the statement is sent: the
+// lease runs from when the statement ran, and waiting for a connection
+// (or dialling one) must not eat it. A connection that could not be had
+// sent nothing: its error wraps errNotSent.
+func (e *Executor) acquireInt(ctx context.Context, l *lease, sql string, args ...any) (int64, error) {
+	ctx, cancel := e.callContext(ctx)
+	defer cancel()
+	conn, err := e.pool.Acquire(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("%w: %w", errNotSent, err)
+	}
+	defer conn.Release()
+	l.start = time.Now()
+	var v int64
+	err = conn.QueryRow(ctx, sql, append([]any{pgxExec}, args...)...).Scan(&v)
+	return v, err
+}
+
+// errNotSent marks a statement that was never sent: no connection.
+var errNotSent = errors.New("postgres: no connection")
 
 // checkKey refuses keys that PostgreSQL's text or its indexes cannot hold.
 func checkKey(key string) error {
@@ -170,7 +191,7 @@ func checkKey(key string) error {
 // an error (the statement's transaction was rolled back).
 func wrote(err error) bool {
 	var pe *pgconn.PgError
-	return !pgconn.SafeToRetry(err) && !errors.As(err, &pe)
+	return !pgconn.SafeToRetry(err) && !errors.As(err, &pe) && !errors.Is(err, errNotSent)
 }
 
 // shareKind returns the kind of a share request: "r" or "p<n>".
