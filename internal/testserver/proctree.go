@@ -83,19 +83,20 @@ func (s *Server) resumeTree() {
 
 // killTree kills the process and its children, as a crash of the machine
 // would, and waits until the children are gone (or zombies: they hold
-// nothing). The caller holds s.mu.
+// nothing). The children, which serve the clients, are killed first, as
+// each is found: the process is stopped at once (no more forks), its
+// children are killed while it stops (a stopped parent cannot reap them,
+// so their ids cannot be reused meanwhile), and once more after, for any
+// it forked before it stopped. The caller holds s.mu.
 func (s *Server) killTree() {
 	if !s.running() {
 		return
 	}
-	s.signal(syscall.SIGSTOP) // no more forks
-	_ = awaitStopped(s.proc.Pid)
-	// The children first: their stopped parent cannot reap them, so their
-	// process ids cannot be reused meanwhile.
-	kids := children(s.proc.Pid)
-	for _, c := range kids {
-		_ = syscall.Kill(c, syscall.SIGKILL)
-	}
+	pm := s.proc.Pid
+	s.signal(syscall.SIGSTOP)
+	kids := killChildren(pm)
+	_ = awaitStopped(pm)
+	kids = append(kids, killChildren(pm)...)
 	s.signalGroup(syscall.SIGKILL)
 	<-s.exited
 	deadline := time.Now().Add(stopTimeout)
@@ -107,4 +108,25 @@ func (s *Server) killTree() {
 			time.Sleep(time.Millisecond)
 		}
 	}
+}
+
+// killChildren kills, with SIGKILL, every process whose parent is pid, each
+// as soon as it is found, and returns their ids.
+func killChildren(pid int) []int {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for _, e := range entries {
+		child, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if ppid, _ := procState(child); ppid == pid {
+			_ = syscall.Kill(child, syscall.SIGKILL)
+			out = append(out, child)
+		}
+	}
+	return out
 }
