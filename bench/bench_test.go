@@ -84,6 +84,7 @@ func TestUncontended_claims(t *testing.T) {
 		{Redis, "raw redis", "lock4go/redis", uncontendedClaims[Redis]},
 		{Etcd, "raw etcd", "lock4go/etcd", uncontendedClaims[Etcd]},
 		{ZooKeeper, "raw zookeeper", "lock4go/zookeeper", uncontendedClaims[ZooKeeper]},
+		{Postgres, "raw postgres", "lock4go/postgres", uncontendedClaims[Postgres]},
 	} {
 		t.Run(string(tc.backend), func(t *testing.T) {
 			subjects := []*Subject{cat.ByName(tc.floor), cat.ByName(tc.mine)}

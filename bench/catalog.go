@@ -45,6 +45,10 @@ func NewCatalog(ctx context.Context, env *Env) (*Catalog, error) {
 	if err != nil {
 		return nil, err
 	}
+	pgSteps, err := postgresSteps(ctx, env, add)
+	if err != nil {
+		return nil, err
+	}
 	steps := []func() error{
 		func() error { return add(RawRedis(rc), nil) },
 		func() error { return add(Lock4go(ctx, Redis, 1, redisExec)) },
@@ -59,6 +63,7 @@ func NewCatalog(ctx context.Context, env *Env) (*Catalog, error) {
 		func() error { return add(Lock4go(ctx, ZooKeeper, 1, zkExec)) },
 		func() error { return add(ZKLock(zc)) },
 	}
+	steps = append(steps, pgSteps...)
 	for _, step := range steps {
 		if err := step(); err != nil {
 			return nil, errors.Join(err, c.Close())

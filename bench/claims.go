@@ -10,4 +10,5 @@ var uncontendedClaims = map[Backend]float64{
 	Redis:     1.6,
 	Etcd:      1.3,
 	ZooKeeper: 2.0,
+	Postgres:  1.15,
 }

@@ -15,10 +15,10 @@ import (
 	"github.com/lock4go/lock4go/internal/testserver"
 )
 
-// Env is the three servers of one run and the clients made on them. It is
-// safe for concurrent use.
+// Env is the servers of one run and the clients made on them. It is safe
+// for concurrent use.
 type Env struct {
-	RedisAddr, EtcdAddr, ZooKeeperAddr string
+	RedisAddr, EtcdAddr, ZooKeeperAddr, PostgresAddr string
 
 	// EtcdRequests counts the requests of every etcd client made by
 	// [Env.EtcdClient].
@@ -34,8 +34,8 @@ type Env struct {
 	closers []func() error
 }
 
-// Start starts redis-server, etcd and ZooKeeper on loopback. The error wraps
-// [testserver.ErrNotInstalled] when one is missing.
+// Start starts redis-server, etcd, ZooKeeper and PostgreSQL on loopback.
+// The error wraps [testserver.ErrNotInstalled] when one is missing.
 func Start() (*Env, error) {
 	e := &Env{EtcdRequests: &GRPCCounter{}, RedisSent: &PipelineCounter{}}
 	for _, s := range []struct {
@@ -45,6 +45,7 @@ func Start() (*Env, error) {
 		{func() (*testserver.Server, error) { return testserver.StartRedis() }, &e.RedisAddr},
 		{testserver.StartEtcd, &e.EtcdAddr},
 		{testserver.StartZooKeeper, &e.ZooKeeperAddr},
+		{startPostgres, &e.PostgresAddr},
 	} {
 		srv, err := s.start()
 		if err != nil {
@@ -65,6 +66,8 @@ func (e *Env) Counter(b Backend) Counter {
 		return RedisStats{Client: e.redisStats, Sent: e.RedisSent}
 	case Etcd:
 		return e.EtcdRequests
+	case Postgres:
+		return postgresCounter{e.PostgresAddr}
 	default:
 		return ZooKeeperStats{Addr: e.ZooKeeperAddr}
 	}
@@ -73,7 +76,7 @@ func (e *Env) Counter(b Backend) Counter {
 // serverPID returns the process ID of b's server, or 0 when the Env did
 // not start it (a worker's Env).
 func (e *Env) serverPID(b Backend) int {
-	i := map[Backend]int{Redis: 0, Etcd: 1, ZooKeeper: 2}[b]
+	i := map[Backend]int{Redis: 0, Etcd: 1, ZooKeeper: 2, Postgres: 3}[b]
 	if i >= len(e.servers) {
 		return 0
 	}

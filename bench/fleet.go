@@ -25,7 +25,7 @@ type FleetOptions struct {
 	Duration time.Duration
 	// Hold is the time inside the lock. Zero means 500µs.
 	Hold time.Duration
-	// Backends to measure. Nil means all three.
+	// Backends to measure. Nil means all four.
 	Backends []Backend
 	// Subjects, if set, limits the cells to these subject names.
 	Subjects []string
@@ -48,7 +48,7 @@ func (o FleetOptions) withDefaults() FleetOptions {
 		o.Hold = 500 * time.Microsecond
 	}
 	if o.Backends == nil {
-		o.Backends = []Backend{Redis, Etcd, ZooKeeper}
+		o.Backends = []Backend{Redis, Etcd, ZooKeeper, Postgres}
 	}
 	return o
 }
@@ -155,7 +155,7 @@ func fleetCell(ctx context.Context, env *Env, c FleetCell, o FleetOptions) (Flee
 			g++
 		}
 		job := fleetJob{
-			RedisAddr: env.RedisAddr, EtcdAddr: env.EtcdAddr, ZooKeeperAddr: env.ZooKeeperAddr,
+			RedisAddr: env.RedisAddr, EtcdAddr: env.EtcdAddr, ZooKeeperAddr: env.ZooKeeperAddr, PostgresAddr: env.PostgresAddr,
 			Subject: c.Subject, Goroutines: g, Keys: c.Keys, Zipf: c.Zipf, KeyPrefix: prefix,
 			Hold: o.Hold, Duration: o.Duration, Timeout: 3 * time.Second, Seed: uint64(i + 1),
 		}

@@ -46,6 +46,8 @@ func readBackend(ctx context.Context, env *Env, b Backend) (backendUse, error) {
 		u.cmds, err = etcdReceived(ctx, env.EtcdAddr)
 	case ZooKeeper:
 		u.cmds, err = ZooKeeperStats{Addr: env.ZooKeeperAddr}.packets(ctx)
+	case Postgres:
+		return postgresUse(ctx, env.PostgresAddr)
 	}
 	if err != nil {
 		return u, err

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the servers the tests start for real (redis-server, redis-cli,
-# redis-sentinel, ZooKeeper, etcd, etcdctl and a Java runtime), Apache
+# redis-sentinel, ZooKeeper, etcd, etcdctl, a Java runtime, PostgreSQL and
+# PgBouncer), Apache
 # Curator and a JDK (the ZooKeeper interop tests compile and run a Java
 # Curator client), and the
 # headless browser of the /debug/locks test (chromium) from Debian packages
@@ -20,6 +21,8 @@ have_all() {
 		command -v java >/dev/null 2>&1 &&
 		command -v javac >/dev/null 2>&1 &&
 		command -v chromium >/dev/null 2>&1 &&
+		command -v pgbouncer >/dev/null 2>&1 &&
+		compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null &&
 		[ -f "$zk_jar" ] &&
 		[ -f "$curator_jar" ]
 }
@@ -29,7 +32,7 @@ if have_all; then
 fi
 
 if ! command -v apt-get >/dev/null 2>&1; then
-	echo "setup.sh: apt-get not found; install redis-server, redis-tools, redis-sentinel, zookeeper, etcd-server, etcd-client, chromium, libcurator-recipes-java and a JDK by hand" >&2
+	echo "setup.sh: apt-get not found; install redis-server, redis-tools, redis-sentinel, zookeeper, etcd-server, etcd-client, postgresql, pgbouncer, chromium, libcurator-recipes-java and a JDK by hand" >&2
 	exit 1
 fi
 
@@ -55,7 +58,10 @@ if [ ! -e "$policy" ]; then
 	trap '"${sudo[@]}" rm -f "$policy"' EXIT
 fi
 
-packages=(redis-server redis-tools redis-sentinel zookeeper etcd-server etcd-client chromium libcurator-recipes-java)
+# postgresql brings the server, initdb, pg_stat_statements and the user
+# "postgres" the tests run it as when they run as root (it refuses root);
+# PgBouncer runs as that user too.
+packages=(redis-server redis-tools redis-sentinel zookeeper etcd-server etcd-client postgresql pgbouncer chromium libcurator-recipes-java)
 if ! command -v javac >/dev/null 2>&1; then
 	packages+=(default-jdk-headless)
 fi
@@ -65,7 +71,7 @@ echo "setup.sh: installing ${packages[*]}" >&2
 "${sudo[@]}" apt-get install -y -q --no-install-recommends "${packages[@]}"
 
 if ! have_all; then
-	echo "setup.sh: still missing a server after install (need redis-server, redis-cli, redis-sentinel, etcd, etcdctl, java, chromium, $zk_jar)" >&2
+	echo "setup.sh: still missing a server after install (need redis-server, redis-cli, redis-sentinel, etcd, etcdctl, java, chromium, pgbouncer, PostgreSQL's initdb, $zk_jar)" >&2
 	exit 1
 fi
 echo "setup.sh: servers installed" >&2

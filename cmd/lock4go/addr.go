@@ -5,6 +5,7 @@ import (
 	"net"
 	"strings"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	goredis "github.com/redis/go-redis/v9"
 )
 
@@ -101,6 +102,11 @@ func (c *connFlags) checkAddrs() error {
 	if c.zookeeper != "" {
 		if _, err := zkHosts(c.zookeeper); err != nil {
 			return err
+		}
+	}
+	if c.postgres != "" {
+		if _, err := pgxpool.ParseConfig(postgresURL(c.postgres)); err != nil {
+			return usagef("--postgres: %v", err)
 		}
 	}
 	return nil

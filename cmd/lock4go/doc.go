@@ -1,5 +1,5 @@
 // Command lock4go inspects, watches, breaks and measures lock4go locks on
-// the backends themselves: Redis, Redlock, etcd and ZooKeeper.
+// the backends themselves: Redis, Redlock, etcd, ZooKeeper and PostgreSQL.
 //
 // Usage:
 //
@@ -16,8 +16,10 @@
 //	--redlock ADDRS        comma-separated host:port or Redis URLs, one per independent master (LOCK4GO_REDLOCK)
 //	--etcd ENDPOINTS       comma-separated host:port or http(s)://host:port (LOCK4GO_ETCD)
 //	--zookeeper HOSTS      comma-separated host:port, or zk://host:port,host:port (LOCK4GO_ZOOKEEPER)
+//	--postgres ADDR        host:port, or postgres://[user[:password]@]host:port/db[?sslmode=...] (LOCK4GO_POSTGRES)
 //	--etcd-prefix P        the etcd executor's Options.Prefix (LOCK4GO_ETCD_PREFIX)
 //	--zk-base-path P       the ZooKeeper executor's Options.BasePath (LOCK4GO_ZK_BASE_PATH)
+//	--postgres-table T, --postgres-schema S the PostgreSQL executor's Options.Table and Schema (LOCK4GO_POSTGRES_TABLE, ...)
 //	--etcd-user U, --etcd-password P        etcd credentials (LOCK4GO_ETCD_USER, LOCK4GO_ETCD_PASSWORD)
 //	--zk-digest USER:PASSWORD               ZooKeeper digest credentials (LOCK4GO_ZK_DIGEST)
 //	--tls-ca F, --tls-cert F, --tls-key F, --tls-insecure-skip-verify

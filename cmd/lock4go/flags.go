@@ -20,6 +20,8 @@ const defaultTimeout = 5 * time.Second
 type connFlags struct {
 	redis, etcd, zookeeper string
 	redlock                string // comma-separated Redis URLs, one per master
+	postgres               string // a PostgreSQL connection URL
+	pgTable, pgSchema      string
 	etcdPrefix, zkBasePath string
 	etcdUser, etcdPassword string
 	zkDigest               string
@@ -42,6 +44,9 @@ func (c *connFlags) register(fs *flag.FlagSet) {
 	str(&c.redlock, "redlock", "LOCK4GO_REDLOCK", "Redlock masters: comma-separated Redis `host:ports` or URLs, one per independent master")
 	str(&c.etcd, "etcd", "LOCK4GO_ETCD", "etcd `endpoints`, comma-separated: host:port, http:// or https:// URLs")
 	str(&c.zookeeper, "zookeeper", "LOCK4GO_ZOOKEEPER", "ZooKeeper `hosts`: host:port,host:port or zk://host:port,host:port")
+	str(&c.postgres, "postgres", "LOCK4GO_POSTGRES", "PostgreSQL `host:port` or URL: postgres://[user[:password]@]host:port/db[?sslmode=...]")
+	str(&c.pgTable, "postgres-table", "LOCK4GO_POSTGRES_TABLE", "the PostgreSQL executor's table `prefix` (postgres.Options.Table; default lock4go)")
+	str(&c.pgSchema, "postgres-schema", "LOCK4GO_POSTGRES_SCHEMA", "the PostgreSQL executor's `schema` (postgres.Options.Schema)")
 	str(&c.etcdPrefix, "etcd-prefix", "LOCK4GO_ETCD_PREFIX", "the etcd executor's key `prefix` (etcd.Options.Prefix)")
 	str(&c.zkBasePath, "zk-base-path", "LOCK4GO_ZK_BASE_PATH", "the ZooKeeper executor's base `path` (zookeeper.Options.BasePath; default /lock4go)")
 	str(&c.etcdUser, "etcd-user", "LOCK4GO_ETCD_USER", "etcd `user`")
@@ -50,7 +55,7 @@ func (c *connFlags) register(fs *flag.FlagSet) {
 	str(&c.tlsCA, "tls-ca", "LOCK4GO_TLS_CA", "PEM `file` of the CA that signed the server's certificate (enables TLS)")
 	str(&c.tlsCert, "tls-cert", "LOCK4GO_TLS_CERT", "PEM `file` of a client certificate (enables TLS)")
 	str(&c.tlsKey, "tls-key", "LOCK4GO_TLS_KEY", "PEM `file` of the client certificate's key")
-	str(&c.backend, "backend", "LOCK4GO_BACKEND", "which configured backend to use, when several are: redis, redlock, etcd or zookeeper")
+	str(&c.backend, "backend", "LOCK4GO_BACKEND", "which configured backend to use, when several are: redis, redlock, etcd, zookeeper or postgres")
 	insecure, err := envBool("LOCK4GO_TLS_INSECURE_SKIP_VERIFY")
 	c.envErr = err
 	fs.BoolVar(&c.tlsInsecure, "tls-insecure-skip-verify", insecure, "do not verify the server's certificate (enables TLS; testing only) (env LOCK4GO_TLS_INSECURE_SKIP_VERIFY)")

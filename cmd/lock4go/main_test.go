@@ -15,8 +15,8 @@ import (
 var (
 	binary string
 
-	redisSrv, etcdSrv, zkSrv *testserver.Server
-	redisErr, etcdErr, zkErr error
+	redisSrv, etcdSrv, zkSrv, pgSrv *testserver.Server
+	redisErr, etcdErr, zkErr, pgErr error
 
 	// redlockSrvs are the three masters of the Redlock cases.
 	redlockSrvs []*testserver.Server
@@ -46,6 +46,7 @@ func testMain(m *testing.M) int {
 	redisSrv, redisErr = testserver.StartRedis()
 	etcdSrv, etcdErr = testserver.StartEtcd()
 	zkSrv, zkErr = testserver.StartZooKeeper()
+	pgSrv, pgErr = startPostgres()
 	for range 3 {
 		s, err := testserver.StartRedis()
 		if err != nil {
@@ -55,7 +56,7 @@ func testMain(m *testing.M) int {
 		redlockSrvs = append(redlockSrvs, s)
 	}
 	defer func() {
-		for _, s := range append([]*testserver.Server{redisSrv, etcdSrv, zkSrv}, redlockSrvs...) {
+		for _, s := range append([]*testserver.Server{redisSrv, etcdSrv, zkSrv, pgSrv}, redlockSrvs...) {
 			if s != nil {
 				_ = s.Stop()
 			}

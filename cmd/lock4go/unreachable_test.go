@@ -24,6 +24,9 @@ func TestUnreachable(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b backendCase) {
 		target, _, _ := strings.Cut(b.flags[1], ",") // Redlock's first master
 		target = strings.TrimPrefix(strings.TrimPrefix(target, b.kind+"://"), "redis://")
+		if b.kind == "postgres" {
+			target = pgSrv.Addr()
+		}
 		proxy, err := testserver.NewProxy(target)
 		if err != nil {
 			t.Fatal(err)
@@ -62,6 +65,8 @@ func backendURL(kind, addr string) string {
 		return strings.Repeat("redis://"+addr+",", 2) + "redis://" + addr
 	case "etcd":
 		return "http://" + addr
+	case "postgres":
+		return testserver.PostgresDSN(addr)
 	}
 	return addr
 }
@@ -74,6 +79,8 @@ func shownAddr(kind, addr string) string {
 		return addr
 	case "redlock":
 		return addr + "," + addr + "," + addr
+	case "postgres":
+		return addr
 	}
 	return backendURL(kind, addr)
 }

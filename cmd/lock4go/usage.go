@@ -1,7 +1,7 @@
 package main
 
 // mainUsage is printed by "lock4go help" and after a usage error.
-const mainUsage = `lock4go: inspect, watch, break and measure lock4go locks on Redis, Redlock, etcd and ZooKeeper.
+const mainUsage = `lock4go: inspect, watch, break and measure lock4go locks on Redis, Redlock, etcd, ZooKeeper and PostgreSQL.
 
 Usage:
   lock4go inspect [flags] KEY...          who holds each key: kind, every holder's owner, fencing token and lease left, waiters
@@ -14,8 +14,9 @@ Backends (one per command; inspect takes several and prints a section each), hos
   --redlock ADDRS      host:port,... or Redis URLs, one per independent master (3 or more)       (env LOCK4GO_REDLOCK)
   --etcd ENDPOINTS     host:port,... or http(s)://host:port,...                                   (env LOCK4GO_ETCD)
   --zookeeper HOSTS    host:port,... or zk://host:port,...                                        (env LOCK4GO_ZOOKEEPER)
+  --postgres ADDR      host:port, or postgres://[user[:password]@]host:port/db                   (env LOCK4GO_POSTGRES)
 KEY is the lock key exactly as the Template got it (middleware keys look like lock4go:pay#42);
---etcd-prefix and --zk-base-path must match the executors' options.
+--etcd-prefix, --zk-base-path, --postgres-table and --postgres-schema must match the executors' options.
 Run "lock4go COMMAND -h" for every flag.
 ` + exitCodesUsage
 
@@ -43,6 +44,7 @@ them), one per call waiting for a read lock or permit.
   etcd       waiters = entries queued behind the holders; the lease is counted in whole seconds
   ZooKeeper  waiters = nodes queued behind the holders; the lease is the holder's session ("session");
              a semaphore's n is not stored ("permits")
+  PostgreSQL waiters = processes queued for the key; the lease left is by the database's clock
 `
 
 const watchUsage = `Usage: lock4go watch [flags] KEY
@@ -64,6 +66,7 @@ writing under the lock, which is what fencing tokens are for.
   Redis      the holder's Template notices at its next renewal (a third of its lease)
   etcd       the holder is not told (its lease carries its other locks): it runs on until it releases
   ZooKeeper  a lock4go holder notices at once (its node's watch fires)
+  PostgreSQL the holder's Template notices at its next renewal (a third of its lease)
 `
 
 const benchUsage = `Usage: lock4go bench [flags]

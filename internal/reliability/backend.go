@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	goredis "github.com/redis/go-redis/v9"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
@@ -14,6 +15,7 @@ import (
 	"github.com/lock4go/lock4go/executor"
 	"github.com/lock4go/lock4go/executors/etcd"
 	"github.com/lock4go/lock4go/executors/memory"
+	"github.com/lock4go/lock4go/executors/postgres"
 	"github.com/lock4go/lock4go/executors/redis"
 	"github.com/lock4go/lock4go/executors/redlock"
 	"github.com/lock4go/lock4go/executors/zookeeper"
@@ -28,11 +30,14 @@ const (
 	// Redlock is a quorum lock over independent Redis masters, one per
 	// address.
 	Redlock = "redlock"
+	// Postgres is a PostgreSQL database (Addrs[0]) whose schema
+	// postgres.Migrate created.
+	Postgres = "postgres"
 )
 
 // Backend says how to reach a lock backend.
 type Backend struct {
-	// Kind is Redis, ZooKeeper, Etcd, Redlock or Memory.
+	// Kind is Redis, ZooKeeper, Etcd, Redlock, Postgres or Memory.
 	Kind string
 	// Addrs are the servers' client addresses ("127.0.0.1:PORT").
 	Addrs []string
@@ -121,9 +126,36 @@ func (b Backend) Open(ctx context.Context) (executor.Executor, func() error, err
 			return nil, nil, err
 		}
 		return e, func() error { return errors.Join(e.Close(), client.Close()) }, nil
+	case Postgres:
+		return openPostgres(ctx, b.Addrs, log)
 	case Memory:
 		e := memory.New(memory.Options{})
 		return e, func() error { return nil }, nil
 	}
 	return nil, nil, fmt.Errorf("%w: %q", ErrUnknownBackend, b.Kind)
+}
+
+// openPostgres returns a PostgreSQL executor over a pool of its own to the
+// database "postgres" as the user "postgres" at addrs[0] (the test
+// servers' set-up), listening there too.
+func openPostgres(ctx context.Context, addrs []string, log *slog.Logger) (executor.Executor, func() error, error) {
+	if len(addrs) == 0 {
+		return nil, nil, fmt.Errorf("reliability: postgres: no address")
+	}
+	pool, err := pgxpool.New(ctx, PostgresDSN(addrs[0]))
+	if err != nil {
+		return nil, nil, fmt.Errorf("reliability: postgres pool: %w", err)
+	}
+	e, err := postgres.New(pool, postgres.Options{Logger: log})
+	if err != nil {
+		pool.Close()
+		return nil, nil, err
+	}
+	return e, func() error { err := e.Close(); pool.Close(); return err }, nil
+}
+
+// PostgresDSN is the connection string of the test servers' database at
+// addr.
+func PostgresDSN(addr string) string {
+	return "postgres://postgres@" + addr + "/postgres?sslmode=disable&connect_timeout=5"
 }

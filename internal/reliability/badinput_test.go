@@ -365,6 +365,11 @@ func everything(t *testing.T, e *env) []string {
 			}
 		}
 		walk("/")
+	case Postgres:
+		err := eachPostgresRow(ctx, e.srv.Addr(), "", func(n string, _, _ bool) { out = append(out, n) })
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 	slices.Sort(out)
 	return out
@@ -391,6 +396,8 @@ func allowedResidue(kind, namespace, n string) bool {
 	case ZooKeeper:
 		rest, ok := strings.CutPrefix(n, namespace)
 		return n == namespace || ok && strings.Count(rest, "/") == 1
+	case Postgres:
+		return postgresResidue(n)
 	}
 	return false
 }

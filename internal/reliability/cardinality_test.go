@@ -24,11 +24,13 @@ import (
 // the watchdog's); etcd must hold nothing; ZooKeeper keeps one
 // empty lock parent per key, a container node the server deletes some
 // time after it empties (every 60s by default, at most 10000 a minute):
-// under LOCK4GO_SOAK=1 the test waits for them to go.
+// under LOCK4GO_SOAK=1 the test waits for them to go. PostgreSQL may keep
+// rows whose lease or queue entry expired (a waiter that left without a
+// word): a sweep must remove every one.
 func TestKeyCardinality(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, e *env) {
 		s := newSpace(e)
-		tpl, _ := s.open(t, lock4go.Config{AcquireTimeout: 10 * time.Second})
+		tpl, ex := s.open(t, lock4go.Config{AcquireTimeout: 10 * time.Second})
 		const n = 10000
 		ctx := t.Context()
 		memBefore := redisMemory(t, e)
@@ -128,6 +130,8 @@ func TestKeyCardinality(t *testing.T) {
 			}
 			detail = fmt.Sprintf("%d keys left (void markers of lost replies), longest TTL %v; used_memory grew by %d bytes; waiters queued %d times",
 				len(inv.Entries), maxTTL.Round(time.Millisecond), redisMemory(t, e)-memBefore, redisCalls(t, e, "zadd")-zaddBefore)
+		case Postgres:
+			detail = postgresLeft(t, s, ex, inv)
 		case Etcd:
 			if len(inv.Entries) != 0 {
 				t.Errorf("%d etcd keys left under %q", len(inv.Entries), s.namespace())

@@ -42,7 +42,7 @@ type env struct {
 	addrs []string
 	err   error
 	// lease is how long a lock outlives its holder's silence: the
-	// watchdog lease (Config.Expire) for Redis, the granted lease TTL for
+	// watchdog lease (Config.Expire) for Redis and PostgreSQL, the granted lease TTL for
 	// etcd (2s is etcd's minimum), the session timeout for ZooKeeper.
 	lease time.Duration
 }
@@ -52,6 +52,7 @@ func envs() []*env {
 		{kind: Redis, srv: redisSrv, err: redisErr, lease: time.Second},
 		{kind: ZooKeeper, srv: zkSrv, err: zkErr, lease: 2 * time.Second},
 		{kind: Etcd, srv: etcdSrv, err: etcdErr, lease: 2 * time.Second},
+		{kind: Postgres, srv: pgSrv, err: pgErr, lease: time.Second},
 	}
 }
 
@@ -85,7 +86,7 @@ type space struct {
 func newSpace(e *env) space { return space{e: e, name: unique("rel-")} }
 
 // namespace is the executor namespace: a ZooKeeper base path or an etcd
-// prefix; "" for Redis, whose keys carry the name instead.
+// prefix; "" for Redis and PostgreSQL, whose keys carry the name instead.
 func (s space) namespace() string {
 	switch s.e.kind {
 	case ZooKeeper:
@@ -136,15 +137,21 @@ func (s space) open(t *testing.T, cfg lock4go.Config, addrs ...string) (*lock4go
 // inventory is what a backend stores for one space.
 type inventory struct {
 	// Entries are the Redis keys containing the space's name, the etcd
-	// keys under its prefix, or the znodes under its base path (lock
-	// parents and lock nodes), sorted.
+	// keys under its prefix, the znodes under its base path (lock
+	// parents and lock nodes), or the PostgreSQL rows (postgresEntry) of
+	// its keys, sorted.
 	Entries []string
 	// NoTTL are Redis keys without a TTL.
 	NoTTL []string
 	// LockNodes are the ZooKeeper lock nodes (children of lock parents),
-	// the etcd queue entries, or the Redis lock keys (not the bookkeeping
-	// of redisBookkeeping).
+	// the etcd queue entries, the Redis lock keys (not the bookkeeping
+	// of redisBookkeeping), or the PostgreSQL rows that are live (a
+	// writer, claim, share or queue entry that has not expired).
 	LockNodes []string
+	// Expired are the PostgreSQL rows whose lease, claim or queue entry
+	// ended without a release (a crashed process's), which a sweep
+	// removes.
+	Expired []string
 	// Parents are the ZooKeeper lock parents (container nodes, which the
 	// server deletes some time after their last child; ZooKeeper reports
 	// them with ephemeralOwner 0, like persistent nodes, so the test cannot
@@ -260,6 +267,10 @@ func readInventory(ctx context.Context, kind, addr, name, namespace string) (inv
 				}
 			}
 		}
+	case Postgres:
+		if err := readPostgres(ctx, addr, name, &inv); err != nil {
+			return inv, err
+		}
 	default:
 		return inv, fmt.Errorf("%w: %q", ErrUnknownBackend, kind)
 	}
@@ -297,6 +308,8 @@ func containsKey(kind, n, k string) bool {
 		return strings.Contains(n, k+"/")
 	case ZooKeeper:
 		return strings.Contains(n, "/"+k+"/")
+	case Postgres:
+		return strings.Contains(n, "/"+k+"/") || strings.HasSuffix(n, "/"+k)
 	}
 	return false
 }

@@ -1,23 +1,27 @@
 package reliability
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"go.uber.org/goleak"
 
+	"github.com/lock4go/lock4go/executors/postgres"
 	"github.com/lock4go/lock4go/internal/testserver"
 )
 
 // The servers every test of this package shares, one per backend, and the
 // lockcheck binary, built once.
 var (
-	redisSrv, zkSrv, etcdSrv *testserver.Server
-	redisErr, zkErr, etcdErr error
+	redisSrv, zkSrv, etcdSrv, pgSrv *testserver.Server
+	redisErr, zkErr, etcdErr, pgErr error
 
 	lockcheckBin string
 	lockcheckErr error
@@ -28,6 +32,7 @@ func TestMain(m *testing.M) {
 	wg.Go(func() { redisSrv, redisErr = testserver.StartRedis() })
 	wg.Go(func() { zkSrv, zkErr = testserver.StartZooKeeper() })
 	wg.Go(func() { etcdSrv, etcdErr = testserver.StartEtcd() })
+	wg.Go(func() { pgSrv, pgErr = startPostgres() })
 	binDir, err := os.MkdirTemp("", "lock4go-lockcheck-*")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -38,7 +43,7 @@ func TestMain(m *testing.M) {
 
 	code := m.Run()
 
-	for _, s := range []*testserver.Server{redisSrv, zkSrv, etcdSrv} {
+	for _, s := range []*testserver.Server{redisSrv, zkSrv, etcdSrv, pgSrv} {
 		if s != nil {
 			_ = s.Stop()
 		}
@@ -68,4 +73,25 @@ func buildLockcheck(dir string) (string, error) {
 		return "", fmt.Errorf("go build lockcheck: %w\n%s", err, out)
 	}
 	return bin, nil
+}
+
+// startPostgres starts the PostgreSQL server and creates the executor's
+// schema (postgres.Migrate with the default options).
+func startPostgres() (*testserver.Server, error) {
+	s, err := testserver.StartPostgres()
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	pool, err := pgxpool.New(ctx, PostgresDSN(s.Addr()))
+	if err == nil {
+		err = postgres.Migrate(ctx, pool, postgres.Options{})
+		pool.Close()
+	}
+	if err != nil {
+		_ = s.Stop()
+		return nil, err
+	}
+	return s, nil
 }

@@ -1,5 +1,6 @@
-// Package testserver starts real redis-server, ZooKeeper and etcd processes
-// on free loopback ports, each in its own temporary directory, for tests.
+// Package testserver starts real redis-server, ZooKeeper, etcd, PostgreSQL
+// and PgBouncer processes on free loopback ports, each in its own temporary
+// directory, for tests.
 //
 // A test package starts the servers it needs once, in TestMain, keeps the
 // start error and calls [Check] at the top of each test: a server that is not

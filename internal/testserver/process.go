@@ -41,6 +41,11 @@ type Server struct {
 	addr    string                          // client address
 	ready   func(ctx context.Context) error // nil once the server serves clients
 	ownsDir bool                            // Stop removes dir
+	cred    *syscall.Credential             // run as this user (nil: ours)
+	// tree: the server's children leave its process group; Pause, Resume
+	// and Kill signal them too (proctree.go).
+	tree       bool
+	stopSignal syscall.Signal // ends the server gracefully; zero means SIGTERM
 
 	pid atomic.Int64
 
@@ -90,7 +95,10 @@ func (s *Server) Stop() error {
 func (s *Server) Kill() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.running() {
+	switch {
+	case s.running() && s.tree:
+		s.killTree()
+	case s.running():
 		s.signalGroup(syscall.SIGKILL)
 		<-s.exited
 	}
@@ -107,6 +115,9 @@ func (s *Server) Pause() error {
 	if !s.running() {
 		return fmt.Errorf("testserver: pause %s: %w", s.name, ErrNotRunning)
 	}
+	if s.tree {
+		return s.pauseTree()
+	}
 	s.signal(syscall.SIGSTOP)
 	return awaitStopped(s.proc.Pid)
 }
@@ -116,7 +127,10 @@ func (s *Server) Pause() error {
 func (s *Server) Resume() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.running() {
+	switch {
+	case s.running() && s.tree:
+		s.resumeTree()
+	case s.running():
 		s.signal(syscall.SIGCONT)
 	}
 	return nil
@@ -181,7 +195,7 @@ func (s *Server) spawn() error {
 	cmd.Dir = s.dir
 	cmd.Stdout = logFile
 	cmd.Stderr = logFile
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL, Credential: s.cred}
 	if err := cmd.Start(); err != nil {
 		_ = logFile.Close()
 		return fmt.Errorf("testserver: start %s: %w", s.name, err)
@@ -306,11 +320,22 @@ func (s *Server) terminate() {
 	if !s.running() {
 		return
 	}
-	s.signal(syscall.SIGTERM)
+	sig := syscall.SIGTERM
+	if s.stopSignal != 0 {
+		sig = s.stopSignal
+	}
+	if s.tree {
+		s.resumeTree() // in case it is paused
+	}
+	s.signal(sig)
 	s.signal(syscall.SIGCONT)
 	select {
 	case <-s.exited:
 	case <-time.After(stopGrace):
+		if s.tree {
+			s.killTree()
+			return
+		}
 		s.signalGroup(syscall.SIGKILL)
 		<-s.exited
 	}

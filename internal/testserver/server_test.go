@@ -19,6 +19,7 @@ var serverKinds = []struct {
 	{"redis", func() (*Server, error) { return StartRedis() }},
 	{"zookeeper", StartZooKeeper},
 	{"etcd", StartEtcd},
+	{"postgres", func() (*Server, error) { return StartPostgres() }},
 }
 
 // alive probes s with its own readiness check and a short timeout.

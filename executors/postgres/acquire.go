@@ -1,0 +1,229 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/lock4go/lock4go/executor"
+)
+
+// Codes the acquire functions return instead of a token.
+const (
+	codeBusy         = 0  // another owner holds the key; the attempt does not wait
+	codeVoided       = -2 // the owner was voided after a lost reply; nothing was written
+	codeQueued       = -3 // the key is busy; the executor stands in its queue
+	codeKindMismatch = -4 // the key is in use as another kind
+)
+
+// maxKeyLen bounds a key: it must fit in a B-tree index entry and in a
+// notification's payload.
+const maxKeyLen = 2048
+
+// queueTTL is the life of a queue entry after its waiter's last attempt:
+// live waiters refresh it at every attempt (at least every retry
+// interval), dead ones leave it to expire.
+const queueTTL = 30 * time.Second
+
+// Acquire makes one attempt to take req.Key for req.Owner with one
+// statement: it inserts the key's row (or takes over a row whose lease
+// expired, or the claim a release handed to this executor) and returns the
+// new fencing token. It never waits; waiting is the Template's, helped by
+// [Executor.WatchRelease]. A request with req.Wait that finds the key busy
+// queues the executor in the key's wait queue in the same statement.
+//
+// It returns an error wrapping [executor.ErrNotAcquired] when another owner
+// holds the key; [executor.ErrInvalidKey] for a key PostgreSQL cannot store
+// (over 2048 bytes, NUL, invalid UTF-8); [executor.ErrInvalidConfig] when
+// the key is in use as another kind, or when the schema is missing (run
+// [Migrate]); [executor.ErrBackend] and the cause when the database did not
+// answer, with the context's error and cause too when ctx's deadline
+// passed during the round trip; [executor.ErrNotAcquired] and the
+// context's error and cause when ctx was cancelled.
+//
+// Whenever the statement may have run without its answer reaching us (a
+// lost reply, a call abandoned at ctx's end), Acquire reports an error,
+// never a lease, and voids the owner in the background, so that the
+// statement takes nothing should it land later. An attempt with the owner
+// of the current holder returns the holder's lease again; an owner must
+// not be reused after an error.
+func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.Lease, error) {
+	if err := req.Validate(); err != nil {
+		return nil, fmt.Errorf("postgres: acquire: %w", err)
+	}
+	if err := checkKey(req.Key); err != nil {
+		return nil, err
+	}
+	if e.isClosed() {
+		return nil, closedErr("acquire", req.Key)
+	}
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("postgres: acquire %q: %w", req.Key, executor.GaveUp(ctx))
+	}
+	e.startSweeper()
+	if req.Wait && !req.Shared && req.Permits == 0 && e.waits.quiet(req.Key) && e.listener.listening() {
+		// Still queued, nothing heard: no round trip needed to learn that
+		// the key is busy.
+		return nil, fmt.Errorf("postgres: %q: %w", req.Key, executor.ErrNotAcquired)
+	}
+	l := &lease{e: e, key: req.Key, owner: req.Owner}
+	code, err := e.try(ctx, l, req)
+	if err == nil && ctx.Err() != nil {
+		// Cancelled during the statement, which ran to its end: undo a grant.
+		return nil, e.abandon(ctx, l, code, req.TTL)
+	}
+	return e.answer(ctx, l, req, code, err)
+}
+
+// answer turns the outcome of l's acquire statement into Acquire's result.
+func (e *Executor) answer(ctx context.Context, l *lease, req executor.Request, code int64, err error) (executor.Lease, error) {
+	// The executor's queue bookkeeping is its locks' (one waiter per key
+	// in a process); waiters of shares share the entry and leave it alone.
+	track := req.Wait && !req.Shared && req.Permits == 0
+	switch {
+	case err == nil && code > 0:
+		l.token = code
+		if track {
+			e.waits.setQueued(req.Key, false)
+		}
+		if !e.held.Add(l) {
+			return nil, e.refuseLate(l)
+		}
+		return l, nil
+	case err == nil && code == codeQueued:
+		if track {
+			e.waits.setQueued(req.Key, true)
+		}
+		return nil, fmt.Errorf("postgres: %q: %w", req.Key, executor.ErrNotAcquired)
+	case err == nil && code == codeBusy:
+		return nil, fmt.Errorf("postgres: %q: %w", req.Key, executor.ErrNotAcquired)
+	case err == nil && code == codeVoided:
+		return nil, fmt.Errorf("postgres: acquire %q: %w: %w", req.Key, executor.ErrNotAcquired, errVoided)
+	case err == nil && code == codeKindMismatch:
+		return nil, errKind(req)
+	case err == nil:
+		return nil, fmt.Errorf("postgres: acquire %q: unexpected answer %d: %w", req.Key, code, executor.ErrBackend)
+	case missingSchema(err):
+		return nil, fmt.Errorf("postgres: acquire %q: %w: %w (run postgres.Migrate with the same Table and Schema)", req.Key, executor.ErrInvalidConfig, err)
+	}
+	if !wrote(err) {
+		return nil, acquireErr(ctx, req.Key, err)
+	}
+	// A failed or abandoned statement: the row may hold req.Owner.
+	e.voidLater(l, req.TTL)
+	return nil, acquireErr(ctx, req.Key, err)
+}
+
+// abandon undoes an acquisition of a lease of ttl whose caller gave up
+// while its statement ran: a grant (code > 0) is released at once, or
+// voided in the background if that fails. It returns the caller's error.
+func (e *Executor) abandon(ctx context.Context, l *lease, code int64, ttl time.Duration) error {
+	if code > 0 {
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), e.opts.CleanupTimeout)
+		_, err := e.queryInt(rctx, e.sql.release, l.key, l.owner, e.claimMs, "")
+		cancel()
+		if err != nil {
+			e.voidLater(l, ttl)
+		}
+	}
+	return fmt.Errorf("postgres: acquire %q: %w", l.key, executor.GaveUp(ctx))
+}
+
+// try runs the acquire statement of req's kind for l.
+func (e *Executor) try(ctx context.Context, l *lease, req executor.Request) (int64, error) {
+	member := ""
+	if req.Wait {
+		member = e.member
+	}
+	ttl := ms(req.TTL)
+	if req.Shared || req.Permits > 0 {
+		kind := shareKind(req)
+		return e.acquireInt(ctx, l, e.sql.acquireShare, req.Key, req.Owner, ttl, member, e.queueMs, kind, int32(req.Permits), e.claimMs)
+	}
+	queued := req.Wait && e.waits.queued(req.Key)
+	return e.acquireInt(ctx, l, e.sql.acquire, req.Key, req.Owner, ttl, member, e.queueMs, e.claimMs, queued)
+}
+
+// acquireInt runs an acquire statement on a connection of the pool, on
+// [Executor.callContext], and scans its integer. l's Start is taken once
+// the connection is in hand, right before the statement is sent: the
+// lease runs from when the statement ran, and waiting for a connection
+// (or dialling one) must not eat it. A connection that could not be had
+// sent nothing: its error wraps errNotSent.
+func (e *Executor) acquireInt(ctx context.Context, l *lease, sql string, args ...any) (int64, error) {
+	ctx, cancel := e.callContext(ctx)
+	defer cancel()
+	conn, err := e.pool.Acquire(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("%w: %w", errNotSent, err)
+	}
+	defer conn.Release()
+	l.start = time.Now()
+	var v int64
+	err = conn.QueryRow(ctx, sql, append([]any{pgxExec}, args...)...).Scan(&v)
+	return v, err
+}
+
+// errNotSent marks a statement that was never sent: no connection.
+var errNotSent = errors.New("postgres: no connection")
+
+// checkKey refuses keys that PostgreSQL's text or its indexes cannot hold.
+func checkKey(key string) error {
+	switch {
+	case len(key) > maxKeyLen:
+		return fmt.Errorf("postgres: acquire: key of %d bytes, longer than %d: %w", len(key), maxKeyLen, executor.ErrInvalidKey)
+	case !utf8.ValidString(key):
+		return fmt.Errorf("postgres: acquire %q: not valid UTF-8: %w", key, executor.ErrInvalidKey)
+	case strings.IndexByte(key, 0) >= 0:
+		return fmt.Errorf("postgres: acquire %q: contains NUL: %w", key, executor.ErrInvalidKey)
+	}
+	return nil
+}
+
+// wrote reports whether a statement that failed with err may have run and
+// committed: not when nothing was sent, nor when the server answered with
+// an error (the statement's transaction was rolled back).
+func wrote(err error) bool {
+	var pe *pgconn.PgError
+	return !pgconn.SafeToRetry(err) && !errors.As(err, &pe) && !errors.Is(err, errNotSent)
+}
+
+// shareKind returns the kind of a share request: "r" or "p<n>".
+func shareKind(req executor.Request) string {
+	if req.Permits > 0 {
+		return "p" + strconv.Itoa(req.Permits)
+	}
+	return "r"
+}
+
+// ms converts a positive duration to whole milliseconds, at least 1.
+func ms(d time.Duration) int64 { return max(d.Milliseconds(), 1) }
+
+// errVoided: the owner's acquisitions were voided by the void of an
+// earlier attempt with the same owner; nothing was written.
+var errVoided = errors.New("postgres: owner voided after a lost reply")
+
+// errKind reports a key in use as another kind.
+func errKind(req executor.Request) error {
+	what := "a read lock"
+	switch {
+	case req.Permits > 0:
+		what = fmt.Sprintf("a semaphore of %d permits", req.Permits)
+	case !req.Shared:
+		what = "a lock"
+	}
+	return fmt.Errorf("postgres: %q is in use as another kind than %s (a lock, a read-write lock or a semaphore of another size): %w",
+		req.Key, what, executor.ErrInvalidConfig)
+}
+
+// acquireErr reports an acquire round trip of key that failed with err, or
+// that the caller abandoned, as [executor.AttemptError] classifies it.
+func acquireErr(ctx context.Context, key string, err error) error {
+	return fmt.Errorf("postgres: acquire %q: %w", key, executor.AttemptError(ctx, err))
+}

@@ -1,0 +1,151 @@
+package postgres
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"sync"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/lock4go/lock4go/executor"
+	"github.com/lock4go/lock4go/internal/kit"
+)
+
+// Executor is the PostgreSQL lock executor. It implements
+// [executor.Executor], [executor.Waiter], [executor.BatchRenewer],
+// [executor.Inspector] and [executor.ForceReleaser]. It is safe for
+// concurrent use. Close it when done; the pool stays the caller's.
+type Executor struct {
+	pool *pgxpool.Pool
+	opts Options
+	log  *slog.Logger
+	sql  statements
+
+	// The executor in wait queues: its member name and wake channel, and
+	// the durations its statements pass, in milliseconds.
+	member   string
+	channel  string
+	claimMs  int64
+	queueMs  int64
+	listener *listener
+	waits    waits
+
+	voids voidQueue        // voids of lost replies
+	held  kit.Held[*lease] // the leases held, for Close
+
+	sweepOnce sync.Once
+	mu        sync.Mutex
+	closed    bool
+	// life is cancelled by Close; it bounds background statements. It is
+	// the executor's lifetime, never a caller's context.
+	life context.Context
+	kill context.CancelFunc
+	bg   kit.Group // background work: voids, departures, the sweeper, the listener
+}
+
+var (
+	_ executor.Executor      = (*Executor)(nil)
+	_ executor.Waiter        = (*Executor)(nil)
+	_ executor.BatchRenewer  = (*Executor)(nil)
+	_ executor.Inspector     = (*Executor)(nil)
+	_ executor.ForceReleaser = (*Executor)(nil)
+)
+
+// New returns an executor that locks through pool, whose tables and
+// functions [Migrate] created (with the same Table and Schema). New never
+// creates, checks or closes the pool, and makes no round trip; the caller
+// owns the pool. It returns an error wrapping [executor.ErrInvalidConfig]
+// for a nil pool, invalid options or a ListenDSN that does not parse.
+//
+// Every statement is sent with [pgx.QueryExecModeExec] (the extended
+// protocol with an unnamed statement, one round trip), whatever the pool's
+// DefaultQueryExecMode, so the pool may go through PgBouncer in
+// transaction mode. The LISTEN connection may not: see
+// [Options.ListenDSN].
+func New(pool *pgxpool.Pool, opts Options) (*Executor, error) {
+	if pool == nil {
+		return nil, fmt.Errorf("postgres: nil pool: %w", executor.ErrInvalidConfig)
+	}
+	opts, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	listenCfg, err := listenConfig(pool, opts.ListenDSN)
+	if err != nil {
+		return nil, err
+	}
+	n := newNames(opts)
+	e := &Executor{
+		pool:    pool,
+		opts:    opts,
+		log:     opts.Logger.With("executor", opts.Name),
+		sql:     newStatements(n),
+		member:  newMember(),
+		claimMs: ms(opts.ClaimWindow),
+		queueMs: ms(max(queueTTL, opts.ClaimWindow)),
+	}
+	e.life, e.kill = context.WithCancel(context.Background())
+	e.channel = n.channel + e.member
+	e.listener = newListener(e, listenCfg)
+	return e, nil
+}
+
+// listenConfig returns the settings of the LISTEN connection: dsn's, or a
+// copy of the pool's when dsn is empty.
+func listenConfig(pool *pgxpool.Pool, dsn string) (*pgconn.Config, error) {
+	if dsn == "" {
+		return pool.Config().ConnConfig.Config.Copy(), nil
+	}
+	cfg, err := pgconn.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: ListenDSN: %w: %w", executor.ErrInvalidConfig, err)
+	}
+	return cfg, nil
+}
+
+// Name returns the executor's name ("postgres" unless configured).
+func (e *Executor) Name() string { return e.opts.Name }
+
+// Priority returns the executor's priority ([Priority] unless configured).
+func (e *Executor) Priority() int { return e.opts.Priority }
+
+// Capabilities implements [executor.Executor]: the Template's watchdog
+// renews the leases (many per statement, see [Executor.RenewBatch]),
+// waiters queue in the database (see [Executor.WatchRelease]), and the
+// executor has read locks and semaphores.
+func (e *Executor) Capabilities() executor.Capabilities {
+	return executor.Capabilities{QueuedWaits: true, SharedLocks: true, Semaphores: true}
+}
+
+// detached returns a context for a background statement: free of any
+// caller's cancellation, bounded by CleanupTimeout and ended by Close.
+func (e *Executor) detached() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(e.life, e.opts.CleanupTimeout)
+}
+
+// pgxExec is the query mode of every statement: the extended protocol
+// with an unnamed statement, one round trip, safe through PgBouncer in
+// transaction mode.
+const pgxExec = pgx.QueryExecModeExec
+
+// queryInt runs the one-statement sql with args and scans its one
+// integer, on [Executor.callContext].
+func (e *Executor) queryInt(ctx context.Context, sql string, args ...any) (int64, error) {
+	ctx, cancel := e.callContext(ctx)
+	defer cancel()
+	var v int64
+	err := e.pool.QueryRow(ctx, sql, append([]any{pgxExec}, args...)...).Scan(&v)
+	return v, err
+}
+
+// newMember returns a random name for an executor in wait queues.
+func newMember() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:]) // never fails (crypto/rand)
+	return hex.EncodeToString(b[:])
+}

@@ -1,0 +1,160 @@
+package postgres_test
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/lock4go/lock4go/executor"
+	"github.com/lock4go/lock4go/executors/postgres"
+	"github.com/lock4go/lock4go/internal/testlog"
+	"github.com/lock4go/lock4go/internal/testserver"
+)
+
+// server returns the package's PostgreSQL server, or skips.
+func server(t testing.TB) *testserver.Server {
+	t.Helper()
+	testserver.Check(t, pgErr)
+	return pgSrv
+}
+
+// pgBouncer returns the package's PgBouncer, or skips.
+func pgBouncer(t testing.TB) *testserver.Server {
+	t.Helper()
+	testserver.Check(t, bouncerErr)
+	return bouncer
+}
+
+// newPool returns a pool of connections to addr, closed at the end of the
+// test.
+func newPool(t testing.TB, addr string) *pgxpool.Pool {
+	t.Helper()
+	pool, err := pgxpool.New(t.Context(), testserver.PostgresDSN(addr))
+	if err != nil {
+		t.Fatalf("pgxpool.New = %v", err)
+	}
+	t.Cleanup(pool.Close)
+	return pool
+}
+
+// newExecutor returns an executor over pool closed at the end of the test
+// (before the pool).
+func newExecutor(t testing.TB, pool *pgxpool.Pool, o postgres.Options) *postgres.Executor {
+	t.Helper()
+	if o.Logger == nil {
+		o.Logger = testLogger(t)
+	}
+	e, err := postgres.New(pool, o)
+	if err != nil {
+		t.Fatalf("New = %v", err)
+	}
+	t.Cleanup(func() {
+		if err := e.Close(); err != nil {
+			t.Errorf("Close = %v", err)
+		}
+	})
+	return e
+}
+
+// direct returns an executor with a pool of its own straight to the
+// server.
+func direct(t testing.TB) *postgres.Executor {
+	return newExecutor(t, newPool(t, server(t).Addr()), postgres.Options{})
+}
+
+// testLogger logs to t at debug level until t ends (testlog.Logger).
+func testLogger(t testing.TB) *slog.Logger { return testlog.Logger(t) }
+
+// uniq returns a key unique to this test run.
+func uniq(t testing.TB, prefix string) string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return prefix + t.Name() + ":" + hex.EncodeToString(b[:])
+}
+
+// owner returns a fresh owner value.
+func owner() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// req returns a request for key with a fresh owner.
+func req(key string, ttl time.Duration) executor.Request {
+	return executor.Request{Key: key, Owner: owner(), TTL: ttl}
+}
+
+// eventually polls cond every 10ms until it holds or d passes.
+func eventually(d time.Duration, cond func() bool) bool {
+	deadline := time.Now().Add(d)
+	for {
+		if cond() {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// optionsListen returns Options whose LISTEN connection goes to dsn.
+func optionsListen(dsn string) postgres.Options { return postgres.Options{ListenDSN: dsn} }
+
+// rows counts what the default tables hold for key: its row, shares and
+// queue entries.
+func rows(t testing.TB, key string) int {
+	t.Helper()
+	var n int
+	err := newPool(t, server(t).Addr()).QueryRow(t.Context(), `SELECT
+		(SELECT count(*) FROM lock4go_locks WHERE key = $1) +
+		(SELECT count(*) FROM lock4go_shares WHERE key = $1) +
+		(SELECT count(*) FROM lock4go_waiters WHERE key = $1)`, key).Scan(&n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// logSignal is a slog.Handler that hands records on to next and closes
+// fired at the first record whose message contains match: a signal to await
+// instead of polling a log.
+type logSignal struct {
+	next  slog.Handler
+	match string
+	once  *sync.Once
+	fired chan struct{}
+}
+
+// newLogSignal returns a logger that logs to t and the channel closed when
+// it logs a message containing match.
+func newLogSignal(t testing.TB, match string) (*slog.Logger, <-chan struct{}) {
+	h := logSignal{next: testLogger(t).Handler(), match: match, once: new(sync.Once), fired: make(chan struct{})}
+	return slog.New(h), h.fired
+}
+
+func (h logSignal) Enabled(ctx context.Context, l slog.Level) bool { return h.next.Enabled(ctx, l) }
+
+func (h logSignal) Handle(ctx context.Context, r slog.Record) error {
+	if strings.Contains(r.Message, h.match) {
+		h.once.Do(func() { close(h.fired) })
+	}
+	return h.next.Handle(ctx, r)
+}
+
+func (h logSignal) WithAttrs(as []slog.Attr) slog.Handler {
+	h.next = h.next.WithAttrs(as)
+	return h
+}
+
+func (h logSignal) WithGroup(name string) slog.Handler {
+	h.next = h.next.WithGroup(name)
+	return h
+}

@@ -1,0 +1,88 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/lock4go/lock4go/executor"
+)
+
+// Inspect implements [executor.Inspector] with one statement: the writer
+// of key (its owner, token and remaining lease) while one holds it, else
+// every live read lock or permit ([executor.Holder.Holders], oldest token
+// first, the claims a release gave to waiting executors last), and the
+// number of executors (processes, not goroutines) in the key's wait
+// queue, for every kind. A key that a release handed to the head of its
+// queue, and that the head has yet to take, has the owner
+// "lock4go:claim:<member>". It returns an error wrapping
+// [executor.ErrLockNotHeld] when nobody holds key.
+func (e *Executor) Inspect(ctx context.Context, key string) (executor.Holder, error) {
+	if e.isClosed() {
+		return executor.Holder{}, closedErr("inspect", key)
+	}
+	ctx, cancel := e.callContext(ctx)
+	defer cancel()
+	rows, err := e.pool.Query(ctx, e.sql.inspect, pgxExec, key)
+	if err != nil {
+		return executor.Holder{}, fmt.Errorf("postgres: inspect %q: %w: %w", key, executor.ErrBackend, err)
+	}
+	var (
+		h       executor.Holder
+		one     executor.Holder
+		ttlMs   int64
+		kind    string
+		waiters int32
+	)
+	_, err = pgx.ForEachRow(rows, []any{&one.Owner, &one.Token, &ttlMs, &kind, &waiters}, func() error {
+		one.TTL = time.Duration(max(ttlMs, 0)) * time.Millisecond
+		h.Holders = append(h.Holders, one)
+		h.Kind, h.Permits = holderKind(kind)
+		h.Waiters = int(waiters)
+		return nil
+	})
+	switch {
+	case err != nil:
+		return executor.Holder{}, fmt.Errorf("postgres: inspect %q: %w: %w", key, executor.ErrBackend, err)
+	case len(h.Holders) == 0:
+		return executor.Holder{}, fmt.Errorf("postgres: inspect %q: %w", key, executor.ErrLockNotHeld)
+	}
+	h.Owner, h.Token, h.TTL = h.Holders[0].Owner, h.Holders[0].Token, h.Holders[0].TTL
+	return h, nil
+}
+
+// holderKind maps a row's kind ("w", "r" or "p<n>") to the Holder's.
+func holderKind(kind string) (executor.Kind, int) {
+	switch {
+	case kind == "r":
+		return executor.KindRead, 0
+	case strings.HasPrefix(kind, "p"):
+		n, _ := strconv.Atoi(kind[1:])
+		return executor.KindPermits, n
+	}
+	return executor.KindLock, 0
+}
+
+// ForceRelease implements [executor.ForceReleaser] with the release
+// statement: it frees key only if h.Owner still holds it (owner values are
+// unique per acquisition, so a newer holder is never touched) and hands it
+// to the head of the wait queue. The holder's Template learns of it at its
+// next renewal, within a third of its lease; a fixed lease (WithExpire) is
+// never renewed, so its holder is not told.
+func (e *Executor) ForceRelease(ctx context.Context, key string, h executor.Holder) error {
+	if key == "" {
+		return fmt.Errorf("postgres: force release: empty key: %w", executor.ErrInvalidKey)
+	}
+	if e.isClosed() {
+		return closedErr("force release", key)
+	}
+	if h.Owner == "" {
+		return fmt.Errorf("postgres: force release %q: the holder has no owner value: %w", key, executor.ErrLockNotHeld)
+	}
+	v, err := e.queryInt(ctx, e.sql.release, key, h.Owner, e.claimMs, "")
+	return check("force release", key, v, err)
+}

@@ -1,0 +1,137 @@
+package postgres
+
+import (
+	"fmt"
+	"log/slog"
+	"regexp"
+	"time"
+
+	"github.com/lock4go/lock4go/executor"
+)
+
+// Options configures an [Executor] and [Migrate]. The zero value consists
+// entirely of defaults; every field says what its zero value means.
+type Options struct {
+	// Name identifies the executor in a Template. Zero means "postgres".
+	Name string
+
+	// Priority orders executors when none is chosen explicitly; lower wins.
+	// Zero means [Priority].
+	Priority int
+
+	// Table starts the names of the executor's tables, sequences and
+	// functions ("<Table>_locks", "<Table>_acquire", ...): a lower-case SQL
+	// identifier of at most 32 characters. Executors that share keys must
+	// use the same Table (and Schema). Zero means "lock4go".
+	Table string
+
+	// Schema qualifies those names. Zero means none: they are found
+	// through the connection's search_path, as other unqualified names.
+	Schema string
+
+	// ListenDSN is the connection string of the executor's one LISTEN
+	// connection, which tells its waiters of releases (open from the first
+	// wait until 30s after the last). It must reach
+	// PostgreSQL directly or through a pooler in session mode: in PgBouncer's
+	// transaction mode a LISTEN is lost with the transaction. Zero means the
+	// pool's own connection settings. The executor checks, when it starts
+	// listening, that a notification arrives, and warns when none does.
+	ListenDSN string
+
+	// ClaimWindow is how long a released key stays reserved for the executor
+	// at the head of its wait queue: the woken waiter takes it within this
+	// window, or anyone may take it after (a waiter that died while queued
+	// costs the next one this window plus its retry interval at worst). Zero
+	// means 200ms.
+	ClaimWindow time.Duration
+
+	// SubscribeTimeout bounds how long the first [Executor.WatchRelease]
+	// waits for the LISTEN connection. Zero means 250ms.
+	SubscribeTimeout time.Duration
+
+	// CleanupTimeout bounds each background statement (the void of an
+	// acquisition whose reply was lost, a departure from a wait queue, a
+	// sweep) and a Release whose context has already ended, and is how
+	// long a statement whose context is cancelled (not timed out) may
+	// still take before its connection is closed. Zero means 2s.
+	CleanupTimeout time.Duration
+
+	// SweepInterval is how often the executor removes what crashed
+	// processes left without a release (rows of expired leases, expired
+	// queue entries and void markers; see docs/postgres.md). Zero means
+	// one minute.
+	SweepInterval time.Duration
+
+	// Logger receives warnings (a failed void, a LISTEN connection that
+	// does not receive notifications) and debug messages. Nil means
+	// [slog.Default].
+	Logger *slog.Logger
+}
+
+// Priority is the executor's default priority ([executor.Executor]): when a
+// Template has several executors and none is chosen, the lowest wins. The
+// built-in defaults prefer Redis (100), then ZooKeeper (200), etcd (300),
+// PostgreSQL (350) and memory (400).
+const Priority = 350
+
+const (
+	defaultName             = "postgres"
+	defaultTable            = "lock4go"
+	defaultClaimWindow      = 200 * time.Millisecond
+	defaultSubscribeTimeout = 250 * time.Millisecond
+	defaultCleanupTimeout   = 2 * time.Second
+	defaultSweepInterval    = time.Minute
+	maxTableLen             = 32
+)
+
+// identifier is what Table and Schema may be: a lower-case SQL identifier
+// that needs no quoting.
+var identifier = regexp.MustCompile(`^[a-z_][a-z0-9_]*$`)
+
+// withDefaults validates o and fills in its zero fields.
+func (o Options) withDefaults() (Options, error) {
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{
+		{"ClaimWindow", o.ClaimWindow},
+		{"SubscribeTimeout", o.SubscribeTimeout},
+		{"CleanupTimeout", o.CleanupTimeout},
+		{"SweepInterval", o.SweepInterval},
+	} {
+		if d.v < 0 {
+			return o, fmt.Errorf("postgres: %s %v is negative: %w", d.name, d.v, executor.ErrInvalidConfig)
+		}
+	}
+	if o.Table == "" {
+		o.Table = defaultTable
+	}
+	if !identifier.MatchString(o.Table) || len(o.Table) > maxTableLen {
+		return o, fmt.Errorf("postgres: Table %q: want a lower-case identifier of at most %d characters: %w", o.Table, maxTableLen, executor.ErrInvalidConfig)
+	}
+	if o.Schema != "" && (!identifier.MatchString(o.Schema) || len(o.Schema) > 63) {
+		return o, fmt.Errorf("postgres: Schema %q: want a lower-case identifier: %w", o.Schema, executor.ErrInvalidConfig)
+	}
+	if o.Name == "" {
+		o.Name = defaultName
+	}
+	if o.Priority == 0 {
+		o.Priority = Priority
+	}
+	o.ClaimWindow = orDefault(o.ClaimWindow, defaultClaimWindow)
+	o.SubscribeTimeout = orDefault(o.SubscribeTimeout, defaultSubscribeTimeout)
+	o.CleanupTimeout = orDefault(o.CleanupTimeout, defaultCleanupTimeout)
+	o.SweepInterval = orDefault(o.SweepInterval, defaultSweepInterval)
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	return o, nil
+}
+
+// orDefault returns d, or def when d is zero.
+func orDefault(d, def time.Duration) time.Duration {
+	if d == 0 {
+		return def
+	}
+	return d
+}

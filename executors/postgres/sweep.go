@@ -1,0 +1,78 @@
+package postgres
+
+import (
+	"context"
+	"math/rand/v2"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// sweepBatch bounds the keys one sweep statement returns.
+const sweepBatch = 500
+
+// startSweeper starts, on the executor's first acquisition, the goroutine
+// that sweeps every [Options.SweepInterval] (with jitter, so that many
+// processes spread their sweeps).
+func (e *Executor) startSweeper() {
+	e.sweepOnce.Do(func() { e.bg.Go(e.sweepLoop) })
+}
+
+// sweepLoop sweeps until the executor closes.
+func (e *Executor) sweepLoop() {
+	t := time.NewTimer(jitter(e.opts.SweepInterval))
+	defer t.Stop()
+	for {
+		select {
+		case <-e.life.Done():
+			return
+		case <-t.C:
+		}
+		if err := e.Sweep(e.life); err != nil && e.life.Err() == nil {
+			e.log.Debug("postgres: sweep failed; it runs again later", "err", err)
+		}
+		t.Reset(jitter(e.opts.SweepInterval))
+	}
+}
+
+// jitter returns d give or take a quarter.
+func jitter(d time.Duration) time.Duration {
+	return d*3/4 + rand.N(d/2+1)
+}
+
+// Sweep removes what ended without a release: rows of keys whose leases,
+// claims and queue entries all expired (a crashed process's), and void
+// markers past their time; a key whose waiters outlived its holder is
+// handed to them. Every executor sweeps by itself every
+// [Options.SweepInterval]; Sweep is for tools and tests. Each statement is
+// bounded by [Options.CleanupTimeout].
+func (e *Executor) Sweep(ctx context.Context) error {
+	for {
+		keys, err := e.stale(ctx)
+		if err != nil {
+			return err
+		}
+		for _, k := range keys {
+			sctx, cancel := context.WithTimeout(ctx, e.opts.CleanupTimeout)
+			_, err := e.pool.Exec(sctx, e.sql.tidy, pgxExec, k, e.claimMs)
+			cancel()
+			if err != nil {
+				return err
+			}
+		}
+		if len(keys) < sweepBatch {
+			return nil
+		}
+	}
+}
+
+// stale returns up to sweepBatch keys that may hold nothing live.
+func (e *Executor) stale(ctx context.Context) ([]string, error) {
+	ctx, cancel := context.WithTimeout(ctx, e.opts.CleanupTimeout)
+	defer cancel()
+	rows, err := e.pool.Query(ctx, e.sql.stale, pgxExec, int32(sweepBatch))
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[string])
+}
