@@ -26,7 +26,7 @@ type Executor struct {
 	priority int
 	prefix   string
 	// recipeWrites: locks are written as the recipe RWMutex's writers
-	// (Options.RecipeRWMutex).
+	// (Options.RWLockLayout).
 	recipeWrites bool
 	log          *slog.Logger
 
@@ -72,7 +72,7 @@ func New(client *clientv3.Client, opts Options) (*Executor, error) {
 		name:         opts.Name,
 		priority:     opts.Priority,
 		prefix:       opts.Prefix,
-		recipeWrites: opts.RecipeRWMutex,
+		recipeWrites: opts.RWLockLayout,
 		log:          opts.Logger,
 		pollAfter:    defaultPollAfter,
 		entryLocks:   entryLocks{m: map[entryKey]*entryLock{}},

@@ -24,7 +24,8 @@ type Options struct {
 	// slog.Default().
 	Logger *slog.Logger
 
-	// RecipeRWMutex writes the entries of locks and write locks as etcd's
+	// RWLockLayout writes the entries of locks and write locks in the
+	// layout of the backend's read-write lock recipe, here as etcd's
 	// recipes RWMutex writes its writers ("<k>/write/<lease hex>") instead
 	// of as concurrency.Mutex does ("<k>/<lease hex>"). The recipe's
 	// readers look only for "<k>/write/" entries, so set it where other
@@ -33,7 +34,7 @@ type Options struct {
 	// lock4go's locks either way; lock4go's own locks, read locks and the
 	// recipe's entries exclude each other as their kinds require whatever
 	// the setting.
-	RecipeRWMutex bool
+	RWLockLayout bool
 }
 
 func (o Options) withDefaults() Options {

@@ -72,7 +72,7 @@ func (q queue) readEntry(id clientv3.LeaseID, owner string) string {
 }
 
 // writeEntry returns the key of a lock's entry under lease id in the layout
-// of the recipe RWMutex's writers (Options.RecipeRWMutex).
+// of the recipe RWMutex's writers (Options.RWLockLayout).
 func (q queue) writeEntry(id clientv3.LeaseID) string {
 	return q.dir + writeDir + strconv.FormatInt(int64(id), 16)
 }

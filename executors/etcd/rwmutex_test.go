@@ -51,12 +51,12 @@ func returns(t *testing.T, done <-chan struct{}, what string) {
 }
 
 // TestInterop_recipeRWMutex checks lock4go's read and write locks
-// (Options.RecipeRWMutex) against etcd's recipes RWMutex on the same key:
+// (Options.RWLockLayout) against etcd's recipes RWMutex on the same key:
 // readers share, writers exclude both ways.
 func TestInterop_recipeRWMutex(t *testing.T) {
 	testserver.Check(t, srvErr)
 	cli := newClient(t, srv.Addr())
-	e := newExec(t, cli, etcd.Options{RecipeRWMutex: true})
+	e := newExec(t, cli, etcd.Options{RWLockLayout: true})
 	s, err := concurrency.NewSession(cli, concurrency.WithTTL(10))
 	if err != nil {
 		t.Fatal(err)

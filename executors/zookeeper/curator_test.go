@@ -178,13 +178,13 @@ func TestInterop_curatorMutex(t *testing.T) {
 }
 
 // TestInterop_curatorReadWriteLock checks lock4go's read and write locks
-// (Options.CuratorReadWriteLock) against a real Curator
+// (Options.RWLockLayout) against a real Curator
 // InterProcessReadWriteLock on the same path: readers share, writers
 // exclude both ways, a waiting writer of either side keeps the other
 // side's later readers out, and the nodes are Curator's.
 func TestInterop_curatorReadWriteLock(t *testing.T) {
 	addr := server(t)
-	e := newExecutor(t, dial(t, testSession, addr), Options{CuratorReadWriteLock: true})
+	e := newExecutor(t, dial(t, testSession, addr), Options{RWLockLayout: true})
 	c := startCurator(t, addr)
 	key := "curator-rw:" + t.Name()
 	path := e.keyPath(key)

@@ -30,7 +30,7 @@ type Executor struct {
 	acl      []zk.ACL
 	grace    time.Duration
 	// writeName is the lock name of locks and write locks (lockName, or
-	// writeName with Options.CuratorReadWriteLock).
+	// writeName with Options.RWLockLayout).
 	writeName string
 	log       *slog.Logger
 
@@ -86,7 +86,7 @@ func build(conn *zk.Conn, opts Options, poll time.Duration) (*Executor, error) {
 		log:       o.Logger,
 		done:      make(chan struct{}),
 	}
-	if o.CuratorReadWriteLock {
+	if o.RWLockLayout {
 		e.writeName = writeName
 	}
 	e.mon.init(e, poll)

@@ -63,7 +63,8 @@ type Options struct {
 	// deletion is retried. Zero means slog.Default(), as in every executor.
 	Logger *slog.Logger
 
-	// CuratorReadWriteLock names the nodes of locks and write locks as
+	// RWLockLayout writes locks and write locks in the layout of the
+	// backend's read-write lock recipe, here naming their nodes as
 	// Curator's InterProcessReadWriteLock writes them ("__WRIT__") instead
 	// of as its InterProcessMutex does ("lock-", also zk.Lock's). Curator's
 	// two recipes do not see each other's nodes, so a Java service on the
@@ -73,7 +74,7 @@ type Options struct {
 	// executor). Read locks are always "__READ__" nodes. Whatever the
 	// setting, lock4go's locks, read locks and every node of those recipes
 	// exclude each other as their kinds require.
-	CuratorReadWriteLock bool
+	RWLockLayout bool
 }
 
 // withDefaults returns a copy of o with zero fields replaced by their
