@@ -348,8 +348,7 @@ func (s *suite) testMutualExclusion(t *testing.T) {
 		rounds    = 3
 	)
 	k := s.key(t)
-	var inside, maxInside, acquired atomic.Int64
-	var lastToken atomic.Int64
+	var cs criticalSection
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
 	var wg sync.WaitGroup
@@ -359,28 +358,8 @@ func (s *suite) testMutualExclusion(t *testing.T) {
 		for range perExec {
 			wg.Go(func() {
 				for range rounds {
-					l, err := acquireBlocking(ctx, e, s.req(k, 0, true))
-					if err != nil {
+					if err := cs.visit(ctx, e, s.req(k, 0, true)); err != nil {
 						errc <- err
-						return
-					}
-					n := inside.Add(1)
-					for {
-						m := maxInside.Load()
-						if n <= m || maxInside.CompareAndSwap(m, n) {
-							break
-						}
-					}
-					if tok := l.Token(); tok <= lastToken.Load() {
-						errc <- fmt.Errorf("token %d not above previous holder's %d", tok, lastToken.Load())
-					} else {
-						lastToken.Store(tok)
-					}
-					acquired.Add(1)
-					time.Sleep(time.Millisecond)
-					inside.Add(-1)
-					if err := l.Release(context.WithoutCancel(ctx)); err != nil {
-						errc <- fmt.Errorf("Release: %w", err)
 						return
 					}
 				}
@@ -392,12 +371,44 @@ func (s *suite) testMutualExclusion(t *testing.T) {
 	for err := range errc {
 		t.Error(err)
 	}
-	if m := maxInside.Load(); m != 1 {
+	if m := cs.maxInside.Load(); m != 1 {
 		t.Fatalf("%d holders at once, want 1", m)
 	}
-	if got, want := acquired.Load(), int64(executors*perExec*rounds); got != want {
+	if got, want := cs.acquired.Load(), int64(executors*perExec*rounds); got != want {
 		t.Fatalf("%d acquisitions, want %d", got, want)
 	}
+}
+
+// criticalSection counts the holders of one key at once and checks that
+// each holder's token is above the previous one's.
+type criticalSection struct {
+	inside, maxInside, acquired, lastToken atomic.Int64
+}
+
+// visit acquires req on e (waiting), stays inside for a millisecond and
+// releases. A token not above the previous holder's is an error, reported
+// after the release.
+func (c *criticalSection) visit(ctx context.Context, e executor.Executor, req executor.Request) error {
+	l, err := acquireBlocking(ctx, e, req)
+	if err != nil {
+		return err
+	}
+	n := c.inside.Add(1)
+	for m := c.maxInside.Load(); n > m && !c.maxInside.CompareAndSwap(m, n); m = c.maxInside.Load() {
+	}
+	var tokenErr error
+	if tok := l.Token(); tok <= c.lastToken.Load() {
+		tokenErr = fmt.Errorf("token %d not above previous holder's %d", tok, c.lastToken.Load())
+	} else {
+		c.lastToken.Store(tok)
+	}
+	c.acquired.Add(1)
+	time.Sleep(time.Millisecond)
+	c.inside.Add(-1)
+	if err := l.Release(context.WithoutCancel(ctx)); err != nil {
+		return errors.Join(tokenErr, fmt.Errorf("Release: %w", err))
+	}
+	return tokenErr
 }
 
 func (s *suite) testInvalidRequest(t *testing.T) {

@@ -82,55 +82,27 @@ func (s *suite) testWriterPreference(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
 	r1 := mustAcquire(t, a, s.read(k, 0, false))
-	writer := make(chan executor.Lease, 1)
-	errc := make(chan error, 3)
-	go func() {
-		l, err := acquireBlocking(ctx, b, s.req(k, 0, true))
-		if err != nil {
-			errc <- err
-			return
-		}
-		writer <- l
-	}()
+	writer := acquireAsync(ctx, b, s.req(k, 0, true))
 	waiting(t, a, k, 1)
 	mustNotAcquire(t, c, s.read(k, 0, false))
-	readers := make(chan executor.Lease, 2)
-	for _, e := range []executor.Executor{c, d} {
-		go func() {
-			l, err := acquireBlocking(ctx, e, s.read(k, 0, true))
-			if err != nil {
-				errc <- err
-				return
-			}
-			readers <- l
-		}()
-	}
+	readers := []<-chan acquired{acquireAsync(ctx, c, s.read(k, 0, true)), acquireAsync(ctx, d, s.read(k, 0, true))}
 	waiting(t, a, k, 3)
 	release(t, r1)
-	var w executor.Lease
-	select {
-	case w = <-writer:
-	case err := <-errc:
-		t.Fatal(err)
-	case <-ctx.Done():
-		t.Fatal("the waiting writer was not granted when the reader released")
-	}
-	select {
-	case l := <-readers:
-		release(t, l, w)
-		t.Fatal("a reader that came after the waiting writer holds the key with it")
-	default:
+	w := await(ctx, t, writer, "the waiting writer, when the reader released")
+	for _, r := range readers {
+		select {
+		case got := <-r:
+			if got.err != nil {
+				t.Fatal(got.err)
+			}
+			release(t, got.l, w)
+			t.Fatal("a reader that came after the waiting writer holds the key with it")
+		default:
+		}
 	}
 	release(t, w)
-	for range 2 { // both readers, neither waiting for the other
-		select {
-		case l := <-readers:
-			defer release(t, l)
-		case err := <-errc:
-			t.Fatal(err)
-		case <-ctx.Done():
-			t.Fatal("readers waiting behind the writer were not both granted at its release")
-		}
+	for _, r := range readers { // both readers, neither waiting for the other
+		defer release(t, await(ctx, t, r, "a reader waiting behind the writer, at its release"))
 	}
 }
 
@@ -163,30 +135,15 @@ func (s *suite) testPermits(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
-	got := make(chan executor.Lease, 1)
-	errc := make(chan error, 1)
-	go func() {
-		l, err := acquireBlocking(ctx, c, s.permit(k, 2, 0, true))
-		if err != nil {
-			errc <- err
-			return
-		}
-		got <- l
-	}()
+	got := acquireAsync(ctx, c, s.permit(k, 2, 0, true))
 	waiting(t, a, k, 1)
 	release(t, p1)
-	select {
-	case p3 := <-got:
-		if p3.Token() <= p2.Token() {
-			t.Errorf("token %d after %d: not increasing", p3.Token(), p2.Token())
-		}
-		mustNotAcquire(t, a, s.permit(k, 2, 0, false))
-		release(t, p3)
-	case err := <-errc:
-		t.Fatal(err)
-	case <-ctx.Done():
-		t.Fatal("waiter not granted the returned permit")
+	p3 := await(ctx, t, got, "the waiter, when a permit was returned")
+	if p3.Token() <= p2.Token() {
+		t.Errorf("token %d after %d: not increasing", p3.Token(), p2.Token())
 	}
+	mustNotAcquire(t, a, s.permit(k, 2, 0, false))
+	release(t, p3)
 	release(t, p2)
 }
 

@@ -192,6 +192,39 @@ func tryOnce(t *testing.T, e executor.Executor, k string) bool {
 // the executor offers one, release notifications where it offers them
 // (watched after the first attempt, which may queue the executor, and kept
 // until the end), and short polling otherwise.
+// acquired is the outcome of an acquisition started by acquireAsync.
+type acquired struct {
+	l   executor.Lease
+	err error
+}
+
+// acquireAsync runs acquireBlocking in a goroutine of its own and delivers
+// its outcome on the channel it returns.
+func acquireAsync(ctx context.Context, e executor.Executor, r executor.Request) <-chan acquired {
+	ch := make(chan acquired, 1)
+	go func() {
+		l, err := acquireBlocking(ctx, e, r)
+		ch <- acquired{l, err}
+	}()
+	return ch
+}
+
+// await returns the lease of an acquisition of acquireAsync; it fails t,
+// saying what was awaited, when the acquisition fails or ctx ends first.
+func await(ctx context.Context, t *testing.T, ch <-chan acquired, what string) executor.Lease {
+	t.Helper()
+	select {
+	case a := <-ch:
+		if a.err != nil {
+			t.Fatalf("%s: %v", what, a.err)
+		}
+		return a.l
+	case <-ctx.Done():
+		t.Fatalf("%s: not granted: %v", what, ctx.Err())
+	}
+	return nil
+}
+
 func acquireBlocking(ctx context.Context, e executor.Executor, r executor.Request) (executor.Lease, error) {
 	r.Wait = true
 	w, _ := e.(executor.Waiter)
