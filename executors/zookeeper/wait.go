@@ -39,39 +39,13 @@ func (q *queuer) run(ctx context.Context) (*lease, error) {
 		if err != nil {
 			return nil, backendErr("acquire", key, err)
 		}
-		if slices.Contains(children, semLeases) {
-			// A semaphore's leases (its containers outlive it until
-			// ZooKeeper reaps them).
-			leases, _, err := q.e.conn.Children(q.parent + "/" + semLeases)
-			if err != nil && !errors.Is(err, zk.ErrNoNode) {
-				return nil, backendErr("acquire", key, err)
-			}
-			if len(leases) > 0 {
-				return nil, fmt.Errorf("zookeeper: %q is in use as a semaphore, not a lock: %w", key, executor.ErrInvalidConfig)
-			}
+		if err := q.checkNotSemaphore(children); err != nil {
+			return nil, err
 		}
 		nodes := queue(children)
-		idx := -1
-		for i, c := range nodes {
-			switch {
-			case c == q.name:
-				idx = i
-			case hasGUID(c, q.guid):
-				// A twin from a create retried after a lost reply.
-				_ = q.e.remove(q.parent+"/"+c, q.session)
-			}
-		}
-		if idx < 0 {
-			return nil, backendErr("acquire", key, errVanished)
-		}
-		// A writer waits for the node just before it; a reader only for
-		// the last writer before it (Curator's read-lock rule: no write
-		// node before its own).
-		pred := idx - 1
-		if q.req.Shared {
-			for pred >= 0 && isReader(nodes[pred]) {
-				pred--
-			}
+		pred, err := q.predecessor(nodes)
+		if err != nil {
+			return nil, err
 		}
 		if pred < 0 {
 			return q.grant(listed)
@@ -83,6 +57,50 @@ func (q *queuer) run(ctx context.Context) (*lease, error) {
 			return nil, err
 		}
 	}
+}
+
+// checkNotSemaphore refuses a lock on a key in use as a semaphore: one
+// whose children hold a semaphore's leases (its containers outlive it
+// until ZooKeeper reaps them, so an empty one does not count).
+func (q *queuer) checkNotSemaphore(children []string) error {
+	if !slices.Contains(children, semLeases) {
+		return nil
+	}
+	leases, _, err := q.e.conn.Children(q.parent + "/" + semLeases)
+	if err != nil && !errors.Is(err, zk.ErrNoNode) {
+		return backendErr("acquire", q.req.Key, err)
+	}
+	if len(leases) > 0 {
+		return fmt.Errorf("zookeeper: %q is in use as a semaphore, not a lock: %w", q.req.Key, executor.ErrInvalidConfig)
+	}
+	return nil
+}
+
+// predecessor returns the index in nodes (the queue in order) of the node
+// the own node waits for, or -1 when it holds the lock. A writer waits for
+// the node just before it; a reader only for the last writer before it
+// (Curator's read-lock rule: no write node before its own). Twins of the
+// own node, from a create retried after a lost reply, are removed.
+func (q *queuer) predecessor(nodes []string) (int, error) {
+	idx := -1
+	for i, c := range nodes {
+		switch {
+		case c == q.name:
+			idx = i
+		case hasGUID(c, q.guid):
+			_ = q.e.remove(q.parent+"/"+c, q.session)
+		}
+	}
+	if idx < 0 {
+		return 0, backendErr("acquire", q.req.Key, errVanished)
+	}
+	pred := idx - 1
+	if q.req.Shared {
+		for pred >= 0 && isReader(nodes[pred]) {
+			pred--
+		}
+	}
+	return pred, nil
 }
 
 // grant makes the lease of the own node, held since the list sent at
