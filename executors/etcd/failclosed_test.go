@@ -196,9 +196,16 @@ func TestFailClosed_revokedWhileHeld(t *testing.T) {
 			t.Fatalf("Release without permission = %v, want permission denied", err)
 		}
 		waitEntries(t, root, lockPrefix+k, 1) // still held: nobody else gets it
+		// The background delete is refused at least once before the
+		// permission comes back (on a busy machine its first try may come
+		// late: wait for it, or a grant first would let it through at once).
+		const refused = "etcd: removing an abandoned queue entry failed; retrying in the background"
+		if !log.Await(refused, 10*time.Second) {
+			t.Fatal("refused background delete not logged")
+		}
 		grantPrefix(t, root, user, lockPrefix)
 		waitEntries(t, root, lockPrefix+k, 0) // the background delete got through
-		if n := log.Count("etcd: removing an abandoned queue entry failed; retrying in the background"); n != 1 {
+		if n := log.Count(refused); n != 1 {
 			t.Errorf("refused background delete logged %d times, want 1", n)
 		}
 	})

@@ -139,8 +139,12 @@ func TestFailClosed_untrustedServer(t *testing.T) {
 			_ = l.Release(t.Context())
 			t.Fatal("Acquire without a TLS connection returned a lease")
 		}
-		if !errors.Is(err, executor.ErrBackend) || !errors.Is(err, zk.ErrNoServer) {
-			t.Fatalf("Acquire (wait %v) without a TLS connection = %v, want ErrBackend wrapping zk.ErrNoServer", wait, err)
+		// No server within the attempt's 2s: ErrBackend and zk.ErrNoServer,
+		// or, on a busy machine where the handshakes take longer, the
+		// attempt's deadline (the contract allows ErrNotAcquired then).
+		noServer := errors.Is(err, executor.ErrBackend) && errors.Is(err, zk.ErrNoServer)
+		if !noServer && !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("Acquire (wait %v) without a TLS connection = %v, want ErrBackend wrapping zk.ErrNoServer, or the attempt's deadline", wait, err)
 		}
 	}
 	conn.Close()
