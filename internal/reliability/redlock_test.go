@@ -38,6 +38,17 @@ func TestRedlock_pausedHolder(t *testing.T) {
 	}
 }
 
+// TestRedlock_pausedHolder_sampling is TestPausedHolder_sampling on a
+// 3-master Redlock.
+func TestRedlock_pausedHolder_sampling(t *testing.T) {
+	e, _ := redlockEnv(t, 3)
+	for _, mode := range []string{"watchdog", "expire"} {
+		for _, api := range []string{APIDo, APILead} {
+			t.Run(mode+"/"+api, func(t *testing.T) { pausedSampler(t, e, mode, api) })
+		}
+	}
+}
+
 // redlockFault takes some masters away from their clients.
 type redlockFault struct {
 	name string
