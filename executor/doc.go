@@ -32,6 +32,8 @@
 //     tool).
 //   - [LostCauser], on a lease: why it was lost, which the Template wraps
 //     into the lock's error.
+//   - [LocalEnder], on a lease: when the lease ends by the local clock at
+//     the latest, for leases the backend renews by itself.
 //
 // Every lease tells the Template of a loss the executor learns by itself
 // through [Lease.AfterLost] ([NeverLost] when it never does: the Template
