@@ -51,6 +51,20 @@ func (h *heldEntries) list() []*lease {
 	return ls
 }
 
+// startCheck checks the entries in the background (so that a slow check
+// never delays a keep-alive), unless a check is still running.
+func (s *session) startCheck(until time.Time) {
+	if !s.checking.CompareAndSwap(false, true) {
+		return
+	}
+	if !s.e.bg.Go(func() {
+		defer s.checking.Store(false)
+		s.checkEntries(until)
+	}) {
+		s.checking.Store(false)
+	}
+}
+
 // checkEntries checks, after a keep-alive, that the entry of every lock of
 // the session still has its create revision, so that a lock deleted behind
 // its holder (`lock4go release --force`, `etcdctl del`) is found lost

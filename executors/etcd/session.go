@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
@@ -46,8 +47,9 @@ type session struct {
 	renewed, end kit.Instant
 
 	// held are the locks under this lease, whose entries every keep-alive
-	// round checks (entrycheck.go).
-	held heldEntries
+	// round checks (entrycheck.go), one check at a time.
+	held     heldEntries
+	checking atomic.Bool
 
 	// writes are the entry writes under this lease whose outcome is
 	// unknown, swept until seen applied or the session ends (cleanup.go).
@@ -192,7 +194,7 @@ func (s *session) keepAlive(sent time.Time) {
 		}
 		sent, ttl = at, time.Duration(resp.TTL)*time.Second
 		s.confirm(sent, ttl)
-		s.checkEntries(sent.Add(ttl / 3))
+		s.startCheck(sent.Add(ttl / 3))
 		timer.Reset(time.Until(sent.Add(ttl / 3)))
 	}
 }
