@@ -51,16 +51,17 @@ func (m *monitor) heartbeatDue(now time.Time) bool {
 	return !m.beating && now.Sub(m.beatSent) >= m.e.session/3
 }
 
-// heartbeat asks ZooKeeper for the base path's existence, a request that
-// renews the session, and records the session heard from at the send time
-// if the answer came in the session it was sent in. It runs in the
-// background, one at a time.
+// heartbeat sends a sync of the base path, a request that renews the
+// session and that the server passes to the ensemble's leader (a read
+// would be answered by a follower cut off from the leader as well), and
+// records the session heard from at the send time if the answer came in
+// the session it was sent in. It runs in the background, one at a time.
 func (m *monitor) heartbeat() {
 	e := m.e
 	session := e.conn.SessionID()
 	sent := time.Now()
 	var err error
-	if e.do(func() { _, _, err = e.conn.Exists(e.base) }) == nil && err == nil &&
+	if e.do(func() { _, err = e.conn.Sync(e.base) }) == nil && err == nil &&
 		session != 0 && e.conn.SessionID() == session {
 		e.hear(session, sent)
 	}
