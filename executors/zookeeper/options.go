@@ -56,7 +56,8 @@ type Options struct {
 	// the executor sees the connection down (Curator's advice: a SUSPENDED
 	// connection no longer proves ownership). A negative value disables the
 	// check: leases end only when ZooKeeper reports the session expired after
-	// a reconnect, or when their node is deleted.
+	// a reconnect, or when their node is deleted. Whatever the setting, the
+	// Template counts a lease lost at its local end (see SessionTimeout).
 	DisconnectGrace time.Duration
 
 	// SessionTimeout is the session timeout the conn was dialled with (the
