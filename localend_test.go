@@ -152,3 +152,26 @@ func BenchmarkLockContext_Err(b *testing.B) {
 		}
 	})
 }
+
+// A lease granted past its local end (its session's last confirmation is
+// older than the lease: the executor's own timer has not run yet) is never
+// handed out: Lock fails and releases it.
+func TestLock_neverHandsOutPastLocalEnd(t *testing.T) {
+	bubble(t, func(t *testing.T) {
+		lease := &endedLease{fakeLease: fakeLease{token: 1}}
+		lease.setEnd(time.Now().Add(-time.Millisecond))
+		f := &selfExec{fakeExec{name: "self", acquireF: func(context.Context, executor.Request) (executor.Lease, error) { return lease, nil }}}
+		tpl, _ := lock4go.New(lock4go.Config{}, f)
+		l, err := tpl.TryLock(t.Context(), "k")
+		if err == nil {
+			t.Fatalf("Lock handed out a lock past its local end (Err %v)", l.Err())
+		}
+		if !errors.Is(err, lock4go.ErrBackend) {
+			t.Fatalf("Lock = %v, want ErrBackend", err)
+		}
+		synctest.Wait()
+		if n := lease.releases.Load(); n != 1 {
+			t.Fatalf("lease released %d times, want 1", n)
+		}
+	})
+}
