@@ -436,31 +436,12 @@ func (h *holder) sample(lctx context.Context, iv *Interval, lostAt *atomic.Int64
 	}
 }
 
-// hold does the read-sleep-write on the record. lctx is cancelled with
-// cause ErrLockLost if the lock is lost.
-func (h *holder) hold(lctx context.Context, iv *Interval) {
-	var lostAt atomic.Int64
-	observed := make(chan struct{})
-	stop := context.AfterFunc(lctx, func() {
-		defer close(observed)
-		if errors.Is(context.Cause(lctx), lock4go.ErrLockLost) {
-			lostAt.CompareAndSwap(0, ns(time.Now()))
-		}
-	})
-	// A lock already over when the hold began was never held.
-	iv.Void = !h.ask(lctx, iv, &lostAt)
-	tag := strconv.Itoa(os.Getpid()) + "." + strconv.Itoa(h.g)
-	v, err := h.record.Read()
-	if err != nil {
-		h.r.violation("g%d: %v", h.g, err)
-	}
-	iv.Read, iv.ReadAt = v, ns(time.Now())
-	if !iv.Void || h.cfg.IgnoreLost {
-		h.sleep(lctx, iv, &lostAt)
-	}
-	if !h.cfg.IgnoreLost && lostAt.Load() == 0 {
-		h.ask(lctx, iv, &lostAt) // right before the write
-	}
+// act ends the hold as its kind and what it observed say: a reader checks
+// the record did not change; a holder that observed the loss gives up
+// (unless IgnoreLost); the others present their token to the fence and, if
+// accepted, write the record read at the start plus one.
+func (h *holder) act(lctx context.Context, iv *Interval, lostAt *atomic.Int64) {
+	v := iv.Read
 	switch {
 	case h.shared:
 		// A reader or permit holder writes nothing: a writer beside a
@@ -479,6 +460,7 @@ func (h *holder) hold(lctx context.Context, iv *Interval) {
 		case !accepted:
 			iv.Rejected = true
 		default:
+			tag := strconv.Itoa(os.Getpid()) + "." + strconv.Itoa(h.g)
 			if err := h.record.Write(v+1, tag); err != nil {
 				h.r.violation("g%d: %v", h.g, err)
 			} else {
@@ -486,6 +468,33 @@ func (h *holder) hold(lctx context.Context, iv *Interval) {
 			}
 		}
 	}
+}
+
+// hold does the read-sleep-write on the record. lctx is cancelled with
+// cause ErrLockLost if the lock is lost.
+func (h *holder) hold(lctx context.Context, iv *Interval) {
+	var lostAt atomic.Int64
+	observed := make(chan struct{})
+	stop := context.AfterFunc(lctx, func() {
+		defer close(observed)
+		if errors.Is(context.Cause(lctx), lock4go.ErrLockLost) {
+			lostAt.CompareAndSwap(0, ns(time.Now()))
+		}
+	})
+	// A lock already over when the hold began was never held.
+	iv.Void = !h.ask(lctx, iv, &lostAt)
+	v, err := h.record.Read()
+	if err != nil {
+		h.r.violation("g%d: %v", h.g, err)
+	}
+	iv.Read, iv.ReadAt = v, ns(time.Now())
+	if !iv.Void || h.cfg.IgnoreLost {
+		h.sleep(lctx, iv, &lostAt)
+	}
+	if !h.cfg.IgnoreLost && lostAt.Load() == 0 {
+		h.ask(lctx, iv, &lostAt) // right before the write
+	}
+	h.act(lctx, iv, &lostAt)
 	iv.End = ns(time.Now())
 	if h.cfg.Linger > 0 {
 		t := time.NewTimer(h.cfg.Linger)
