@@ -12,13 +12,16 @@ import (
 	"github.com/lock4go/lock4go"
 )
 
-// zkCli is ZooKeeper's own command-line client (Debian's zookeeper
-// package).
-const zkCli = "/usr/share/zookeeper/bin/zkCli.sh"
+// The backends' own command-line clients (Debian's zookeeper and
+// postgresql packages).
+const (
+	zkCli = "/usr/share/zookeeper/bin/zkCli.sh"
+	psql  = "/usr/lib/postgresql/15/bin/psql"
+)
 
 // TestDeletedBehindHolder is item 2 of the safety issue: a watchdog lock
 // deleted behind its holder with the backend's own tool (redis-cli DEL on
-// every master, etcdctl del, zkCli.sh deleteall) is noticed within one
+// every master, etcdctl del, zkCli.sh deleteall, psql DELETE) is noticed within one
 // watchdog period (Expire/3) plus a second: Done closes and Err wraps
 // ErrLockLost with a cause that names what happened.
 func TestDeletedBehindHolder(t *testing.T) {
@@ -80,6 +83,8 @@ func deleteBehind(t *testing.T, s space, key string) {
 		cmds = [][]string{{"etcdctl", "--endpoints", s.e.srv.Addr(), "del", "--prefix", s.namespace() + key + "/"}}
 	case ZooKeeper:
 		cmds = [][]string{{zkCli, "-server", s.e.srv.Addr(), "deleteall", s.namespace() + "/" + key}}
+	case Postgres:
+		cmds = [][]string{{psql, PostgresDSN(s.e.srv.Addr()), "-c", "DELETE FROM lock4go_locks WHERE key = '" + key + "'"}}
 	default:
 		t.Fatalf("no delete tool for %s", s.e.kind)
 	}
@@ -102,6 +107,8 @@ func deleted(kind, out string) bool {
 		n := 0
 		_, err := fmt.Sscan(strings.TrimSpace(out), &n)
 		return err == nil && n > 0
+	case Postgres:
+		return strings.TrimSpace(out) == "DELETE 1"
 	}
 	return !strings.Contains(out, "Node does not exist") && !strings.Contains(out, "KeeperErrorCode")
 }
