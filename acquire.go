@@ -71,9 +71,10 @@ func (t *Template) lock(ctx context.Context, key string, opts []LockOption, try 
 		t.shared.add(h)
 	}
 	t.track(h)
-	if err := h.errValue(); err != nil {
-		// Lost before Lock could return it (its session ended at once):
-		// never hand out a lock that is already gone.
+	if err := h.check(time.Now()); err != nil {
+		// Lost, or past its local end, before Lock could return it (its
+		// session ended at once, the reply came late): never hand out a
+		// lock that is already gone.
 		return nil, t.notAcquired(ctx, &w, e, key, start, attempts, fmt.Errorf("%w: %w", ErrBackend, err))
 	}
 	t.cfg.Observer.Observe(ctx, Event{
@@ -185,7 +186,7 @@ func (t *Template) attempt(w *waitContext, r *registered, req *executor.Request)
 	if r.roundTrip(req) {
 		r.stats.record(end, elapsed(sent, end), nil)
 	}
-	if h.renewed && h.self || time.Now().Before(h.leaseEnd) {
+	if !h.pastEnd(time.Now()) {
 		return h, nil
 	}
 	t.releaseDetached(e, req.Key, lease)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/lock4go/lock4go/executor"
+	"github.com/lock4go/lock4go/internal/kit"
 )
 
 // Lock is the handle of a held lock. It is safe for concurrent use. Release
@@ -63,12 +64,16 @@ func (l *Lock) AcquiredAt() time.Time {
 }
 
 // Done returns a channel closed when the lock is released or lost (for
-// LockAll, when any of its keys is lost).
+// LockAll, when any of its keys is lost). It closes at the lock's local end
+// at the latest (see [Lock.Err]), by a timer, which a busy machine may run
+// late: before acting as the holder, ask [Lock.Err], which is never late.
 func (l *Lock) Done() <-chan struct{} {
 	if l.set != nil {
+		_ = l.set.check(time.Now())
 		return l.set.done
 	}
 	h := l.h
+	_ = h.check(time.Now())
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.done == nil {
@@ -83,13 +88,20 @@ func (l *Lock) Done() <-chan struct{} {
 // Err returns nil while the lock is held, an error wrapping [ErrLockLost]
 // after it was lost (and the last renewal's error, when renewals failed
 // until the lease ran out), and one wrapping [ErrLockNotHeld] after release.
+//
+// Err reads the clock itself: past the lock's local end (the send time of
+// the last renewal or keep-alive the backend confirmed, plus the lease, less
+// a safety margin) it never answers nil, however late the timers and
+// goroutines that watch the lock run. The first call that finds the end
+// passed ends the lock as lost before it returns: Done is closed and the
+// lock's contexts are cancelled with cause [ErrLockLost]. Ask Err right
+// before each side effect the lock protects; it costs a clock read and an
+// atomic load or two.
 func (l *Lock) Err() error {
 	if l.set != nil {
-		return l.set.errValue()
+		return l.set.check(time.Now())
 	}
-	l.h.mu.Lock()
-	defer l.h.mu.Unlock()
-	return l.h.err
+	return l.h.check(time.Now())
 }
 
 // Release releases this handle. The backend lock is deleted (compare and
@@ -109,15 +121,19 @@ func (l *Lock) Release(ctx context.Context) error {
 
 // Context returns a child of parent that carries the lock, so that
 // [Template.Lock] and [Template.Do] on the same key re-enter it, and that is
-// cancelled with cause [ErrLockLost] when the lock is lost. Call the returned
-// cancel function when done; it does not release the lock.
+// cancelled with cause [ErrLockLost] when the lock is lost. Its Err answers
+// as [Lock.Err] does: never nil past the lock's local end, even before the
+// goroutine that cancels it has run (Done is closed and the cause set by
+// the time Err returns). Contexts derived from it learn of the loss when
+// its Done closes. Call the returned cancel function when done; it does not
+// release the lock.
 func (l *Lock) Context(parent context.Context) (context.Context, context.CancelFunc) {
 	if l.set != nil {
 		return l.set.context(parent)
 	}
 	ctx, cancel := context.WithCancelCause(withHeld(parent, l.h))
 	id := l.h.onLost(cancel)
-	return ctx, func() {
+	return &lockCtx{Context: ctx, cancel: cancel, h: l.h}, func() {
 		l.h.stopOnLost(id)
 		cancel(context.Canceled)
 	}
@@ -141,10 +157,19 @@ type held struct {
 	permits    int  // one of permits of a semaphore, 0 for a lock
 	renewed    bool // the watchdog renews it
 	self       bool // a watchdog lock the backend renews (Capabilities.SelfRenewing)
+	// ender is the lease's own local end (executor.LocalEnder), or nil.
+	ender      executor.LocalEnder
 	acquiredAt time.Time
 	attempts   int
 	turn       *turn
 	first      Lock // the handle returned by the acquisition
+
+	// leaseEnd is when the lease ends by the local clock, as far as the
+	// Template knows: its start plus the TTL less the safety margin, moved
+	// by each confirmed renewal. Unused for a lease the backend renews.
+	leaseEnd kit.Instant
+	// ended is set, under mu, when err is.
+	ended atomic.Bool
 
 	// Guarded by mu.
 	mu       sync.Mutex
@@ -158,7 +183,6 @@ type held struct {
 	// Guarded by the watchdog's mutex (t.wd.mu).
 	wdIndex   int           // position in the heap, -1 when not scheduled
 	wdAt      time.Time     // next time the watchdog looks at it
-	leaseEnd  time.Time     // when the lease ends by the local clock
 	inflight  bool          // a renewal is running
 	renewals  int           // successful renewals
 	lastRenew time.Duration // round trip of the latest successful renewal
@@ -171,14 +195,16 @@ type lostWaiter struct {
 }
 
 // newHeld returns the state of a lock granted at now. Its lease ends by the
-// local clock at the lease's Start plus the TTL, less the safety margin.
+// local clock at the lease's Start plus the TTL, less the safety margin, or
+// at the lease's own local end (executor.LocalEnder) if that comes first.
 func (t *Template) newHeld(r *registered, key string, req executor.Request, l executor.Lease, now time.Time) *held {
 	h := &held{
 		t: t, exec: r.e, reg: r, lease: l, key: key, owner: req.Owner, token: l.Token(),
 		ttl: req.TTL, shared: req.Shared, permits: req.Permits, renewed: req.Renewed, self: req.Renewed && r.caps.SelfRenewing, acquiredAt: now,
 		refs: 1, wdIndex: -1,
-		leaseEnd: l.Start().Add(req.TTL - executor.SafetyMargin(req.TTL)),
 	}
+	h.ender, _ = l.(executor.LocalEnder)
+	h.leaseEnd.Store(l.Start().Add(req.TTL - executor.SafetyMargin(req.TTL)))
 	h.first.h = h
 	return h
 }
@@ -188,6 +214,7 @@ var errReleased = fmt.Errorf("%w: released", ErrLockNotHeld)
 
 // reenter adds a handle to a lock carried by a context.
 func (h *held) reenter() (*Lock, error) {
+	_ = h.check(time.Now())
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.err != nil {
@@ -250,7 +277,7 @@ func (h *held) release(ctx context.Context) error {
 		return fmt.Errorf("%w: %q: %w", ErrLockNotHeld, h.key, err)
 	}
 	h.mu.Unlock()
-	if h.t.wd.expired(h) {
+	if h.pastEnd(time.Now()) {
 		// The lease ran out by the local clock and the watchdog has not got
 		// to it yet: the lock is not held, whatever the backend says.
 		h.lose("lease ran out by the local clock before release", nil, releaseLease)
@@ -300,7 +327,7 @@ func (h *held) lose(reason string, cause error, lease leaseAfterLoss) {
 	// A fixed lease nobody released ends as planned (a de-duplication
 	// window, say): the holder is told, but it is not an incident.
 	kind, fkind, level, msg := EventLost, FailureLost, levelWarn, "lock4go: lock lost"
-	if !h.renewed && (lease == releaseLease || h.t.wd.expired(h)) {
+	if !h.renewed && (lease == releaseLease || h.pastEnd(time.Now())) {
 		kind, fkind, level, msg = EventExpired, FailureExpired, slog.LevelDebug, "lock4go: fixed lease expired"
 	}
 	h.t.failures.add(fkind, h.exec.Name(), h.key, err)
@@ -337,6 +364,7 @@ func (h *held) end(err error, by endedBy) bool {
 		return false
 	}
 	h.err = err
+	h.ended.Store(true)
 	waiters := h.waiters
 	h.waiters = nil
 	stopLost := h.stopLost

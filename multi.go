@@ -186,6 +186,23 @@ func (s *lockSet) errValue() error {
 	return s.err
 }
 
+// check returns the set's error at now, as [Lock.Err] of each key would:
+// a key past its local end is ended as lost first, and ends the set.
+func (s *lockSet) check(now time.Time) error {
+	if err := s.errValue(); err != nil {
+		return err
+	}
+	for _, l := range s.locks {
+		if err := l.h.check(now); isLost(err) {
+			// The key's loss waiters end the set; one running on another
+			// goroutine may not have yet.
+			s.end(err)
+			break
+		}
+	}
+	return s.errValue()
+}
+
 // release releases every key (newest first, or all at once on a backend
 // with round trips) and joins their errors.
 func (s *lockSet) release(ctx context.Context) error {
@@ -245,17 +262,19 @@ func (l *Lock) TokenOf(key string) int64 {
 }
 
 // context returns a child of parent carrying every key, cancelled with the
-// first key's loss.
+// first key's loss, whose Err reads each key's local end (see lockCtx).
 func (s *lockSet) context(parent context.Context) (context.Context, context.CancelFunc) {
-	for _, l := range s.locks {
+	hs := make([]*held, len(s.locks))
+	for i, l := range s.locks {
 		parent = withHeld(parent, l.h)
+		hs[i] = l.h
 	}
 	ctx, cancel := context.WithCancelCause(parent)
 	ids := make([]int, len(s.locks))
 	for i, l := range s.locks {
 		ids[i] = l.h.onLost(cancel)
 	}
-	return ctx, func() {
+	return &lockCtx{Context: ctx, cancel: cancel, h: hs[0], rest: hs[1:]}, func() {
 		for i, l := range s.locks {
 			l.h.stopOnLost(ids[i])
 		}

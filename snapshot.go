@@ -59,7 +59,8 @@ type HeldLock struct {
 	Handles int
 	Renewal Renewal
 	// LeaseLeft is how long the lease lasts by the local clock without
-	// another renewal; zero for [RenewalBackend].
+	// another renewal (for [RenewalBackend], without another confirmed
+	// keep-alive or heartbeat); zero when the executor does not tell.
 	LeaseLeft time.Duration
 	// Renewals counts the watchdog's successful renewals, and LastRenewal
 	// is the round trip of the latest of them.
@@ -183,11 +184,10 @@ func (t *Template) describe(h *held, now time.Time) (HeldLock, bool) {
 		hl.Renewal = RenewalBackend
 	}
 	t.wd.mu.Lock()
-	leaseEnd := h.leaseEnd
 	hl.Renewals, hl.LastRenewal = h.renewals, h.lastRenew
 	t.wd.mu.Unlock()
-	if hl.Renewal != RenewalBackend {
-		hl.LeaseLeft = leaseEnd.Sub(now)
+	if end := h.localEnd(); !end.IsZero() {
+		hl.LeaseLeft = end.Sub(now)
 		if hl.LeaseLeft <= 0 {
 			return HeldLock{}, false
 		}

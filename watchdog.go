@@ -11,7 +11,9 @@ import (
 )
 
 // watchdog renews the leases of held locks (Redisson's watchdog) and ends
-// fixed-expire locks when their lease runs out by the local clock. It is one
+// locks whose lease runs out by the local clock (a fixed expiry, renewals
+// that failed, or a lease the backend renews that it stopped confirming:
+// see localend.go), so that Done closes then. It is one
 // goroutine per Template, started on demand and gone when nothing is held,
 // over a heap ordered by the next time each lock needs attention. Renewals
 // due together go to each executor as one batch.
@@ -53,9 +55,11 @@ func (t *Template) track(h *held) {
 	}
 	switch {
 	case !h.renewed:
-		t.wd.add(h, h.leaseEnd)
+		t.wd.add(h, h.localEnd())
 	case !h.self:
 		t.wd.add(h, h.acquiredAt.Add(h.ttl/3))
+	case h.ender != nil:
+		t.wd.add(h, h.ender.LocalEnd())
 	}
 }
 
@@ -99,16 +103,11 @@ func (w *watchdog) remove(h *held) {
 	}
 }
 
-// expired reports whether h's lease has ended by the local clock. Leases
-// the backend renews by itself have no local end.
-func (w *watchdog) expired(h *held) bool {
-	if h.renewed && h.self {
-		return false
-	}
+// renewErr returns the error of h's last renewal, nil after a success.
+func (w *watchdog) renewErr(h *held) error {
 	w.mu.Lock()
-	end := h.leaseEnd
-	w.mu.Unlock()
-	return !time.Now().Before(end)
+	defer w.mu.Unlock()
+	return h.renewErr
 }
 
 func (w *watchdog) signal() {
@@ -145,7 +144,7 @@ func (w *watchdog) loop() {
 		expired, batches := w.collect(now)
 		w.mu.Unlock()
 		for _, h := range expired {
-			w.expire(h)
+			h.expire()
 		}
 		for e, hs := range batches {
 			go w.renewLoop(e, hs)
@@ -165,32 +164,32 @@ func (w *watchdog) sleepUntil(timer *time.Timer, at, now time.Time) {
 	}
 }
 
-// expire ends a lock whose lease ran out by the local clock, popped from
-// the heap: its renewErr no longer changes.
-func (w *watchdog) expire(h *held) {
-	if h.renewed {
-		h.lose("lease ran out by the local clock before a renewal succeeded", h.renewErr, releaseLease)
-	} else {
-		h.lose("fixed lease expired", nil, releaseLease)
-	}
-}
-
 // collect takes what is due at now: locks whose lease ended, and renewals
-// due now or within a thirtieth of their lease, grouped by executor. The
+// due now or within a thirtieth of their lease, grouped by executor. A lock
+// the watchdog only watches the end of (a fixed expiry, a lease the backend
+// renews) whose end moved meanwhile is scheduled at its new end. The
 // caller holds w.mu.
 func (w *watchdog) collect(now time.Time) (expired []*held, batches map[executor.Executor][]*held) {
 	for len(w.heap) > 0 {
 		h := w.heap[0]
-		if h.wdAt.After(now) && (!h.renewed || h.inflight || h.wdAt.After(now.Add(h.ttl/30))) {
+		endOnly := !h.renewed || h.self
+		if h.wdAt.After(now) && (endOnly || h.inflight || h.wdAt.After(now.Add(h.ttl/30))) {
 			break
 		}
-		if !h.renewed || !now.Before(h.leaseEnd) {
+		if endOnly {
+			if end := h.localEnd(); now.Before(end) {
+				h.wdAt = end
+				heap.Fix(&w.heap, 0)
+				continue
+			}
+		}
+		if endOnly || h.pastEnd(now) {
 			heap.Pop(&w.heap)
 			expired = append(expired, h)
 			continue
 		}
 		h.inflight = true
-		h.wdAt = h.leaseEnd // if the renewal hangs, the lease end decides
+		h.wdAt = h.localEnd() // if the renewal hangs, the lease end decides
 		heap.Fix(&w.heap, 0)
 		if queued, busy := w.renewing[h.exec]; busy {
 			w.renewing[h.exec] = append(queued, h)
@@ -236,10 +235,10 @@ func (w *watchdog) renewLoop(e executor.Executor, hs []*held) {
 // earliest lease end, and reschedules each by its outcome.
 func (w *watchdog) renew(e executor.Executor, hs []*held) {
 	sent := time.Now()
-	deadline := hs[0].leaseEnd
+	deadline := hs[0].localEnd()
 	for _, h := range hs[1:] {
-		if h.leaseEnd.Before(deadline) {
-			deadline = h.leaseEnd
+		if end := h.localEnd(); end.Before(deadline) {
+			deadline = end
 		}
 	}
 	ctx, cancel := context.WithDeadline(context.Background(), deadline)
@@ -273,7 +272,7 @@ func (w *watchdog) reschedule(hs []*held, errs []error, sent, now time.Time) (go
 		}
 		switch err := errs[i]; {
 		case err == nil:
-			h.leaseEnd = sent.Add(h.ttl - executor.SafetyMargin(h.ttl))
+			h.leaseEnd.Advance(sent.Add(h.ttl - executor.SafetyMargin(h.ttl)))
 			h.wdAt = sent.Add(h.ttl / 3)
 			h.renewals++
 			h.lastRenew = now.Sub(sent)
@@ -285,8 +284,8 @@ func (w *watchdog) reschedule(hs []*held, errs []error, sent, now time.Time) (go
 			failed = append(failed, i)
 			h.renewErr = err
 			h.wdAt = now.Add(max(h.ttl/12, minRenewRetry))
-			if h.wdAt.After(h.leaseEnd) {
-				h.wdAt = h.leaseEnd
+			if end := h.localEnd(); h.wdAt.After(end) {
+				h.wdAt = end
 			}
 		}
 		heap.Fix(&w.heap, h.wdIndex)

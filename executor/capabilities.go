@@ -18,7 +18,9 @@ type Capabilities struct {
 	// SelfRenewing is true when the backend keeps the leases of watchdog
 	// locks ([Request.Renewed]) alive by itself (a ZooKeeper session's
 	// heartbeat, an etcd keep-alive): the Template's watchdog never calls
-	// [Lease.Renew] on them and learns of their loss by [Lease.AfterLost].
+	// [Lease.Renew] on them, learns of their loss by [Lease.AfterLost], and
+	// ends them at their [LocalEnder.LocalEnd], which their leases should
+	// implement (without it, such a lease has no local end).
 	SelfRenewing bool
 	// QueuedWaits is true when the executor's [Waiter] keeps its waiters in
 	// a queue on the backend: an attempt of a request with [Request.Wait]

@@ -14,7 +14,8 @@
 //     Template bounds them with no deadline or timer.
 //   - SelfRenewing: the backend keeps a watchdog lock's lease alive by
 //     itself (a ZooKeeper session, an etcd keep-alive); the Template never
-//     calls [Lease.Renew] on it and learns of its loss by [Lease.AfterLost].
+//     calls [Lease.Renew] on it, learns of its loss by [Lease.AfterLost] and
+//     ends it at its [LocalEnder.LocalEnd].
 //   - QueuedWaits: a failed attempt that may wait joins a queue on the
 //     backend, and [Waiter.WatchRelease] reports the releases handed to it.
 //   - SharedLocks and Semaphores: the executor takes read locks
@@ -32,6 +33,8 @@
 //     tool).
 //   - [LostCauser], on a lease: why it was lost, which the Template wraps
 //     into the lock's error.
+//   - [LocalEnder], on a lease: when the lease ends by the local clock at
+//     the latest, for leases the backend renews by itself.
 //
 // Every lease tells the Template of a loss the executor learns by itself
 // through [Lease.AfterLost] ([NeverLost] when it never does: the Template

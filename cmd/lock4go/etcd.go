@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
-	"fmt"
 	"log/slog"
 	"strings"
 
@@ -53,9 +52,7 @@ func dialEtcd(ctx context.Context, c *connFlags) (*backend, error) {
 		_ = e.Close()
 		_ = client.Close()
 	}}
-	b.breakNote = func(ctx context.Context, key string, h executor.Holder) string {
-		return etcdNote(ctx, client, c.etcdPrefix+key, h)
-	}
+	b.breakNote = etcdNote
 	return b, nil
 }
 
@@ -71,18 +68,7 @@ func etcdTLS(c *connFlags, endpoints []string) (*tls.Config, error) {
 	return c.tlsConfig(base)
 }
 
-// etcdNote: the holder's lease is kept, so the holder is not told; it names
-// the lease to revoke to stop it, when it can find it.
-func etcdNote(ctx context.Context, client *clientv3.Client, lockKey string, h executor.Holder) string {
-	const note = "etcd does not tell the holder: its lease is kept, as it may carry the holder's other locks, so a lock4go watchdog lock, concurrency.Mutex or etcdctl lock runs on until it releases."
-	resp, err := client.Get(ctx, lockKey+"/", clientv3.WithPrefix())
-	if err != nil {
-		return note
-	}
-	for _, kv := range resp.Kvs {
-		if kv.CreateRevision == h.Token && kv.Lease != 0 {
-			return fmt.Sprintf("%s To stop it, revoke its lease, which also ends its other locks: etcdctl lease revoke %x", note, kv.Lease)
-		}
-	}
-	return note
+// etcdNote tells who notices a broken etcd lock.
+func etcdNote(context.Context, string, executor.Holder) string {
+	return "a lock4go watchdog holder notices at its session's next keep-alive (within a third of its lease); one with a fixed lease (WithExpire), a concurrency.Mutex or etcdctl lock holder is not told and runs on until it releases."
 }

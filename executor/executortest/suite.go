@@ -83,6 +83,7 @@ func Run(t *testing.T, f Factory, o Options) {
 		{"DoubleRelease", s.testDoubleRelease},
 		{"ExpiryFreesKey", s.testExpiry},
 		{"RenewalKeepsKey", s.testRenewal},
+		{"LocalEnd", s.testLocalEnd},
 		{"TokensIncrease", s.testTokens},
 		{"WakeUp", s.testWakeUp},
 		{"FIFOAcrossExecutors", s.testFIFO},

@@ -8,6 +8,9 @@ import (
 
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/lock4go/lock4go/executor"
+	"github.com/lock4go/lock4go/internal/kit"
 )
 
 // leaseRef is the etcd lease an acquisition writes its entry under: a
@@ -38,6 +41,9 @@ type grant struct {
 	mu   sync.Mutex
 	ttl  time.Duration // as granted: etcd raises a TTL below its minimum
 	sent time.Time     // when the grant or the last renewal was sent
+
+	// localEnd is sent plus ttl less the safety margin, read without mu.
+	localEnd kit.Instant
 }
 
 // grantFixed grants a lease of ttl seconds, with no keep-alive.
@@ -48,7 +54,9 @@ func (e *Executor) grantFixed(ctx context.Context, ttl int64) (*grant, error) {
 		// A lost reply may leave a lease without keys: it expires by TTL.
 		return nil, err
 	}
-	return &grant{id: resp.ID, ttl: time.Duration(resp.TTL) * time.Second, sent: sent}, nil
+	g := &grant{id: resp.ID, ttl: time.Duration(resp.TTL) * time.Second, sent: sent}
+	g.localEnd.Store(sent.Add(g.ttl - executor.SafetyMargin(g.ttl)))
+	return g, nil
 }
 
 // end returns when the lease ends at the earliest, by the local clock.
@@ -89,5 +97,6 @@ func (o *grant) renew(ctx context.Context, e *Executor) error {
 		o.sent = at
 	}
 	o.ttl = time.Duration(resp.TTL) * time.Second
+	o.localEnd.Advance(at.Add(o.ttl - executor.SafetyMargin(o.ttl)))
 	return nil
 }

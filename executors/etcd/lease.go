@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -23,20 +25,58 @@ type lease struct {
 	ref    leaseRef
 	unlock func() // frees the entry for this process's next acquisition
 
-	mu       sync.Mutex
-	released bool // deleted by this handle, or found gone
-	cleaning bool // a background delete runs after a failed Release
+	mu        sync.Mutex
+	released  bool // deleted by this handle, or found gone
+	releasing bool // Release has begun: its outcome, not a check, decides
+	cleaning  bool // a background delete runs after a failed Release
 
-	loss kit.Loss // a lock with a grant of its own: set by Close
+	// loss is set by Close (a lock with a grant of its own) or by the
+	// session's entry check (a watchdog lock whose entry was deleted).
+	loss kit.Loss
 }
 
 var (
 	_ executor.Lease      = (*lease)(nil)
 	_ executor.LostCauser = (*lease)(nil)
+	_ executor.LocalEnder = (*lease)(nil)
 )
 
+// newLease returns the lock of entry; a watchdog lock joins its session's
+// entry checks.
 func (e *Executor) newLease(key, entry string, rev int64, ref leaseRef, unlock func()) *lease {
-	return &lease{e: e, key: key, entry: entry, rev: rev, ref: ref, unlock: unlock}
+	l := &lease{e: e, key: key, entry: entry, rev: rev, ref: ref, unlock: unlock}
+	if ref.sess != nil {
+		ref.sess.held.add(l)
+	}
+	return l
+}
+
+// LocalEnd implements [executor.LocalEnder]: the send time of the etcd
+// lease's grant or of its last keep-alive etcd answered, plus the TTL etcd
+// answered with, less the safety margin. For a watchdog lock that is the
+// session's end, moved by each keep-alive; for a fixed-expire lock, its
+// grant's (or the renewal's after a wait in the queue).
+func (l *lease) LocalEnd() time.Time {
+	if l.ref.grant != nil {
+		return l.ref.grant.localEnd.Load()
+	}
+	return l.ref.sess.end.Load()
+}
+
+// gone ends a lock whose entry the session's check found deleted (or
+// written again): AfterLost's function runs, and the lock is released in
+// this process (its entry lock freed for the next acquisition). A lock
+// being released is left to its Release.
+func (l *lease) gone(cause error) {
+	l.mu.Lock()
+	skip := l.released || l.releasing
+	l.mu.Unlock()
+	if skip || !l.loss.Mark(cause) {
+		return
+	}
+	l.e.log.LogAttrs(context.Background(), slog.LevelWarn, "etcd: lock entry deleted behind its holder; the lock is lost",
+		slog.String("executor", l.e.name), slog.String("key", l.key), slog.Any("cause", cause))
+	l.finish()
 }
 
 // Start implements [executor.Lease]: when the send of the grant or the
@@ -60,34 +100,49 @@ func (l *lease) isOwner() clientv3.Cmp {
 }
 
 // AfterLost implements [executor.Lease] without a goroutine per lock. For
-// a watchdog lock f runs when the shared session is lost: etcd reports the
-// lease gone (expired or revoked, seen at the next keep-alive, within a
-// third of the TTL), or no keep-alive was answered by the lease's end by
-// the local clock. A fixed-expire lock's lease simply runs out, and the
-// Template ends the lock by its local clock first; f runs only if
-// [Executor.Close] ends it.
+// a watchdog lock f runs when the shared session is lost (etcd reports the
+// lease gone, expired or revoked, at the next keep-alive, within a third of
+// the TTL; or no keep-alive was answered by the lease's local end), or when
+// the session's check after a keep-alive finds the lock's entry deleted. A
+// fixed-expire lock's lease simply runs out, and the Template ends the lock
+// by its local clock first; f runs only if [Executor.Close] ends it.
 func (l *lease) AfterLost(f func()) (stop func() bool) {
 	if l.ref.sess == nil {
 		return l.loss.After(f)
 	}
-	return context.AfterFunc(l.ref.sess.lost, f)
+	var state atomic.Int32 // 0 armed, 1 ran, 2 stopped
+	once := func() {
+		if state.CompareAndSwap(0, 1) {
+			f()
+		}
+	}
+	stopSession := context.AfterFunc(l.ref.sess.lost, once)
+	stopGone := l.loss.After(once)
+	return func() bool {
+		session, gone := stopSession(), stopGone()
+		if !session || !gone {
+			return false // a loss started f
+		}
+		return state.CompareAndSwap(0, 2)
+	}
 }
 
-// LostCause implements [executor.LostCauser]: why the session of a
-// watchdog lock was lost, or [ErrClosed] for a lock with a fixed expiry
-// that Close ended; nil while the lock is not known to be lost.
+// LostCause implements [executor.LostCauser]: why the lock was lost: its
+// entry found deleted, [ErrClosed] for a lock with a fixed expiry that
+// Close ended, or why the session of a watchdog lock was lost; nil while
+// the lock is not known to be lost.
 func (l *lease) LostCause() error {
-	if l.ref.sess == nil {
-		return l.loss.Cause()
+	if err := l.loss.Cause(); err != nil {
+		return err
 	}
-	if l.ref.sess.lost.Err() == nil {
+	if l.ref.sess == nil || l.ref.sess.lost.Err() == nil {
 		return nil
 	}
 	return context.Cause(l.ref.sess.lost)
 }
 
-// closedErr is the error of op on a lock with a fixed expiry that Close
-// ended.
+// closedErr is the error of op on a lock that Close ended or whose entry
+// the session's check found deleted.
 func (l *lease) closedErr(op string) error {
 	return fmt.Errorf("etcd: %s %q: %w: %w", op, l.key, executor.ErrLockNotHeld, l.loss.Cause())
 }
@@ -140,7 +195,11 @@ func (l *lease) Release(ctx context.Context) error {
 	if l.loss.Lost() {
 		return l.closedErr("release")
 	}
-	if l.isReleased() {
+	l.mu.Lock()
+	done := l.released
+	l.releasing = true
+	l.mu.Unlock()
+	if done {
 		return fmt.Errorf("etcd: release %q: %w", l.key, executor.ErrLockNotHeld)
 	}
 	if l.ref.sess != nil && l.ref.sess.lost.Err() != nil {
@@ -176,12 +235,16 @@ func (l *lease) Release(ctx context.Context) error {
 	return nil
 }
 
-// finish marks the lock released and frees its entry in this process.
+// finish marks the lock released, frees its entry in this process and
+// takes it out of its session's entry checks.
 func (l *lease) finish() {
 	l.mu.Lock()
 	l.released = true
 	l.mu.Unlock()
 	l.e.fixed.Remove(l)
+	if l.ref.sess != nil {
+		l.ref.sess.held.remove(l)
+	}
 	l.unlock()
 }
 

@@ -3,6 +3,7 @@ package etcd_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -119,4 +120,45 @@ func TestLease_Release_afterLocalLoss(t *testing.T) {
 	if err := l.Release(t.Context()); !errors.Is(err, executor.ErrLockNotHeld) {
 		t.Fatalf("second Release = %v, want ErrLockNotHeld", err)
 	}
+}
+
+// An entry deleted behind its holder (etcdctl del, a force release) is
+// found by the session's check after the next keep-alive: the lease
+// reports itself lost, names the delete, Release says ErrLockNotHeld, and
+// the key can be taken again by this process under the same session.
+func TestLease_entryDeletedBehindHolder(t *testing.T) {
+	testserver.Check(t, srvErr)
+	cli := newClient(t, srv.Addr())
+	e := newExec(t, cli, etcd.Options{})
+	k := uniqueKey(t)
+	r := watchdog(k, false)
+	r.TTL = 3 * time.Second
+	l := mustAcquire(t, e, r)
+	ro := watchdog(k+"-other", false)
+	ro.TTL = r.TTL
+	other := mustAcquire(t, e, ro) // same session, not deleted
+	if _, err := cli.Delete(t.Context(), k+"/", clientv3.WithPrefix()); err != nil {
+		t.Fatal(err)
+	}
+	deleted := time.Now()
+	select {
+	case <-executortest.Lost(l):
+	case <-time.After(r.TTL/3 + 5*time.Second):
+		t.Fatal("the lease did not report the deleted entry")
+	}
+	if d := time.Since(deleted); d > r.TTL/3+time.Second {
+		t.Errorf("loss reported %v after the delete, later than a keep-alive interval (%v) plus a second", d, r.TTL/3)
+	}
+	cause := executor.LostCause(l)
+	if cause == nil || !strings.Contains(cause.Error(), "deleted") {
+		t.Fatalf("LostCause = %v, want one naming the delete", cause)
+	}
+	if err := l.Release(t.Context()); !errors.Is(err, executor.ErrLockNotHeld) {
+		t.Fatalf("Release = %v, want ErrLockNotHeld", err)
+	}
+	if executortest.IsLost(other) {
+		t.Fatal("a lock of the same session whose entry stands was reported lost")
+	}
+	mustRelease(t, mustAcquire(t, e, r))
+	mustRelease(t, other)
 }

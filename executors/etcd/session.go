@@ -41,9 +41,15 @@ type session struct {
 	stop    context.CancelFunc
 	stopped chan struct{}
 
-	// renewed is when the grant or the last answered keep-alive was sent,
-	// in Unix nanoseconds: the lease lasts at least until then plus ttl.
-	renewed atomic.Int64
+	// renewed is when the grant or the last answered keep-alive was sent:
+	// the lease lasts at least until then plus its TTL. end is that less
+	// the safety margin: the local end of every lock of the session.
+	renewed, end kit.Instant
+
+	// held are the locks under this lease, whose entries every keep-alive
+	// round checks (entrycheck.go), one check at a time.
+	held     heldEntries
+	checking atomic.Bool
 
 	// writes are the entry writes under this lease whose outcome is
 	// unknown, swept until seen applied or the session ends (cleanup.go).
@@ -148,7 +154,7 @@ func (e *Executor) grantSession(ctx context.Context, ttl int64) (*session, error
 		return nil, err
 	}
 	s := &session{e: e, id: resp.ID, ttl: time.Duration(resp.TTL) * time.Second, stopped: make(chan struct{})}
-	s.renewed.Store(sent.UnixNano())
+	s.confirm(sent, s.ttl)
 	s.lost, s.markLost = context.WithCancelCause(context.Background())
 	s.stopCtx, s.stop = context.WithCancel(e.life)
 	if !e.bg.Go(func() { s.keepAlive(sent) }) {
@@ -187,13 +193,21 @@ func (s *session) keepAlive(sent time.Time) {
 			return
 		}
 		sent, ttl = at, time.Duration(resp.TTL)*time.Second
-		s.renewed.Store(sent.UnixNano())
+		s.confirm(sent, ttl)
+		s.startCheck(sent.Add(ttl / 3))
 		timer.Reset(time.Until(sent.Add(ttl / 3)))
 	}
 }
 
+// confirm records a grant or keep-alive sent at sent that etcd answered
+// with ttl: the lease lasts at least until sent plus ttl.
+func (s *session) confirm(sent time.Time, ttl time.Duration) {
+	s.renewed.Advance(sent)
+	s.end.Advance(sent.Add(ttl - executor.SafetyMargin(ttl)))
+}
+
 // renewedAt returns when the grant or the last answered keep-alive was sent.
-func (s *session) renewedAt() time.Time { return time.Unix(0, s.renewed.Load()) }
+func (s *session) renewedAt() time.Time { return s.renewed.Load() }
 
 // lose marks the session lost with cause and takes it out of service.
 func (s *session) lose(cause error) {

@@ -17,7 +17,9 @@
 // expires, when its node is deleted by someone else, when the connection
 // stays without its session longer than [Options.DisconnectGrace] (zero by
 // default: a client that cannot hear of an expiry no longer vouches for the
-// lock), or when the executor is closed.
+// lock), or when the executor is closed. By the local clock a lease lasts
+// until its session was last heard from plus [Options.SessionTimeout]: set
+// it to the session timeout you dialled when that is under 4s.
 //
 // Guarantees and caveats:
 //

@@ -29,6 +29,10 @@ type Executor struct {
 	base     string
 	acl      []zk.ACL
 	grace    time.Duration
+	// session is Options.SessionTimeout; heard is when the conn's session
+	// was last heard from (heartbeat.go).
+	session time.Duration
+	heard   atomic.Pointer[heard]
 	// writeName is the lock name of locks and write locks (lockName, or
 	// writeName with Options.RWLockLayout).
 	writeName string
@@ -82,6 +86,7 @@ func build(conn *zk.Conn, opts Options, poll time.Duration) (*Executor, error) {
 		base:      o.BasePath,
 		acl:       o.ACL,
 		grace:     o.DisconnectGrace,
+		session:   o.SessionTimeout,
 		writeName: lockName,
 		log:       o.Logger,
 		done:      make(chan struct{}),

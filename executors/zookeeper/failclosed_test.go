@@ -91,7 +91,7 @@ func TestFailClosed_deleteRevokedWhileHeld(t *testing.T) {
 		t.Fatal(err)
 	}
 	log := &testlog.Recorder{}
-	e := newExecutor(t, conn, Options{BasePath: base, ACL: acl, Logger: slog.New(log)})
+	e := newExecutor(t, conn, Options{BasePath: base, ACL: acl, SessionTimeout: session, Logger: slog.New(log)})
 	l, err := e.Acquire(t.Context(), req("k", false))
 	if err != nil {
 		t.Fatal(err)

@@ -54,6 +54,7 @@ type lease struct {
 var (
 	_ executor.Lease      = (*lease)(nil)
 	_ executor.LostCauser = (*lease)(nil)
+	_ executor.LocalEnder = (*lease)(nil)
 )
 
 func newLease(e *Executor, key, path string, st *zk.Stat, watch <-chan zk.Event, start time.Time) *lease {
@@ -70,6 +71,12 @@ func (l *lease) Token() int64 { return l.token }
 // grant. The node lives as long as its session, so a wait in the queue
 // eats nothing of the lease.
 func (l *lease) Start() time.Time { return l.start }
+
+// LocalEnd implements [executor.LocalEnder]: the last time the lease's
+// session was heard from (its grant, or a later answered heartbeat) plus
+// [Options.SessionTimeout], less the safety margin. ZooKeeper cannot have
+// expired the session, and so deleted the node, before then.
+func (l *lease) LocalEnd() time.Time { return l.e.localEnd(l.session, l.start) }
 
 // AfterLost implements [executor.Lease]: f runs when the lease is lost:
 // its session expired, its node was deleted by someone else, the

@@ -30,6 +30,9 @@ var errSessionEnded = errors.New("zookeeper: session expired")
 //     when the node is deleted, or with ErrSessionExpired when go-zookeeper
 //     learns the session expired.
 //
+// Every third of the session timeout it also sends a heartbeat request
+// (heartbeat.go), whose answer moves the leases' local end.
+//
 // Polling needs neither the conn's event channel, which belongs to whoever
 // dialled, nor a goroutine per lease.
 type monitor struct {
@@ -41,6 +44,8 @@ type monitor struct {
 	leases    map[*lease]struct{}
 	downSince time.Time // when the connection was first seen without a session
 	closed    bool      // the executor closed: no lease is watched any more
+	beating   bool      // a heartbeat is in flight
+	beatSent  time.Time // when the last heartbeat was sent
 }
 
 func (m *monitor) init(e *Executor, interval time.Duration) {
@@ -191,6 +196,10 @@ func (m *monitor) check() {
 	m.mu.Lock()
 	since := m.observeLocked(state, now)
 	down := m.pastGrace(since, now)
+	beat := m.heartbeatDue(now)
+	if beat {
+		m.beating, m.beatSent = true, now
+	}
 	for l := range m.leases {
 		switch {
 		case l.session != session:
@@ -220,6 +229,11 @@ func (m *monitor) check() {
 		}
 	}
 	m.mu.Unlock()
+	if beat && !m.e.bg.Go(m.heartbeat) {
+		m.mu.Lock()
+		m.beating = false
+		m.mu.Unlock()
+	}
 	for _, x := range lost {
 		x.l.lose(x.cause, x.void)
 	}

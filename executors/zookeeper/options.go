@@ -56,8 +56,25 @@ type Options struct {
 	// the executor sees the connection down (Curator's advice: a SUSPENDED
 	// connection no longer proves ownership). A negative value disables the
 	// check: leases end only when ZooKeeper reports the session expired after
-	// a reconnect, or when their node is deleted.
+	// a reconnect, or when their node is deleted. Whatever the setting, the
+	// Template counts a lease lost at its local end (see SessionTimeout).
 	DisconnectGrace time.Duration
+
+	// SessionTimeout is the session timeout the conn was dialled with (the
+	// one passed to [Dial] or zk.Connect). A lease lasts, by the local
+	// clock, until the last time its session was heard from (the send time
+	// of a request ZooKeeper answered in that session; the executor sends
+	// one every third of SessionTimeout while it holds leases) plus
+	// SessionTimeout, less [executor.SafetyMargin]: the server expires a
+	// session no earlier than that. Past it the lease counts as lost,
+	// whatever the timers that watch the connection say. ZooKeeper may
+	// negotiate a longer timeout (its minSessionTimeout), which is safe,
+	// or a shorter one (its maxSessionTimeout), which is not: keep
+	// SessionTimeout within the server's bounds. Zero means 4s, the
+	// shortest timeout a server with the default tickTime (2s) negotiates:
+	// set it when you dial with less, and a longer one spares heartbeats
+	// and keeps locks through longer disconnections.
+	SessionTimeout time.Duration
 
 	// Logger receives background events: lost leases and nodes whose
 	// deletion is retried. Zero means slog.Default(), as in every executor.
@@ -98,6 +115,12 @@ func (o Options) withDefaults() (Options, error) {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
+	switch {
+	case o.SessionTimeout == 0:
+		o.SessionTimeout = DefaultSessionTimeout
+	case o.SessionTimeout < 0:
+		return o, fmt.Errorf("zookeeper: session timeout %v: %w", o.SessionTimeout, executor.ErrInvalidConfig)
+	}
 	return o, nil
 }
 
@@ -128,6 +151,11 @@ func checkBasePath(p string) error {
 	}
 	return nil
 }
+
+// DefaultSessionTimeout is [Options.SessionTimeout] when zero: the shortest
+// session timeout ZooKeeper negotiates with its default tickTime of 2s
+// (minSessionTimeout is twice the tickTime).
+const DefaultSessionTimeout = 4 * time.Second
 
 // Priority is the executor's default priority ([executor.Executor]): when a
 // Template has several executors and none is chosen, the lowest wins. The

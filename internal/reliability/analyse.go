@@ -16,6 +16,9 @@ type AnalyseOptions struct {
 	// AllowStale accepts stale tokens rejected by the fence (a fault was
 	// injected). Without faults a rejection means tokens did not increase.
 	AllowStale bool
+	// AllowRegression accepts token regressions on a mutex key: a failover
+	// that lost acknowledged writes can hand a lock out twice.
+	AllowRegression bool
 	// Killed maps a process id (Interval.ID) to when it was killed: its
 	// acquisitions without a logged interval end there.
 	Killed map[string]time.Time
@@ -60,9 +63,16 @@ type Analysis struct {
 	LostCount int `json:"lost"`
 	// ReleaseNotHeld counts Release calls that returned ErrLockNotHeld.
 	ReleaseNotHeld int `json:"release_not_held"`
-	// TokenRegressions counts holds whose token is lower than that of a
-	// hold that started before them.
+	// TokenRegressions counts exclusive holds (locks and write locks) whose
+	// token is not above that of an exclusive hold of the same key that
+	// started before them: on a mutex, a lock handed out after a newer
+	// owner's was granted. Void holds do not count.
 	TokenRegressions int `json:"token_regressions"`
+	// Regressions are the first maxOverlaps of them: the earlier hold, then
+	// the later one with the lower token.
+	Regressions []Overlap `json:"-"`
+	// Void counts holds whose lock had ended before they began.
+	Void int `json:"void"`
 	// Fence is the fence store's final state.
 	Fence FenceState `json:"fence"`
 	// Linearizable is the verdict of a second, public checker on the same
@@ -138,14 +148,9 @@ func Analyse(dir string, o AnalyseOptions) (Analysis, error) {
 	a.LostCount = len(a.Lost)
 	a.LostUpdates = a.Writes - final
 
-	// Sweep by start, keeping the interval that believed longest so far.
-	var maxTok int64
-	for i, iv := range all {
-		if i > 0 && iv.Token < maxTok {
-			a.TokenRegressions++
-		}
-		maxTok = max(maxTok, iv.Token)
-	}
+	all = slices.DeleteFunc(all, func(iv Interval) bool { return iv.Void })
+	a.Void = len(done) - countNonVoid(done)
+	a.regressions(all)
 	// Sweep by start, keeping the intervals still believed held: a new
 	// interval conflicts with a writer among them, or, being a writer,
 	// with any of them; a permit conflicts when Permits are already held.
@@ -182,6 +187,12 @@ func Analyse(dir string, o AnalyseOptions) (Analysis, error) {
 			a.OverlapCount, ov.First.ID, ov.First.G, ov.First.Token, clock(ov.First.Start), clock(ov.First.Believed()),
 			ov.Second.ID, ov.Second.G, ov.Second.Token, clock(ov.Second.Start), ov.By)
 	}
+	if a.TokenRegressions > 0 && !o.AllowRegression {
+		r := a.Regressions[0]
+		violate("%d token regressions on a mutex key; first: %s g%d token %d from %s, then %s g%d token %d from %s",
+			a.TokenRegressions, r.First.ID, r.First.G, r.First.Token, clock(r.First.Start),
+			r.Second.ID, r.Second.G, r.Second.Token, clock(r.Second.Start))
+	}
 	if a.LostUpdates > 0 {
 		violate("%d lost updates: %d accepted writes, record %d", a.LostUpdates, a.Writes, final)
 	}
@@ -203,6 +214,40 @@ func Analyse(dir string, o AnalyseOptions) (Analysis, error) {
 	return a, nil
 }
 
+// regressions counts, per key, the exclusive holds of all (sorted by
+// start) whose token is not above that of an exclusive hold that started
+// before them. Read locks and permits are left out: holders of one key's
+// shares do not exclude each other, so their order says nothing.
+func (a *Analysis) regressions(all []Interval) {
+	maxTok := map[string]*Interval{}
+	for i := range all {
+		iv := &all[i]
+		if iv.Shared || iv.Permit {
+			continue
+		}
+		prev := maxTok[iv.Key]
+		if prev != nil && iv.Token <= prev.Token {
+			a.TokenRegressions++
+			if len(a.Regressions) < maxOverlaps {
+				a.Regressions = append(a.Regressions, Overlap{First: *prev, Second: *iv})
+			}
+			continue
+		}
+		maxTok[iv.Key] = iv
+	}
+}
+
+// countNonVoid counts the holds of ivs that were not void.
+func countNonVoid(ivs []Interval) int {
+	n := 0
+	for _, iv := range ivs {
+		if !iv.Void {
+			n++
+		}
+	}
+	return n
+}
+
 // LostLatencies returns, for every lost-lock signal observed after t, how
 // long after t it came.
 func (a Analysis) LostLatencies(t time.Time) []time.Duration {
@@ -218,9 +263,9 @@ func (a Analysis) LostLatencies(t time.Time) []time.Duration {
 
 // Summary is a one-line description of the analysis.
 func (a Analysis) Summary() string {
-	s := fmt.Sprintf("acquisitions=%d intervals=%d open=%d overlaps=%d writes=%d final=%d lost_updates=%d stale_rejected=%d aborted=%d lost_signals=%d release_not_held=%d token_regressions=%d",
+	s := fmt.Sprintf("acquisitions=%d intervals=%d open=%d overlaps=%d writes=%d final=%d lost_updates=%d stale_rejected=%d aborted=%d lost_signals=%d release_not_held=%d token_regressions=%d void=%d",
 		a.Acquisitions, a.Intervals, a.Open, a.OverlapCount, a.Writes, a.Final, a.LostUpdates,
-		a.StaleRejected, a.Aborted, a.LostCount, a.ReleaseNotHeld, a.TokenRegressions)
+		a.StaleRejected, a.Aborted, a.LostCount, a.ReleaseNotHeld, a.TokenRegressions, a.Void)
 	if a.Linearizable != "" {
 		s += " linearizable=" + a.Linearizable
 	}

@@ -205,6 +205,47 @@ func TestAnalyse(t *testing.T) {
 			opts: AnalyseOptions{Permits: 2}, overlaps: 1, violation: "overlaps",
 		},
 		{
+			name: "token regression on a mutex",
+			ivs: []Interval{
+				{ID: "a", Seq: 1, Token: 2, Start: at(0), End: at(10), Wrote: true},
+				{ID: "b", Seq: 1, Token: 1, Start: at(11), End: at(20), Rejected: true},
+			},
+			record: 1, opts: AnalyseOptions{AllowStale: true}, violation: "token regressions",
+		},
+		{
+			name: "token repeated on a mutex",
+			ivs: []Interval{
+				{ID: "a", Seq: 1, Token: 2, Start: at(0), End: at(10), Wrote: true},
+				{ID: "b", Seq: 1, Token: 2, Start: at(11), End: at(20), Wrote: true},
+			},
+			record: 2, violation: "token regressions",
+		},
+		{
+			name: "regression after a failover that lost writes",
+			ivs: []Interval{
+				{ID: "a", Seq: 1, Token: 2, Start: at(0), End: at(10), Wrote: true},
+				{ID: "b", Seq: 1, Token: 1, Start: at(11), End: at(20), Rejected: true},
+			},
+			record: 1, opts: AnalyseOptions{AllowStale: true, AllowRegression: true},
+		},
+		{
+			name: "a void hold is no regression",
+			ivs: []Interval{
+				{ID: "a", Seq: 1, Token: 2, Start: at(0), End: at(10), Wrote: true},
+				{ID: "b", Seq: 1, Token: 1, Start: at(11), End: at(11), LostAt: at(11), Void: true, Aborted: true},
+			},
+			record: 1,
+		},
+		{
+			name: "readers out of token order",
+			ivs: []Interval{
+				{ID: "a", Seq: 1, Token: 2, Start: at(0), End: at(10), Shared: true},
+				{ID: "b", Seq: 1, Token: 1, Start: at(5), End: at(20), Shared: true},
+				{ID: "c", Seq: 1, Token: 3, Start: at(21), End: at(30), Wrote: true},
+			},
+			record: 1,
+		},
+		{
 			name: "holder vanished without a kill",
 			ivs: []Interval{
 				{ID: "a", Seq: 1, Token: 1, Start: at(0)},

@@ -104,7 +104,7 @@ func (b Backend) Open(ctx context.Context) (executor.Executor, func() error, err
 		if err != nil {
 			return nil, nil, err
 		}
-		e, err := zookeeper.New(conn, zookeeper.Options{BasePath: b.Namespace, Logger: log})
+		e, err := zookeeper.New(conn, zookeeper.Options{BasePath: b.Namespace, SessionTimeout: session, Logger: log})
 		if err != nil {
 			conn.Close()
 			return nil, nil, err

@@ -85,7 +85,7 @@ func clusterFailover(t *testing.T, kind string, c *testserver.Cluster, L time.Du
 		t.Fatalf("restart member %d: %v", victim, err)
 	}
 	recovered, reps := r.recoverAndStop(t, restartedAt, 30*time.Second, 10)
-	a, err := Analyse(r.dir, AnalyseOptions{AllowOverlap: !strict, AllowStale: !strict})
+	a, err := Analyse(r.dir, AnalyseOptions{AllowOverlap: !strict, AllowStale: !strict, AllowRegression: !strict})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,6 +22,9 @@ const (
 	// APIDo runs the hold inside Template.Do and learns the token by
 	// re-entering the lock from Do's context.
 	APIDo = "do"
+	// APILead runs the hold as the leader inside Template.Lead (one
+	// leadership per acquisition) and learns the token with LockFrom.
+	APILead = "lead"
 )
 
 // Lock kinds the holders take.
@@ -58,8 +61,14 @@ type HolderConfig struct {
 	// Expire, when positive, gives every lock a fixed lease (WithExpire);
 	// zero means watchdog locks with the Template's Config.Expire.
 	Expire time.Duration
-	// API is APILock or APIDo; zero means APILock.
+	// API is APILock, APIDo or APILead; zero means APILock.
 	API string
+	// Sample makes each hold, instead of sleeping Hold, sample the clock
+	// and then ask its context's Err every millisecond for Hold, until Err
+	// is not nil: the interval records the last "held" answer (LastHeld)
+	// and how many came after the longest gap between samples (a pause of
+	// the process).
+	Sample bool
 	// IgnoreLost makes holders sleep through a lost lock and present their
 	// token anyway, as a process paused between its check and its write
 	// would: the fence must reject it. Without it a holder that observes
@@ -174,7 +183,7 @@ func RunHolders(ctx context.Context, tpl *lock4go.Template, cfg HolderConfig) (R
 	if cfg.API == "" {
 		cfg.API = APILock
 	}
-	if cfg.API != APILock && cfg.API != APIDo {
+	if cfg.API != APILock && cfg.API != APIDo && cfg.API != APILead {
 		return Report{}, fmt.Errorf("reliability: unknown api %q", cfg.API)
 	}
 	switch cfg.Mode {
@@ -257,8 +266,11 @@ func (h *holder) kindOpts() []lock4go.LockOption {
 // once takes the lock once and holds it; it reports whether it got it.
 func (h *holder) once(ctx context.Context) bool {
 	opts := h.kindOpts()
-	if h.cfg.API == APIDo {
+	switch h.cfg.API {
+	case APIDo:
 		return h.onceDo(ctx, opts)
+	case APILead:
+		return h.onceLead(ctx, opts)
 	}
 	l, err := h.tpl.Lock(ctx, h.cfg.Key, opts...)
 	if err != nil {
@@ -316,6 +328,37 @@ func (h *holder) onceDo(ctx context.Context, opts []lock4go.LockOption) bool {
 	return true
 }
 
+// onceLead takes the lock as the leader of Template.Lead, for one
+// leadership: fn cancels the campaign before it returns. The campaign, and
+// a hold in progress, end with ctx.
+func (h *holder) onceLead(ctx context.Context, opts []lock4go.LockOption) bool {
+	var iv Interval
+	ran := false
+	lctx, stop := context.WithCancel(ctx)
+	defer stop()
+	err := h.tpl.Lead(lctx, h.cfg.Key, func(fctx context.Context) error {
+		defer stop()
+		ran = true
+		l := lock4go.LockFrom(fctx, h.cfg.Key)
+		if l == nil {
+			h.r.violation("g%d: Lead's context carries no lock", h.g)
+			return nil
+		}
+		iv = h.begin(l.Token())
+		h.hold(fctx, &iv)
+		return nil
+	}, opts...)
+	if !ran {
+		if ctx.Err() == nil {
+			h.failed(ctx, err)
+		}
+		return false
+	}
+	iv.ReleasedAt = ns(time.Now())
+	h.finish(iv)
+	return true
+}
+
 // begin starts an interval and logs the acquisition.
 func (h *holder) begin(token int64) Interval {
 	h.seq++
@@ -332,26 +375,31 @@ func (h *holder) begin(token int64) Interval {
 	return iv
 }
 
-// hold does the read-sleep-write on the record. lctx is cancelled with
-// cause ErrLockLost if the lock is lost.
-func (h *holder) hold(lctx context.Context, iv *Interval) {
-	var lostAt atomic.Int64
-	observed := make(chan struct{})
-	stop := context.AfterFunc(lctx, func() {
-		defer close(observed)
-		if errors.Is(context.Cause(lctx), lock4go.ErrLockLost) {
-			lostAt.CompareAndSwap(0, ns(time.Now()))
-		}
-	})
-	tag := strconv.Itoa(os.Getpid()) + "." + strconv.Itoa(h.g)
-	v, err := h.record.Read()
-	if err != nil {
-		h.r.violation("g%d: %v", h.g, err)
+// ask samples the clock and then asks lctx whether the lock is still
+// held, as an application does right before a side effect. A "held"
+// answer moves iv.LastHeld to the sampled time; a loss is recorded in
+// lostAt at that time.
+func (h *holder) ask(lctx context.Context, iv *Interval, lostAt *atomic.Int64) bool {
+	at := ns(time.Now())
+	if lctx.Err() == nil {
+		iv.LastHeld = at
+		return true
 	}
-	iv.Read, iv.ReadAt = v, ns(time.Now())
-	if h.cfg.IgnoreLost {
+	if errors.Is(context.Cause(lctx), lock4go.ErrLockLost) {
+		lostAt.CompareAndSwap(0, ns(time.Now()))
+	}
+	return false
+}
+
+// sleep waits out the hold: it sleeps through a loss with IgnoreLost,
+// samples with Sample, and otherwise ends early when lctx is done.
+func (h *holder) sleep(lctx context.Context, iv *Interval, lostAt *atomic.Int64) {
+	switch {
+	case h.cfg.IgnoreLost:
 		time.Sleep(h.cfg.Hold)
-	} else {
+	case h.cfg.Sample:
+		h.sample(lctx, iv, lostAt)
+	default:
 		t := time.NewTimer(h.cfg.Hold)
 		select {
 		case <-t.C:
@@ -362,6 +410,38 @@ func (h *holder) hold(lctx context.Context, iv *Interval) {
 			}
 		}
 	}
+}
+
+// sample asks every millisecond, for Hold or until the answer is not
+// "held", and counts the held answers after the longest gap between two
+// samples.
+func (h *holder) sample(lctx context.Context, iv *Interval, lostAt *atomic.Int64) {
+	until := time.Now().Add(h.cfg.Hold)
+	prev := time.Now()
+	for {
+		now := time.Now()
+		if gap := int64(now.Sub(prev)); gap > iv.Gap {
+			iv.Gap, iv.HeldAfterGap = gap, 0
+		}
+		prev = now
+		if !h.ask(lctx, iv, lostAt) {
+			return
+		}
+		iv.Samples++
+		iv.HeldAfterGap++
+		if now.After(until) {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// act ends the hold as its kind and what it observed say: a reader checks
+// the record did not change; a holder that observed the loss gives up
+// (unless IgnoreLost); the others present their token to the fence and, if
+// accepted, write the record read at the start plus one.
+func (h *holder) act(lctx context.Context, iv *Interval, lostAt *atomic.Int64) {
+	v := iv.Read
 	switch {
 	case h.shared:
 		// A reader or permit holder writes nothing: a writer beside a
@@ -380,6 +460,7 @@ func (h *holder) hold(lctx context.Context, iv *Interval) {
 		case !accepted:
 			iv.Rejected = true
 		default:
+			tag := strconv.Itoa(os.Getpid()) + "." + strconv.Itoa(h.g)
 			if err := h.record.Write(v+1, tag); err != nil {
 				h.r.violation("g%d: %v", h.g, err)
 			} else {
@@ -387,6 +468,33 @@ func (h *holder) hold(lctx context.Context, iv *Interval) {
 			}
 		}
 	}
+}
+
+// hold does the read-sleep-write on the record. lctx is cancelled with
+// cause ErrLockLost if the lock is lost.
+func (h *holder) hold(lctx context.Context, iv *Interval) {
+	var lostAt atomic.Int64
+	observed := make(chan struct{})
+	stop := context.AfterFunc(lctx, func() {
+		defer close(observed)
+		if errors.Is(context.Cause(lctx), lock4go.ErrLockLost) {
+			lostAt.CompareAndSwap(0, ns(time.Now()))
+		}
+	})
+	// A lock already over when the hold began was never held.
+	iv.Void = !h.ask(lctx, iv, &lostAt)
+	v, err := h.record.Read()
+	if err != nil {
+		h.r.violation("g%d: %v", h.g, err)
+	}
+	iv.Read, iv.ReadAt = v, ns(time.Now())
+	if !iv.Void || h.cfg.IgnoreLost {
+		h.sleep(lctx, iv, &lostAt)
+	}
+	if !h.cfg.IgnoreLost && lostAt.Load() == 0 {
+		h.ask(lctx, iv, &lostAt) // right before the write
+	}
+	h.act(lctx, iv, &lostAt)
 	iv.End = ns(time.Now())
 	if h.cfg.Linger > 0 {
 		t := time.NewTimer(h.cfg.Linger)

@@ -64,6 +64,20 @@ type Interval struct {
 	// Aborted: the loss was observed during the hold, so the holder gave up
 	// without presenting its token (a well-behaved application).
 	Aborted bool `json:"aborted,omitempty"`
+	// Void: the lock had already ended when the hold began (its Err was not
+	// nil right after Start was sampled), so it was never held.
+	Void bool `json:"void,omitempty"`
+	// LastHeld is the time sampled right before the last Err of the lock's
+	// context that answered nil: the holder's last "held" answer. Holders
+	// ask when the hold begins and right before they write (every
+	// millisecond with --sample).
+	LastHeld int64 `json:"last_held,omitempty"`
+	// Samples counts the held answers of a sampling hold; Gap is the
+	// longest time between two of its samples (a pause of the process),
+	// and HeldAfterGap counts the held answers after it.
+	Samples      int   `json:"samples,omitempty"`
+	Gap          int64 `json:"gap_ns,omitempty"`
+	HeldAfterGap int   `json:"held_after_gap,omitempty"`
 
 	// ReleaseErr is the error of Release ("" for none); ReleaseNotHeld
 	// tells whether it wraps ErrLockNotHeld.

@@ -162,3 +162,74 @@ func reportOf(reps []Report, id string) Report {
 	}
 	return Report{}
 }
+
+// TestPausedHolder_sampling is scenario 1 seen from inside fn, for
+// watchdog and fixed leases, in Do and as the leader in Lead: the holder
+// samples the clock and then its context's Err every millisecond, and its
+// process is paused with SIGSTOP until a successor has written (a lease at
+// least). The lease could have ended a lease after the pause began (its
+// last renewal, keep-alive or heartbeat was sent before), so no sample
+// taken from then on may answer "held", however late the resumed
+// process's timers and goroutines run.
+func TestPausedHolder_sampling(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, e *env) {
+		for _, mode := range []string{"watchdog", "expire"} {
+			for _, api := range []string{APIDo, APILead} {
+				t.Run(mode+"/"+api, func(t *testing.T) { pausedSampler(t, e, mode, api) })
+			}
+		}
+	})
+}
+
+// pausedSampler runs one pause of a sampling holder.
+func pausedSampler(t *testing.T, e *env, mode, api string) {
+	s := newSpace(e)
+	L := e.lease
+	r := newRun(t, s.backend(), s.key("sample"), L)
+	args := []string{"--goroutines", "1", "--acquisitions", "1", "--api", api, "--sample",
+		"--hold", (4*L + 10*time.Second).String(), "--duration", "2m"}
+	if mode == "expire" {
+		args = append(args, "--expire", L.String())
+	}
+	old := r.start(t, "old", args...)
+	acq := r.acquiredBy(t, "old", time.Time{}, 20*time.Second)
+	paused := old.signal(t, syscall.SIGSTOP)
+	for _, id := range []string{"next1", "next2"} {
+		r.start(t, id, "--goroutines", "2", "--acquisitions", "2", "--hold", (L / 10).String(),
+			"--acquire-timeout", (4*L + 5*time.Second).String())
+	}
+	time.Sleep(time.Until(paused.Add(L + time.Second)))
+	if awaitSuccessorWrite(t, r.dir, paused.Add(4*L+5*time.Second)) == nil {
+		t.Fatalf("no successor acquired and wrote within %v of the pause", 4*L+5*time.Second)
+	}
+	resumed := old.signal(t, syscall.SIGCONT)
+	r.waitAll(t, time.Minute)
+	r.analyse(t, AnalyseOptions{AllowOverlap: true, AllowStale: true})
+
+	_, done, err := ReadLogs(r.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var oldIv *Interval
+	for i := range done {
+		if done[i].ID == "old" {
+			oldIv = &done[i]
+		}
+	}
+	if oldIv == nil {
+		t.Fatalf("the paused holder logged no interval; its stderr:\n%s", old.stderr())
+	}
+	bound := paused.Add(L)
+	last := fromNS(oldIv.LastHeld)
+	if !last.Before(bound) {
+		t.Errorf("%s/%s/%s: the paused holder's context answered \"held\" at %v after the lease could have ended (pause + lease), %v after SIGCONT: %d held answers after the %v pause",
+			e.kind, mode, api, last.Sub(bound).Round(time.Microsecond), last.Sub(resumed).Round(time.Microsecond),
+			oldIv.HeldAfterGap, time.Duration(oldIv.Gap).Round(time.Millisecond))
+	}
+	if oldIv.LostAt == 0 {
+		t.Errorf("the paused holder never observed ErrLockLost (interval %+v)", *oldIv)
+	}
+	t.Logf("%s/%s/%s: acquired %s, paused %v later for %v; last held answer %v before the bound, lost seen %v after SIGCONT (%s)",
+		e.kind, mode, api, clock(acq.Start), paused.Sub(fromNS(acq.Start)).Round(time.Millisecond), resumed.Sub(paused).Round(time.Millisecond),
+		bound.Sub(last).Round(time.Millisecond), fromNS(oldIv.LostAt).Sub(resumed).Round(time.Microsecond), oldIv.LostErr)
+}

@@ -43,6 +43,7 @@ type flags struct {
 	lockKind                                             string
 	permits                                              int
 	cluster, ignoreLost, allowOverlap, allowStale        bool
+	sample, allowRegression                              bool
 	goroutines, acquisitions                             int
 	duration, lease, expire, hold, acquireTimeout, retry time.Duration
 	session, timeout, linger                             time.Duration
@@ -70,7 +71,8 @@ func parse(args []string) (flags, error) {
 	fs.DurationVar(&f.acquireTimeout, "acquire-timeout", 5*time.Second, "Config.AcquireTimeout")
 	fs.DurationVar(&f.retry, "retry", 50*time.Millisecond, "Config.RetryInterval")
 	fs.DurationVar(&f.linger, "linger", 0, "keep the lock this long after the write (or until lost) before releasing")
-	fs.StringVar(&f.api, "api", reliability.APILock, "lock or do")
+	fs.StringVar(&f.api, "api", reliability.APILock, "lock, do or lead")
+	fs.BoolVar(&f.sample, "sample", false, "sample the clock, then ask the lock's context's Err, every millisecond of the hold")
 	fs.StringVar(&f.lockKind, "lock-kind", reliability.ModeMutex, "mutex, rw (read locks, every third hold a write lock) or permits")
 	fs.IntVar(&f.permits, "permits", 0, "permits mode: the semaphore's size (analyse: how many permit holds may overlap)")
 	fs.BoolVar(&f.ignoreLost, "ignore-lost", false, "sleep through a lost lock and present the token anyway")
@@ -83,6 +85,7 @@ func parse(args []string) (flags, error) {
 	fs.DurationVar(&f.stormSettle, "storm-settle", 0, "storm: wait this long, then inspect every key for leftovers")
 	fs.BoolVar(&f.allowOverlap, "allow-overlap", false, "analyse: a holder was paused, overlaps are expected")
 	fs.BoolVar(&f.allowStale, "allow-stale", false, "analyse: faults were injected, stale tokens are expected")
+	fs.BoolVar(&f.allowRegression, "allow-regression", false, "analyse: a failover lost writes, token regressions are expected")
 	fs.StringVar(&f.logLevel, "log-level", "warn", "stderr log level: debug, info, warn, error")
 	if err := fs.Parse(args); err != nil {
 		return f, err
@@ -103,7 +106,7 @@ func run(args []string) int {
 		return 2
 	}
 	if f.mode == "analyse" {
-		a, err := reliability.Analyse(f.dir, reliability.AnalyseOptions{AllowOverlap: f.allowOverlap, AllowStale: f.allowStale, Permits: f.permits})
+		a, err := reliability.Analyse(f.dir, reliability.AnalyseOptions{AllowOverlap: f.allowOverlap, AllowStale: f.allowStale, AllowRegression: f.allowRegression, Permits: f.permits})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "lockcheck:", err)
 			return 2
@@ -158,7 +161,7 @@ func run(args []string) int {
 		rep, err = reliability.RunHolders(ctx, tpl, reliability.HolderConfig{
 			Mode: f.lockKind, Permits: f.permits,
 			Key: f.key, Goroutines: f.goroutines, Acquisitions: f.acquisitions, Duration: f.duration,
-			Hold: f.hold, Expire: f.expire, API: f.api, IgnoreLost: f.ignoreLost, Linger: f.linger, Dir: f.dir, ID: f.id,
+			Hold: f.hold, Expire: f.expire, API: f.api, Sample: f.sample, IgnoreLost: f.ignoreLost, Linger: f.linger, Dir: f.dir, ID: f.id,
 		})
 	case "storm":
 		keys := make([]string, f.stormKeys)

@@ -1,0 +1,63 @@
+package lock4go
+
+import (
+	"context"
+	"time"
+)
+
+// lockCtx is the context of held locks ([Lock.Context], and fn's context in
+// Do, DoAll, Lead and Locked): a context cancelled with cause ErrLockLost
+// when one of its locks is lost, whose Err also reads the clock. Past a
+// lock's local end it ends that lock (which cancels the context through
+// the lock's loss waiters) before it answers, so it never answers nil past
+// the end, however late the goroutines that watch the lock run, and keeps
+// the context.Context contract: once Err is not nil, Done is closed and
+// Cause is set.
+type lockCtx struct {
+	context.Context // context.WithCancelCause of a context carrying the locks
+	cancel          context.CancelCauseFunc
+	h               *held   // the lock, or the first of LockAll's
+	rest            []*held // the other locks of LockAll
+}
+
+// Err implements context.Context. While every lock is held and within its
+// local end it costs a clock read and a few atomic loads.
+func (c *lockCtx) Err() error {
+	if err := c.Context.Err(); err != nil {
+		return err
+	}
+	now := time.Now()
+	if c.live(c.h, now) && c.liveRest(now) {
+		return nil
+	}
+	return c.settle(now)
+}
+
+// live reports whether h is held and within its local end at now.
+func (c *lockCtx) live(h *held, now time.Time) bool {
+	return !h.ended.Load() && !h.pastEnd(now)
+}
+
+func (c *lockCtx) liveRest(now time.Time) bool {
+	for _, h := range c.rest {
+		if !c.live(h, now) {
+			return false
+		}
+	}
+	return true
+}
+
+// settle ends the locks found past their end and cancels the context with
+// the first loss, which the locks' loss waiters may not have done yet (a
+// loss in progress on another goroutine). A released lock cancels nothing.
+func (c *lockCtx) settle(now time.Time) error {
+	if err := c.h.check(now); isLost(err) {
+		c.cancel(err)
+	}
+	for _, h := range c.rest {
+		if err := h.check(now); isLost(err) {
+			c.cancel(err)
+		}
+	}
+	return c.Context.Err()
+}
