@@ -66,6 +66,7 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 	if share {
 		l.shareArg = shareKind(req) + "|" + req.Owner
 	}
+	l.followers = !share && req.Wait && req.Followers
 	var r result
 	if e.direct(ctx) {
 		r = l.try(ctx, req)
@@ -168,8 +169,13 @@ func (l *lease) acquire(ctx context.Context, req executor.Request) result {
 				followers = yesArg
 			}
 		}
-		cmd, acked = e.runAcquire(ctx, acquireScript, l.keys, l.ownerArg, e.msArg(req.TTL),
-			member, e.queueTTLArg, inQueue, followers, e.strictArg, e.claimArg)
+		args := []any{l.ownerArg, e.msArg(req.TTL), member, e.queueTTLArg, inQueue, followers, e.strictArg, e.claimArg}
+		if g, ok := e.waits.takeGrant(req.Key, e.opts.ClaimWindow); ok && req.Wait {
+			// A wake announced a direct grant: the script confirms it.
+			l.grantArg = g.value
+			args = append(args, g.value, g.granted)
+		}
+		cmd, acked = e.runAcquire(ctx, acquireScript, l.keys, args...)
 	}
 	if v, ok := cmd.Val().([]any); ok && len(v) == 2 {
 		// {token, 1}: taken, and queued again for the followers.

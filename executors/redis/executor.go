@@ -37,6 +37,7 @@ type Executor struct {
 	member      string
 	memberArg   any
 	wakeChannel string
+	grantBase   string // claimPrefix, member and a NUL: a grant's value before its token
 	claimArg    any // ClaimWindow in ms, boxed once
 	strictArg   any // "1" for StrictFIFO
 	queueTTLArg any // queueTTL in ms, boxed once
@@ -124,6 +125,7 @@ func New(client goredis.UniversalClient, opts Options) (*Executor, error) {
 		e.strictArg = yesArg
 	}
 	e.wakeChannel = wakeChannelPrefix + e.member
+	e.grantBase = claimPrefix + e.member + "\x00"
 	e.hub = newHub(client, e.log, opts.SubscribeTimeout, func() bool { return e.waits.n.Load() > 0 })
 	if !e.ctxBound {
 		e.log.Debug("redis: the client does not bound calls by context deadlines (ContextTimeoutEnabled is false); calls whose context can end are handed to worker goroutines")

@@ -60,3 +60,14 @@ func WakeChannel(e *Executor) string { return e.wakeChannel }
 
 // Member returns e's name in wait queues.
 func Member(e *Executor) string { return e.member }
+
+// VoidGrant runs, once, the void of an attempt by owner to confirm the
+// direct grant of key whose value is grant, as after a lost reply. It
+// reports whether the void reached Redis.
+func VoidGrant(e *Executor, key, owner, grant string, ttl time.Duration) bool {
+	d := voidTTL(ttl)
+	l := newLease(e, key, owner)
+	l.grantArg = grant
+	failed, _ := e.voidRound([]voidItem{{l: l, ttlArg: ms(d), giveUp: time.Now().Add(d)}})
+	return len(failed) == 0
+}

@@ -29,7 +29,14 @@ type lease struct {
 	// boxed, which the release and renew scripts compare first; the owner
 	// alone for a lease known by its owner only (ForceRelease).
 	valueArg any
-	token    int64
+	// grantArg is, for an attempt that confirms a direct grant, the
+	// grant's value, which its void frees too; nil otherwise.
+	grantArg any
+	// followers: callers of the process waited behind the lease when it was
+	// taken; its release queues the executor again for them when it grants
+	// the key to another.
+	followers bool
+	token     int64
 	start    time.Time // before the acquire script was sent
 	loss     kit.Loss  // set by Close: Redis never reports a loss by itself
 }
@@ -159,7 +166,19 @@ func (l *lease) release(ctx context.Context) result {
 		v, err := runScript(ctx, l.e.client, shareReleaseScript, l.keys[:3], l.shareArg, l.e.claimArg).Int64()
 		return result{val: v, err: err}
 	}
-	v, err := runScript(ctx, l.e.client, releaseScript, l.keys[:3], l.ownerArg, l.e.claimArg, l.valueArg).Int64()
+	var cmd *goredis.Cmd
+	if l.followers {
+		cmd = runScript(ctx, l.e.client, releaseScript, l.keys[:3], l.ownerArg, l.e.claimArg, l.valueArg, l.e.memberArg, l.e.queueTTLArg)
+	} else {
+		cmd = runScript(ctx, l.e.client, releaseScript, l.keys[:3], l.ownerArg, l.e.claimArg, l.valueArg)
+	}
+	v, err := cmd.Int64()
+	if v == requeued {
+		// The key went to another executor, and this one is queued again
+		// for its followers: their next attempt need not ask.
+		l.e.waits.setAhead(l.key())
+		v = 1
+	}
 	return result{val: v, err: err}
 }
 
@@ -167,6 +186,9 @@ func (l *lease) release(ctx context.Context) result {
 func (l *lease) voidCmd(ctx context.Context, p goredis.Pipeliner, ttlArg any) *goredis.Cmd {
 	if l.shareArg != nil {
 		return shareVoidScript.Eval(ctx, p, l.keys, l.shareArg, l.ownerArg, l.e.claimArg, ttlArg)
+	}
+	if l.grantArg != nil {
+		return voidScript.Eval(ctx, p, l.keys, l.ownerArg, l.e.claimArg, ttlArg, l.grantArg)
 	}
 	return voidScript.Eval(ctx, p, l.keys, l.ownerArg, l.e.claimArg, ttlArg)
 }

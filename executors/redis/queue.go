@@ -84,14 +84,20 @@ func (e *Executor) WatchRelease(ctx context.Context, key string) (released <-cha
 }
 
 // onWake handles a message on the executor's wake channel: the payload is
-// the key a release handed to the executor, after sharedWake when it
-// handed read locks or permits.
+// the key a release granted to the executor, a NUL and the grant's token
+// and flags, or sharedWake and the key when it handed read locks or
+// permits.
 func (e *Executor) onWake(payload string) {
 	if key, ok := strings.CutPrefix(payload, sharedWake); ok {
 		e.waits.wakeShared(key, e.opts.ClaimWindow)
 		return
 	}
-	e.waits.wake(payload, e.opts.ClaimWindow)
+	key, granted, ok := strings.Cut(payload, sharedWake)
+	if !ok {
+		e.waits.wake(payload, e.opts.ClaimWindow)
+		return
+	}
+	e.waits.grant(key, e.grantBase+granted, granted, e.opts.ClaimWindow)
 }
 
 // leaveQueue removes the executor from key's queue in the background, best
