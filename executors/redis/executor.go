@@ -38,9 +38,9 @@ type Executor struct {
 	memberArg   any
 	wakeChannel string
 	grantBase   string // claimPrefix, member and a NUL: a grant's value before its token
-	claimArg    any // ClaimWindow in ms, boxed once
-	strictArg   any // "1" for StrictFIFO
-	queueTTLArg any // queueTTL in ms, boxed once
+	claimArg    any    // ClaimWindow in ms, boxed once
+	strictArg   any    // "1" for StrictFIFO
+	queueTTLArg any    // queueTTL in ms, boxed once
 	waits       waits
 
 	voids voidQueue // voids of lost replies

@@ -37,8 +37,8 @@ type lease struct {
 	// the key to another.
 	followers bool
 	token     int64
-	start    time.Time // before the acquire script was sent
-	loss     kit.Loss  // set by Close: Redis never reports a loss by itself
+	start     time.Time // before the acquire script was sent
+	loss      kit.Loss  // set by Close: Redis never reports a loss by itself
 }
 
 var (
