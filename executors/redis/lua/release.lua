@@ -35,10 +35,12 @@ if cur == value .. 'q' then
     redis.call('set', key, 'lock4go:claim:' .. head .. '\0' .. grant, 'PX', claim)
     redis.call('publish', 'lock4go:wake:' .. head, key .. '\0' .. grant)
     if member and member ~= head then
-      -- Followers wait in this process: queue it again, at the tail. The
-      -- queue's TTL is refreshed at one grant in eight (and at every
-      -- registration): live waiters keep it far from 30 s.
-      redis.call('zadd', queue, 'NX', string.format('%.0f', token), member)
+      -- Followers wait in this process: queue it again, at the tail (by
+      -- the server clock, as every registration). The queue's TTL is
+      -- refreshed at one grant in eight (and at every registration): live
+      -- waiters keep it far from running out.
+      local t = redis.call('time')
+      redis.call('zadd', queue, 'NX', t[1] .. string.format('%06d', tonumber(t[2])), member)
       if token % 8 == 0 then
         redis.call('pexpire', queue, queueTTL)
       end
