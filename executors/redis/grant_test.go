@@ -116,3 +116,45 @@ func TestGrant_voidedConfirm(t *testing.T) {
 		_ = l.Release(t.Context())
 	}
 }
+
+// TestGrant_requeueFIFO checks that a release that queues its executor
+// again for its followers puts it behind every executor that registered
+// before (the tokens of a chain of grants lag the clock: scored by the
+// token, the executor went ahead of them).
+func TestGrant_requeueFIFO(t *testing.T) {
+	s := server(t)
+	c := newClient(t, s.Addr())
+	holder := newExecutor(t, newClient(t, s.Addr()), redis.Options{})
+	a := newExecutor(t, newClient(t, s.Addr()), redis.Options{})
+	b := newExecutor(t, newClient(t, s.Addr()), redis.Options{})
+	d := newExecutor(t, newClient(t, s.Addr()), redis.Options{})
+	for _, e := range []*redis.Executor{a, b, d} {
+		warmWakes(t, e)
+	}
+	key := uniq(t, "requeue:")
+	hl := mustHold(t, holder, key)
+	wa, stopA := queueUp(t, a, key)
+	defer stopA()
+	_, stopB := queueUp(t, b, key)
+	defer stopB()
+	_, stopD := queueUp(t, d, key)
+	defer stopD()
+	if err := hl.Release(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if !fired(wa, 2*time.Second) {
+		t.Fatal("the head was not woken")
+	}
+	r := req(key, time.Minute)
+	r.Wait, r.Followers = true, true
+	l, err := a.Acquire(t.Context(), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Release(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if q := queueOf(t, c, key); len(q) != 2 || q[0] != redis.Member(d) || q[1] != redis.Member(a) {
+		t.Fatalf("queue after the release with followers = %v, want [%s %s]", q, redis.Member(d), redis.Member(a))
+	}
+}
