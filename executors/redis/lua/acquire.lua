@@ -45,6 +45,17 @@ if not inQueue and (not strict or redis.call('exists', queue) == 0) then
     redis.call('set', key, owner .. '\0' .. stamp .. 'q', 'KEEPTTL')
     return {now, 1}
   end
+  -- A registration: another's lock or grant, already flagged, holds the
+  -- key. Queue member (it keeps its place if queued) and say so.
+  if member ~= '' then
+    local cur = redis.pcall('get', key)
+    if type(cur) == 'string' and string.find(cur, '%z%d+q$') and string.sub(cur, 1, 15) ~= 'lock4go:shares:'
+        and string.sub(cur, 1, #owner + 1) ~= owner .. '\0' and string.sub(cur, 1, 15 + #member) ~= 'lock4go:claim:' .. member .. '\0' then
+      redis.call('zadd', queue, 'NX', stamp, member)
+      redis.call('pexpire', queue, queueTTL)
+      return -3
+    end
+  end
 end
 -- {{lib}}
 
