@@ -86,7 +86,7 @@ func (e *Executor) busyLocally(key string) bool {
 		return true
 	}
 	now := time.Now()
-	if !e.opts.PollEveryRetry && e.waits.quiet(key, now, quietPoll) && e.hub.healthy() {
+	if !e.opts.PollEveryRetry && e.waits.quiet(key, now, quietPoll) && e.wakesHealthy(key) {
 		return true
 	}
 	e.waits.polledAt(key, now)
@@ -169,7 +169,7 @@ func (l *lease) acquire(ctx context.Context, req executor.Request) result {
 				followers = yesArg
 			}
 		}
-		args := []any{l.ownerArg, e.msArg(req.TTL), member, e.queueTTLArg, inQueue, followers, e.strictArg, e.claimArg}
+		args := []any{l.ownerArg, e.msArg(req.TTL), member, e.queueTTLArg, inQueue, followers, e.strictArg, e.claimArg, l.wakesArg}
 		if g, ok := e.waits.takeGrant(req.Key, e.opts.ClaimWindow); ok && req.Wait {
 			// A wake announced a direct grant: the script confirms it.
 			l.grantArg = g.value

@@ -20,23 +20,26 @@ const hubOpTimeout = 5 * time.Second
 // a re-subscription is confirmed, since messages may have been missed
 // meanwhile.
 type hub struct {
-	client      goredis.UniversalClient
+	wire        pubsubWire
 	log         *slog.Logger
 	confirmWait time.Duration
-	// active, for a Sentinel failover client, reports whether the executor
-	// has waiters: the hub then checks that its subscription is on the
-	// current master (see follow). Nil for other clients.
-	active func() bool
+	// active, when the wire follows its server (a Sentinel failover
+	// client, a Cluster slot), reports whether the hub has waiters: it
+	// then checks that its subscription is on the right server (see
+	// follow). Nil otherwise.
+	active  func() bool
+	recheck chan struct{} // cap 1: the server dropped a subscription
 
-	mu       sync.Mutex
-	ps       *goredis.PubSub // nil until the first listen
-	subs     map[string]*subscription
-	pending  map[string]struct{} // channels to subscribe
-	degraded bool                // a confirmation is overdue: do not wait for more
-	closed   bool
-	kick     chan struct{} // cap 1: pending has work
-	done     chan struct{} // closed by close
-	wg       sync.WaitGroup
+	mu        sync.Mutex
+	ps        *goredis.PubSub // nil until the first listen
+	receiving *goredis.PubSub // the PubSub whose messages receive reads
+	subs      map[string]*subscription
+	pending   map[string]struct{} // channels to subscribe
+	degraded  bool                // a confirmation is overdue: do not wait for more
+	closed    bool
+	kick      chan struct{} // cap 1: pending has work
+	done      chan struct{} // closed by close
+	wg        sync.WaitGroup
 }
 
 // subscription is one channel's state.
@@ -49,11 +52,12 @@ type subscription struct {
 	late      bool                 // a caller stopped waiting for the confirmation
 }
 
-// newHub returns the hub of an executor over client; active reports
-// whether the executor has waiters (used for Sentinel failover clients).
-func newHub(client goredis.UniversalClient, log *slog.Logger, confirmWait time.Duration, active func() bool) *hub {
+// newHub returns a hub that talks pub/sub over w; active reports whether
+// it has waiters (used when w follows its server).
+func newHub(w pubsubWire, log *slog.Logger, confirmWait time.Duration, active func() bool) *hub {
 	h := &hub{
-		client:      client,
+		wire:        w,
+		recheck:     make(chan struct{}, 1),
 		log:         log,
 		confirmWait: confirmWait,
 		subs:        make(map[string]*subscription),
@@ -61,7 +65,7 @@ func newHub(client goredis.UniversalClient, log *slog.Logger, confirmWait time.D
 		kick:        make(chan struct{}, 1),
 		done:        make(chan struct{}),
 	}
-	if isFailover(client) {
+	if w.followEvery > 0 {
 		h.active = active
 	}
 	return h
@@ -155,13 +159,8 @@ func (h *hub) startLocked() {
 	if h.ps != nil {
 		return
 	}
-	h.ps = h.client.Subscribe(context.Background())
-	msgs := h.ps.ChannelWithSubscriptions()
-	h.wg.Add(2)
-	go func() {
-		defer h.wg.Done()
-		h.receive(msgs)
-	}()
+	h.ps = h.wire.open()
+	h.wg.Add(1)
 	go func() {
 		defer h.wg.Done()
 		h.manage()
@@ -200,14 +199,35 @@ func (h *hub) manage() {
 			continue
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), hubOpTimeout)
-		if err := ps.Subscribe(ctx, sub...); err != nil {
+		if err := h.wire.subscribe(ctx, ps, sub...); err != nil {
 			h.mu.Lock()
 			h.degraded = true
 			h.mu.Unlock()
 			h.log.Debug("redis: pub/sub SUBSCRIBE failed; retried with the next connection, waiters poll meanwhile", "err", err)
 		}
 		cancel()
+		h.startReceive(ps)
 	}
+}
+
+// startReceive starts receiving what ps delivers, once, unless the hub
+// closed or replaced ps meanwhile. It runs after ps's first subscription:
+// a PubSub connects at its first use, and a sharded one must connect to
+// its channel's slot, which a receive before any subscription would not
+// know.
+func (h *hub) startReceive(ps *goredis.PubSub) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed || h.ps != ps || h.receiving == ps {
+		return
+	}
+	h.receiving = ps
+	msgs := ps.ChannelWithSubscriptions()
+	h.wg.Add(1)
+	go func() {
+		defer h.wg.Done()
+		h.receive(msgs)
+	}()
 }
 
 // receive dispatches what the PubSub delivers until it is closed.
@@ -215,8 +235,16 @@ func (h *hub) receive(msgs <-chan any) {
 	for m := range msgs {
 		switch m := m.(type) {
 		case *goredis.Subscription:
-			if m.Kind == "subscribe" {
+			switch m.Kind {
+			case h.wire.confirmed:
 				h.confirm(m.Channel)
+			case h.wire.dropped:
+				// The server dropped it (its slot moved): follow checks
+				// at once and subscribes where the slot is now.
+				select {
+				case h.recheck <- struct{}{}:
+				default:
+				}
 			}
 		case *goredis.Message:
 			h.mu.Lock()

@@ -34,9 +34,13 @@ func (e *Executor) WatchRelease(ctx context.Context, key string) (released <-cha
 		return fired(), func() {}
 	}
 	w := &watcher{ch: make(chan struct{}, 1)}
-	first := e.hub.listen(e.wakeChannel, e.onWake, e.waits.wakeAll)
+	h, channel, unwatch := e.subscription(key)
+	if h == nil {
+		return fired(), func() {}
+	}
+	first := h.listen(channel, e.onWake, e.waits.wakeAll)
 	e.waits.add(key, w, e.opts.ClaimWindow)
-	e.hub.ready(ctx, e.wakeChannel)
+	h.ready(ctx, channel)
 	if first {
 		// A wake may have come before the subscription: the next attempt
 		// asks the server.
@@ -45,6 +49,7 @@ func (e *Executor) WatchRelease(ctx context.Context, key string) (released <-cha
 	var once sync.Once
 	return w.ch, func() {
 		once.Do(func() {
+			unwatch()
 			if e.waits.remove(key, w) {
 				e.waits.leaveLater(key, leaveDelay, func() { e.leaveQueue(key) })
 			}
@@ -68,3 +73,28 @@ func (e *Executor) onWake(payload string) {
 	}
 	e.waits.grant(key, e.grantBase+granted, granted, e.opts.ClaimWindow)
 }
+
+// subscription returns the hub and wake channel of key's waiters, and a
+// function to call once when the watch ends: the executor's one classic
+// channel, or on a Cluster client the sharded channel of key's slot. It
+// returns a nil hub once the executor is closed.
+func (e *Executor) subscription(key string) (h *hub, channel string, unwatch func()) {
+	if e.shards != nil {
+		return e.shards.watch(key)
+	}
+	return e.hub, e.wakeChannel, func() {}
+}
+
+// wakesHealthy reports whether the wake subscription of key's waiters is
+// confirmed and no confirmation is overdue: wakes then arrive.
+func (e *Executor) wakesHealthy(key string) bool {
+	if e.shards != nil {
+		return e.shards.healthy(key)
+	}
+	return e.hub.healthy()
+}
+
+// wakePrefix returns the prefix of the wake channels the scripts publish on
+// for key, boxed: on a Cluster client the sharded channels of key's slot,
+// "{<slot tag>}lock4go:wake:".
+func (e *Executor) wakePrefix(key string) any { return shardChannelPrefix(key) }

@@ -2,7 +2,7 @@
 local key, shares, queue, voids = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local owner, ttl, member, queueTTL = ARGV[1], ARGV[2], ARGV[3] or '', ARGV[4]
 local inQueue, followers, strict, claim = ARGV[5] == '1', ARGV[6] == '1', ARGV[7] == '1', ARGV[8]
-local grant, granted = ARGV[9], ARGV[10]
+local wakes, grant, granted = ARGV[9], ARGV[10], ARGV[11]
 -- key: the lock; shares: its read locks or permits; queue: its wait queue
 -- (a sorted set of executors by arrival, in server µs); voids: the prefix
 -- of its owners' void markers (the marker of owner o is voids .. o). An
@@ -12,7 +12,9 @@ local grant, granted = ARGV[9], ARGV[10]
 -- waiting executor ("" for an attempt that does not wait); queueTTL: the
 -- queue's life in ms; inQueue: the member may stand in the queue; followers:
 -- other callers of the process wait behind this one; strict:
--- Options.StrictFIFO; claim: the claim window in ms; grant: the value of
+-- Options.StrictFIFO; claim: the claim window in ms; wakes: the prefix of
+-- the wake channels ('' for the classic ones: see wake in lib.lua); grant:
+-- the value of
 -- the grant a wake announced to this executor
 -- ("lock4go:claim:<member>\0<token><flags>"), and granted its
 -- "<token><flags>" (both absent when no wake announced one).

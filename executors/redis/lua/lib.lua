@@ -60,12 +60,24 @@ local function free(key, token, now)
 end
 
 -- wake tells the executor id that it was handed key: with suffix (the
--- grant's token and flags) the lock, without it read locks or permits.
+-- grant's token and flags) the lock, without it read locks or permits. The
+-- channel is wakes .. id, where wakes, a local of every script, is the
+-- prefix of the executor's wake channels: absent or '' for the classic
+-- channel 'lock4go:wake:<id>' (PUBLISH: a single node, Sentinel), or
+-- '{<tag>}lock4go:wake:' in the key's slot on Redis Cluster (SPUBLISH: the
+-- wake stays on the key's shard). A server that refuses SPUBLISH (before
+-- Redis 7) gets a PUBLISH on the classic channel instead.
 local function wake(id, key, suffix)
   if suffix then
     key = key .. '\0' .. suffix
   else
     key = '\0' .. key
+  end
+  if wakes and wakes ~= '' then
+    local r = redis.pcall('spublish', wakes .. id, key)
+    if type(r) ~= 'table' or not r.err then
+      return
+    end
   end
   redis.call('publish', 'lock4go:wake:' .. id, key)
 end

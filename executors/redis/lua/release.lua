@@ -1,9 +1,11 @@
 -- release.lua: frees a lock for the next holder.
 local key, shares, queue = KEYS[1], KEYS[2], KEYS[3]
-local owner, claim, value, member, queueTTL = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
+local owner, claim, value, wakes, member, queueTTL = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
 -- key: the lock; shares: its read locks or permits; queue: its wait queue.
 -- owner: the lease's owner; claim: the claim window in ms; value: the value
--- the lease's acquisition wrote ("<owner>\0<token>"); member: this
+-- the lease's acquisition wrote ("<owner>\0<token>"); wakes: the prefix
+-- of the wake channels (absent or '' for the classic ones: see wake in
+-- lib.lua); member: this
 -- executor's member when callers of its process wait behind the lease
 -- (absent otherwise); queueTTL: the queue's life in ms.
 -- Returns 1 when key held owner's lock (now freed, or granted to the head
@@ -33,7 +35,13 @@ if cur == value .. 'q' then
     local token = tonumber(string.sub(value, #owner + 2)) + 1
     local grant = string.format('%.0f', token) .. 'q'
     redis.call('set', key, 'lock4go:claim:' .. head .. '\0' .. grant, 'PX', claim)
-    redis.call('publish', 'lock4go:wake:' .. head, key .. '\0' .. grant)
+    local payload, r = key .. '\0' .. grant, nil
+    if wakes and wakes ~= '' then
+      r = redis.pcall('spublish', wakes .. head, payload)
+    end
+    if r == nil or (type(r) == 'table' and r.err) then
+      redis.call('publish', 'lock4go:wake:' .. head, payload)
+    end
     if member and member ~= head then
       -- Followers wait in this process: queue it again, at the tail (by
       -- the server clock, as every registration). The queue's TTL is
