@@ -71,3 +71,7 @@ func VoidGrant(e *Executor, key, owner, grant string, ttl time.Duration) bool {
 	failed, _ := e.voidRound([]voidItem{{l: l, ttlArg: ms(d), giveUp: time.Now().Add(d)}})
 	return len(failed) == 0
 }
+
+// ShardWakeChannel returns the sharded wake channel of e's waiters of key
+// (on a Cluster client).
+func ShardWakeChannel(e *Executor, key string) string { return shardChannelPrefix(key) + e.member }

@@ -70,12 +70,14 @@ func shardedWire(cluster *goredis.ClusterClient) pubsubWire {
 		numSub: func(ctx context.Context, channel string) (int64, error) {
 			node, err := cluster.MasterForKey(ctx, channel)
 			if err != nil {
+				cluster.ReloadState(ctx)
 				return 0, err
 			}
 			n, err := node.PubSubShardNumSub(ctx, channel).Result()
-			if err == nil && n[channel] == 0 {
-				// The slot map may be stale (a slot moved, a failover):
-				// have it read again before subscribing anew.
+			if err != nil || n[channel] == 0 {
+				// The slot map may be stale (a slot moved, its master
+				// died): have it read again, so that the next check and
+				// the subscription go to the slot's master.
 				cluster.ReloadState(ctx)
 			}
 			return n[channel], err
