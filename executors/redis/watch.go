@@ -9,16 +9,19 @@ import (
 // WatchRelease implements [executor.Waiter]. An attempt of a waiting
 // request ([executor.Request.Wait]) that finds the key busy queues the
 // executor in the key's wait queue on the server, in arrival order; a
-// release hands the key to the executor at the head (it holds a claim for
-// it for [Options.ClaimWindow]) and tells it on the executor's wake
+// release grants the key to the executor at the head (its lock with its
+// token, for [Options.ClaimWindow], which the executor's next attempt on the
+// key confirms with one script) and tells it on the executor's wake
 // channel. The returned channel receives a value after such a wake, also one
 // that came between that attempt and WatchRelease, and after a reconnect of
 // pub/sub, which may have missed wakes.
 //
 // All waits of an executor share one subscription, opened by the first
-// WatchRelease and kept until Close: the first waits for the server's
-// confirmation (bounded by ctx and [Options.SubscribeTimeout]) and signals
-// its channel at once, since a wake may have come before the subscription.
+// WatchRelease and kept until Close (on a Cluster client, one sharded
+// subscription per slot with waiters, kept until the slot has had none for
+// 30 s): the first waits for the server's confirmation (bounded by ctx and
+// [Options.SubscribeTimeout]) and signals its channel at once, since a wake
+// may have come before the subscription.
 // Watches never block on a pub/sub that is down: the channel may then never
 // fire, and the Template polls at its retry interval.
 //
