@@ -2,7 +2,9 @@ package redis
 
 import (
 	"context"
+	"errors"
 	"log/slog"
+	"net"
 	"sync"
 	"time"
 
@@ -222,37 +224,80 @@ func (h *hub) startReceive(ps *goredis.PubSub) {
 		return
 	}
 	h.receiving = ps
-	msgs := ps.ChannelWithSubscriptions()
 	h.wg.Add(1)
 	go func() {
 		defer h.wg.Done()
-		h.receive(msgs)
+		h.receive(ps)
 	}()
 }
 
-// receive dispatches what the PubSub delivers until it is closed.
-func (h *hub) receive(msgs <-chan any) {
-	for m := range msgs {
-		switch m := m.(type) {
-		case *goredis.Subscription:
-			switch m.Kind {
-			case h.wire.confirmed:
-				h.confirm(m.Channel)
-			case h.wire.dropped:
-				// The server dropped it (its slot moved): follow checks
-				// at once and subscribes where the slot is now.
-				select {
-				case h.recheck <- struct{}{}:
-				default:
-				}
+// Health of a hub's connection: after pingAfter without a message the hub
+// pings the server (bounded by pingTimeout); a failed ping makes go-redis
+// reconnect and subscribe again, and the confirmation reports a gap.
+const (
+	pingAfter   = 3 * time.Second
+	pingTimeout = 5 * time.Second
+)
+
+// receive reads what ps delivers, in the hub's goroutine, and dispatches
+// it until ps is closed. It reads the connection itself rather than
+// through go-redis's message channel, which would put one more goroutine
+// between a wake and its waiter. A read that fails (the connection broke)
+// is retried after a pause; go-redis reconnects and subscribes again.
+func (h *hub) receive(ps *goredis.PubSub) {
+	ctx := context.Background()
+	pause := time.Duration(0)
+	for {
+		m, err := ps.ReceiveTimeout(ctx, pingAfter)
+		switch {
+		case err == nil:
+			pause = 0
+			h.dispatch(m)
+			continue
+		case errors.Is(err, goredis.ErrClosed):
+			return
+		case isTimeout(err):
+			pctx, cancel := context.WithTimeout(ctx, pingTimeout)
+			_ = ps.Ping(pctx)
+			cancel()
+			continue
+		}
+		pause = min(max(2*pause, 50*time.Millisecond), time.Second)
+		select {
+		case <-h.done:
+			return
+		case <-time.After(pause):
+		}
+	}
+}
+
+// isTimeout reports whether err is a read that timed out.
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// dispatch handles one thing the server sent on the hub's connection.
+func (h *hub) dispatch(m any) {
+	switch m := m.(type) {
+	case *goredis.Subscription:
+		switch m.Kind {
+		case h.wire.confirmed:
+			h.confirm(m.Channel)
+		case h.wire.dropped:
+			// The server dropped it (its slot moved): follow checks at
+			// once and subscribes where the slot is now.
+			select {
+			case h.recheck <- struct{}{}:
+			default:
 			}
-		case *goredis.Message:
-			h.mu.Lock()
-			s := h.subs[m.Channel]
-			h.mu.Unlock()
-			if s != nil {
-				s.onMsg(m.Payload)
-			}
+		}
+	case *goredis.Message:
+		h.mu.Lock()
+		s := h.subs[m.Channel]
+		h.mu.Unlock()
+		if s != nil {
+			s.onMsg(m.Payload)
 		}
 	}
 }
