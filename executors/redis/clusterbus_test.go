@@ -21,10 +21,7 @@ import (
 // shard only. It runs on the package's 3-node cluster, or with
 // LOCK4GO_BUS_NODES=6 on a cluster of its own of 3 masters and 3 replicas
 // (5 messages per wake measured there with PUBLISH, 1 with SPUBLISH), and
-// fails if a wake costs more than one message per replica of the shard. It
-// also records whether a script may SPUBLISH to a channel of another slot
-// than its keys (Redis refuses: a sharded wake channel carries a tag of the
-// key's slot).
+// fails if a wake costs more than one message per replica of the shard.
 func TestCluster_wakeBus(t *testing.T) {
 	c := redisCluster(t)
 	if os.Getenv("LOCK4GO_BUS_NODES") == "6" {
@@ -68,9 +65,13 @@ func TestCluster_wakeBus(t *testing.T) {
 	if replicas := float64(len(c.Addrs())/3 - 1); perWake > replicas+0.5 {
 		t.Errorf("%.1f bus messages per wake, want at most the shard's %v replicas: the wake is not sharded", perWake, replicas)
 	}
+}
 
-	node := goredis.NewClient(&goredis.Options{Addr: c.Addrs()[0]})
-	defer node.Close()
+// TestCluster_spublishAcrossSlots records that a script may not SPUBLISH
+// to a channel of another slot than its keys: a sharded wake channel
+// carries a tag of the key's slot.
+func TestCluster_spublishAcrossSlots(t *testing.T) {
+	client := newClusterClientOf(t, redisCluster(t))
 	err := client.Eval(t.Context(), "return redis.call('spublish', ARGV[1], 'x')", []string{"{a}k"}, "{b}wake").Err()
 	t.Logf("a script SPUBLISHing to a channel of another slot than its keys: %v", err)
 	if err == nil {
