@@ -132,12 +132,7 @@ func TestExecutor_WatchRelease_fifoAcrossExecutors(t *testing.T) {
 	if fired(w2, 50*time.Millisecond) {
 		t.Fatal("the second waiter was woken by a release handed to the first")
 	}
-	if _, err := holder.Acquire(t.Context(), req(key, time.Minute)); !errors.Is(err, executor.ErrNotAcquired) {
-		t.Fatalf("a newcomer's attempt on a key handed to a waiter = %v, want ErrNotAcquired", err)
-	}
-	if _, err := take(t, e2, key); !errors.Is(err, executor.ErrNotAcquired) {
-		t.Fatalf("the second waiter's attempt on a key handed to the first = %v, want ErrNotAcquired", err)
-	}
+	grantedElsewhere(t, holder, e2, key)
 	l1, err := take(t, e1, key)
 	if err != nil {
 		t.Fatalf("the woken head's attempt = %v", err)
@@ -156,6 +151,18 @@ func TestExecutor_WatchRelease_fifoAcrossExecutors(t *testing.T) {
 	}
 	if q := queueOf(t, c, key); len(q) != 0 {
 		t.Fatalf("queue after both waiters took the key = %v, want empty", q)
+	}
+}
+
+// grantedElsewhere checks that neither a newcomer (through holder) nor
+// the second waiter e2 takes key, granted to the head of its queue.
+func grantedElsewhere(t *testing.T, holder, e2 *redis.Executor, key string) {
+	t.Helper()
+	if _, err := holder.Acquire(t.Context(), req(key, time.Minute)); !errors.Is(err, executor.ErrNotAcquired) {
+		t.Fatalf("a newcomer's attempt on a key handed to a waiter = %v, want ErrNotAcquired", err)
+	}
+	if _, err := take(t, e2, key); !errors.Is(err, executor.ErrNotAcquired) {
+		t.Fatalf("the second waiter's attempt on a key handed to the first = %v, want ErrNotAcquired", err)
 	}
 }
 
