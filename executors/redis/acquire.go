@@ -67,6 +67,9 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 		l.shareArg = shareKind(req) + "|" + req.Owner
 	}
 	l.followers = !share && req.Wait && req.Followers
+	if req.Wait {
+		l.epoch = e.wakeEpoch(req.Key)
+	}
 	var r result
 	if e.direct(ctx) {
 		r = l.try(ctx, req)
@@ -118,6 +121,12 @@ func (e *Executor) outcome(ctx context.Context, l *lease, req executor.Request, 
 	case r.err == nil && r.val == queued:
 		if track {
 			e.waits.setQueued(req.Key, true)
+		}
+		if l.epoch == 0 || l.epoch != e.wakeEpoch(req.Key) {
+			// The wake subscription was not active, or was (re)made, while
+			// this attempt registered: a release meanwhile may have
+			// published to nobody. The next attempt asks the server.
+			e.waits.wake(req.Key, e.opts.ClaimWindow)
 		}
 		return nil, fmt.Errorf("redis: %q: %w", req.Key, executor.ErrNotAcquired)
 	case isNil(r.err):

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	goredis "github.com/redis/go-redis/v9"
@@ -31,6 +32,11 @@ type hub struct {
 	// follow). Nil otherwise.
 	active  func() bool
 	recheck chan struct{} // cap 1: the server dropped a subscription
+	// epoch counts the server's confirmations of subscriptions (first ones
+	// and re-subscriptions); 0 until the first. An attempt that registered
+	// a waiter while it was 0, or that saw it change, cannot count on its
+	// wake (see Executor.outcome).
+	epoch atomic.Uint64
 
 	mu        sync.Mutex
 	ps        *goredis.PubSub // nil until the first listen
@@ -318,6 +324,7 @@ func (h *hub) confirm(channel string) {
 		s.confirmed = true
 		close(s.ready)
 	}
+	h.epoch.Add(1)
 	h.mu.Unlock()
 	if gap {
 		s.onGap()

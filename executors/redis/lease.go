@@ -39,9 +39,12 @@ type lease struct {
 	// taken; its release queues the executor again for them when it grants
 	// the key to another.
 	followers bool
-	token     int64
-	start     time.Time // before the acquire script was sent
-	loss      kit.Loss  // set by Close: Redis never reports a loss by itself
+	// epoch is the wake subscription's epoch when a waiting attempt began
+	// (see Executor.outcome).
+	epoch uint64
+	token int64
+	start time.Time // before the acquire script was sent
+	loss  kit.Loss  // set by Close: Redis never reports a loss by itself
 }
 
 var (

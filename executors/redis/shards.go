@@ -109,6 +109,18 @@ func (s *shardHubs) healthy(key string) bool {
 	return sub != nil && sub.h.healthy()
 }
 
+// epoch returns the confirmation epoch of the hub of key's slot (see
+// hub.epoch), 0 when the slot has none.
+func (s *shardHubs) epoch(key string) uint64 {
+	s.mu.Lock()
+	sub := s.slots[keySlot(key)]
+	s.mu.Unlock()
+	if sub == nil {
+		return 0
+	}
+	return sub.h.epoch.Load()
+}
+
 // close closes every slot's hub.
 func (s *shardHubs) close() error {
 	s.mu.Lock()

@@ -97,6 +97,15 @@ func (e *Executor) wakesHealthy(key string) bool {
 	return e.hub.healthy()
 }
 
+// wakeEpoch returns the confirmation epoch of the wake subscription of
+// key's waiters (see hub.epoch).
+func (e *Executor) wakeEpoch(key string) uint64 {
+	if e.shards != nil {
+		return e.shards.epoch(key)
+	}
+	return e.hub.epoch.Load()
+}
+
 // wakePrefix returns the prefix of the wake channels the scripts publish on
 // for key, boxed: on a Cluster client the sharded channels of key's slot,
 // "{<slot tag>}lock4go:wake:".

@@ -321,3 +321,29 @@ func handToFirst(t *testing.T, holder, first, second *redis.Executor, key string
 	}
 	return hl, w2
 }
+
+// TestExecutor_WatchRelease_registeredBeforeSubscription checks that a
+// waiter that registered while its executor's wake subscription was not
+// active yet is told to ask the server at once when it watches: the
+// release that granted it the key meanwhile published to nobody (before,
+// such a waiter waited for its quiet poll, a second).
+func TestExecutor_WatchRelease_registeredBeforeSubscription(t *testing.T) {
+	s := server(t)
+	holder := newExecutor(t, newClient(t, s.Addr()), redis.Options{})
+	e := newExecutor(t, newClient(t, s.Addr()), redis.Options{})
+	key := uniq(t, "early:")
+	l := mustHold(t, holder, key)
+	mustQueue(t, e, key) // e has no subscription yet
+	if err := l.Release(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	warmWakes(t, e) // the subscription starts, for another key
+	w, stop := e.WatchRelease(t.Context(), key)
+	defer stop()
+	if !fired(w, 100*time.Millisecond) {
+		t.Fatal("a waiter registered before the subscription was not told to ask the server")
+	}
+	if _, err := take(t, e, key); err != nil {
+		t.Fatalf("the waiter's attempt after its watch = %v, want the grant confirmed", err)
+	}
+}
