@@ -8,19 +8,23 @@ import "strings"
 // for waking waiters (go-redis pings an idle pub/sub connection), and
 // [Executor.Inspect]; PUBSUB NUMSUB is how the executor of a Sentinel
 // failover client checks that its subscription is on the current master.
-// WAIT is sent with [Options.Replicas]. HELLO and AUTH need no permission.
+// On a Cluster client the wakes are sharded (SPUBLISH, SSUBSCRIBE; PUBSUB
+// SHARDNUMSUB checks the subscription of a slot), and the scripts fall back
+// to PUBLISH on servers without SPUBLISH. WAIT is sent with
+// [Options.Replicas]. HELLO and AUTH need no permission.
 var aclCommands = []string{
 	"evalsha", "eval",
-	"exists", "set", "time", "pexpire", "get", "del", "publish",
+	"exists", "set", "time", "pexpire", "get", "del", "publish", "spublish",
 	"zadd", "zrem", "zpopmin", "pttl",
-	"subscribe", "unsubscribe", "ping", "pubsub|numsub", "wait",
+	"subscribe", "unsubscribe", "ssubscribe", "sunsubscribe", "ping", "pubsub|numsub", "pubsub|shardnumsub", "wait",
 	"zcard", "zrange", "zscore", "zremrangebyscore",
 }
 
 // ACLRules returns the Redis ACL rules of a user that may lock, through an
 // [Executor], the keys that start with keyPrefix and ":" and nothing else:
 // those keys, the names derived from them (see docs/keys.md), the
-// executors' wake channels ("lock4go:wake:*", whatever keyPrefix is) and
+// executors' wake channels ("lock4go:wake:*", and on Redis Cluster
+// "{<slot tag>}lock4go:wake:*", whatever keyPrefix is) and
 // the commands the executor sends. For the keys that lock4go's key builders make with the default
 // KeyPrefix "lock4go":
 //
@@ -42,7 +46,7 @@ func ACLRules(keyPrefix string) string {
 	// "{<key>}:queue", "{<key>}:shares" and "{<key>}:void:<owner>" for a key
 	// without one; "{<3-char slot tag>}:queue:<key>" (and so on) for a key
 	// with a "}" but no tag. The only channels are the executors' wake
-	// channels.
+	// channels, classic and sharded (in a slot's three-character tag).
 	rules := []string{
 		"resetkeys",
 		"~" + p + "*",
@@ -52,6 +56,7 @@ func ACLRules(keyPrefix string) string {
 		"~{???}" + sharesSuffix + ":" + p + "*",
 		"resetchannels",
 		"&" + wakeChannelPrefix + "*",
+		"&{???}" + wakeChannelPrefix + "*",
 		"-@all",
 	}
 	for _, c := range aclCommands {

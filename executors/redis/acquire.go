@@ -66,6 +66,10 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 	if share {
 		l.shareArg = shareKind(req) + "|" + req.Owner
 	}
+	l.followers = !share && req.Wait && req.Followers
+	if req.Wait {
+		l.epoch = e.wakeEpoch(req.Key)
+	}
 	var r result
 	if e.direct(ctx) {
 		r = l.try(ctx, req)
@@ -85,7 +89,7 @@ func (e *Executor) busyLocally(key string) bool {
 		return true
 	}
 	now := time.Now()
-	if !e.opts.PollEveryRetry && e.waits.quiet(key, now, quietPoll) && e.hub.healthy() {
+	if !e.opts.PollEveryRetry && e.waits.quiet(key, now, quietPoll) && e.wakesHealthy(key) {
 		return true
 	}
 	e.waits.polledAt(key, now)
@@ -117,6 +121,12 @@ func (e *Executor) outcome(ctx context.Context, l *lease, req executor.Request, 
 	case r.err == nil && r.val == queued:
 		if track {
 			e.waits.setQueued(req.Key, true)
+		}
+		if l.epoch == 0 || l.epoch != e.wakeEpoch(req.Key) {
+			// The wake subscription was not active, or was (re)made, while
+			// this attempt registered: a release meanwhile may have
+			// published to nobody. The next attempt asks the server.
+			e.waits.wake(req.Key, e.opts.ClaimWindow)
 		}
 		return nil, fmt.Errorf("redis: %q: %w", req.Key, executor.ErrNotAcquired)
 	case isNil(r.err):
@@ -168,8 +178,13 @@ func (l *lease) acquire(ctx context.Context, req executor.Request) result {
 				followers = yesArg
 			}
 		}
-		cmd, acked = e.runAcquire(ctx, acquireScript, l.keys, l.ownerArg, e.msArg(req.TTL),
-			member, e.queueTTLArg, inQueue, followers, e.strictArg, e.claimArg)
+		args := []any{l.ownerArg, e.msArg(req.TTL), member, e.queueTTLArg, inQueue, followers, e.strictArg, e.claimArg, l.wakesArg}
+		if g, ok := e.waits.takeGrant(req.Key, e.opts.ClaimWindow); ok && req.Wait {
+			// A wake announced a direct grant: the script confirms it.
+			l.grantArg = g.value
+			args = append(args, g.value, g.granted)
+		}
+		cmd, acked = e.runAcquire(ctx, acquireScript, l.keys, args...)
 	}
 	if v, ok := cmd.Val().([]any); ok && len(v) == 2 {
 		// {token, 1}: taken, and queued again for the followers.

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	goredis "github.com/redis/go-redis/v9"
+
 	"github.com/lock4go/lock4go/executor"
 	"github.com/lock4go/lock4go/executors/redis"
 	"github.com/lock4go/lock4go/internal/testserver"
@@ -25,67 +27,80 @@ func TestExecutor_void_voidsLateWrites(t *testing.T) {
 	for _, prefix := range []string{"void:", "void:{tag}:", "void}:"} {
 		t.Run(prefix, func(t *testing.T) {
 			key := uniq(t, prefix)
-			ttl := time.Minute
-			r := req(key, ttl)
-
-			// The write landed first: the void deletes it.
-			l, err := e.Acquire(t.Context(), r)
-			if err != nil {
-				t.Fatal(err)
-			}
-			w, stop := queueUp(t, waiter, key)
-			defer stop()
-			if !redis.Void(e, key, r.Owner, ttl) {
-				t.Fatal("void failed")
-			}
-			if v, _, _ := redis.ParseValue(c.Get(t.Context(), key).Val()); v != "lock4go:claim:"+redis.Member(waiter) {
-				t.Fatalf("key after its void = %q, want the queued waiter's claim", v)
-			}
-			if !fired(w, 2*time.Second) {
-				t.Fatal("the void did not wake the queued waiter")
-			}
-			stop() // the waiter gives up: its claim is freed
-			if !eventually(2*time.Second, func() bool { return c.Exists(t.Context(), key).Val() == 0 }) {
-				t.Fatal("key still claimed after the waiter gave up")
-			}
-			void := redis.VoidKey(key, r.Owner)
-			if d := c.PTTL(t.Context(), void).Val(); d < ttl-5*time.Second || d > redis.VoidTTL(ttl) {
-				t.Fatalf("PTTL of the void marker = %v, want about %v", d, redis.VoidTTL(ttl))
-			}
-
-			// The same write landing again (a delayed packet after the
-			// void) takes the free key for nobody, until a waiter's retry.
-			if _, err := e.Acquire(t.Context(), r); err != nil {
-				t.Fatalf("a voided owner's late write = %v", err)
-			}
-			takeOverVoided(t, waiter, key)
-			if err := l.Release(t.Context()); !errors.Is(err, executor.ErrLockNotHeld) {
-				t.Fatalf("Release of a voided lease = %v, want ErrLockNotHeld", err)
-			}
-
-			// The void reached Redis first, while another owner
-			// holds the key: it leaves that lock alone, and the late write
-			// of its owner is refused after the key is free again.
-			other, err := e.Acquire(t.Context(), req(key, ttl))
-			if err != nil {
-				t.Fatalf("Acquire by another owner after a void = %v", err)
-			}
-			late := req(key, ttl)
-			if !redis.Void(e, key, late.Owner, ttl) {
-				t.Fatal("void failed")
-			}
-			if err := other.Renew(t.Context(), ttl); err != nil {
-				t.Fatalf("another owner's lease after a foreign void: Renew = %v", err)
-			}
-			if err := other.Release(t.Context()); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := e.Acquire(t.Context(), late); err != nil {
-				t.Fatalf("late Acquire after its void = %v", err)
-			}
-			takeOverVoided(t, waiter, key)
+			writeThenVoid(t, c, e, waiter, key)
+			voidThenWrite(t, e, waiter, key)
 		})
 	}
+}
+
+// writeThenVoid checks the order where the write of e's acquisition of key
+// landed first: its void frees it for the queued waiter; the same write
+// landing again later takes the free key for nobody, until the waiter's
+// retry takes it over.
+func writeThenVoid(t *testing.T, c *goredis.Client, e, waiter *redis.Executor, key string) {
+	t.Helper()
+	ttl := time.Minute
+	r := req(key, ttl)
+	l, err := e.Acquire(t.Context(), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, stop := queueUp(t, waiter, key)
+	defer stop()
+	if !redis.Void(e, key, r.Owner, ttl) {
+		t.Fatal("void failed")
+	}
+	if v, _, _ := redis.ParseValue(c.Get(t.Context(), key).Val()); v != "lock4go:claim:"+redis.Member(waiter) {
+		t.Fatalf("key after its void = %q, want the queued waiter's claim", v)
+	}
+	if !fired(w, 2*time.Second) {
+		t.Fatal("the void did not wake the queued waiter")
+	}
+	stop() // the waiter gives up: its claim is freed
+	if !eventually(2*time.Second, func() bool { return c.Exists(t.Context(), key).Val() == 0 }) {
+		t.Fatal("key still claimed after the waiter gave up")
+	}
+	void := redis.VoidKey(key, r.Owner)
+	if d := c.PTTL(t.Context(), void).Val(); d < ttl-5*time.Second || d > redis.VoidTTL(ttl) {
+		t.Fatalf("PTTL of the void marker = %v, want about %v", d, redis.VoidTTL(ttl))
+	}
+
+	// The same write landing again (a delayed packet after the
+	// void) takes the free key for nobody, until a waiter's retry.
+	if _, err := e.Acquire(t.Context(), r); err != nil {
+		t.Fatalf("a voided owner's late write = %v", err)
+	}
+	takeOverVoided(t, waiter, key)
+	if err := l.Release(t.Context()); !errors.Is(err, executor.ErrLockNotHeld) {
+		t.Fatalf("Release of a voided lease = %v, want ErrLockNotHeld", err)
+	}
+}
+
+// voidThenWrite checks the order where the void of an acquisition of key
+// by e reached Redis first, while another owner held the key: it leaves
+// that lock alone, and the late write of its owner is refused after the
+// key is free again.
+func voidThenWrite(t *testing.T, e, waiter *redis.Executor, key string) {
+	t.Helper()
+	ttl := time.Minute
+	other, err := e.Acquire(t.Context(), req(key, ttl))
+	if err != nil {
+		t.Fatalf("Acquire by another owner after a void = %v", err)
+	}
+	late := req(key, ttl)
+	if !redis.Void(e, key, late.Owner, ttl) {
+		t.Fatal("void failed")
+	}
+	if err := other.Renew(t.Context(), ttl); err != nil {
+		t.Fatalf("another owner's lease after a foreign void: Renew = %v", err)
+	}
+	if err := other.Release(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Acquire(t.Context(), late); err != nil {
+		t.Fatalf("late Acquire after its void = %v", err)
+	}
+	takeOverVoided(t, waiter, key)
 }
 
 // TestExecutor_Close_pendingVoid closes an executor whose

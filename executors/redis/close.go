@@ -57,6 +57,9 @@ func (e *Executor) Close() error {
 	}
 	err := e.endHeld(held, e.waits.close())
 	err = errors.Join(err, e.hub.close())
+	if e.shards != nil {
+		err = errors.Join(err, e.shards.close())
+	}
 	e.bg.Close()
 	return err
 }

@@ -15,13 +15,13 @@ import (
 )
 
 // TestCluster_wakeBus measures what a wake costs the cluster bus: a release
-// that hands the key to a waiter of another executor publishes on the
-// waiter's wake channel, and Redis Cluster broadcasts a PUBLISH to every
-// node. It runs on the package's 3-node cluster, or with
+// that grants the key to a waiter of another executor publishes on the
+// waiter's wake channel. A classic PUBLISH is broadcast to every node; the
+// sharded SPUBLISH of a Cluster client goes to the replicas of the key's
+// shard only. It runs on the package's 3-node cluster, or with
 // LOCK4GO_BUS_NODES=6 on a cluster of its own of 3 masters and 3 replicas
-// (5 messages per wake measured there). It also records whether a script
-// may SPUBLISH to a channel of another slot than its keys (Redis refuses: a
-// sharded wake channel must carry the key's hash tag).
+// (5 messages per wake measured there with PUBLISH, 1 with SPUBLISH), and
+// fails if a wake costs more than one message per replica of the shard.
 func TestCluster_wakeBus(t *testing.T) {
 	c := redisCluster(t)
 	if os.Getenv("LOCK4GO_BUS_NODES") == "6" {
@@ -60,10 +60,18 @@ func TestCluster_wakeBus(t *testing.T) {
 		}
 	}
 	after := busPublish(t, c)
-	t.Logf("%d nodes: %.1f cluster bus PUBLISH messages sent per wake", len(c.Addrs()), float64(after-before)/n)
+	perWake := float64(after-before) / n
+	t.Logf("%d nodes: %.1f cluster bus publish messages (PUBLISH and SPUBLISH) sent per wake", len(c.Addrs()), perWake)
+	if replicas := float64(len(c.Addrs())/3 - 1); perWake > replicas+0.5 {
+		t.Errorf("%.1f bus messages per wake, want at most the shard's %v replicas: the wake is not sharded", perWake, replicas)
+	}
+}
 
-	node := goredis.NewClient(&goredis.Options{Addr: c.Addrs()[0]})
-	defer node.Close()
+// TestCluster_spublishAcrossSlots records that a script may not SPUBLISH
+// to a channel of another slot than its keys: a sharded wake channel
+// carries a tag of the key's slot.
+func TestCluster_spublishAcrossSlots(t *testing.T) {
+	client := newClusterClientOf(t, redisCluster(t))
 	err := client.Eval(t.Context(), "return redis.call('spublish', ARGV[1], 'x')", []string{"{a}k"}, "{b}wake").Err()
 	t.Logf("a script SPUBLISHing to a channel of another slot than its keys: %v", err)
 	if err == nil {
@@ -78,7 +86,8 @@ func newClusterClientOf(t *testing.T, c *testserver.Cluster) *goredis.ClusterCli
 	return client
 }
 
-// busPublish sums cluster_stats_messages_publish_sent over c's nodes.
+// busPublish sums cluster_stats_messages_publish_sent and
+// cluster_stats_messages_publishshard_sent over c's nodes.
 func busPublish(t *testing.T, c *testserver.Cluster) int64 {
 	var sum int64
 	for _, a := range c.Addrs() {
@@ -89,9 +98,11 @@ func busPublish(t *testing.T, c *testserver.Cluster) int64 {
 			t.Fatal(err)
 		}
 		for line := range strings.Lines(info) {
-			if v, ok := strings.CutPrefix(strings.TrimSpace(line), "cluster_stats_messages_publish_sent:"); ok {
-				x, _ := strconv.ParseInt(v, 10, 64)
-				sum += x
+			for _, stat := range []string{"cluster_stats_messages_publish_sent:", "cluster_stats_messages_publishshard_sent:"} {
+				if v, ok := strings.CutPrefix(strings.TrimSpace(line), stat); ok {
+					x, _ := strconv.ParseInt(v, 10, 64)
+					sum += x
+				}
 			}
 		}
 	}

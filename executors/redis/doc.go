@@ -2,7 +2,8 @@
 //
 // [New] takes a client the caller built and owns: a single node, a Sentinel
 // failover client or a Redis Cluster client (not a Ring). Redis 5.0 or
-// later is needed; lock4go is tested against Redis 7.0. Create the client
+// later is needed (7.0 on Redis Cluster, whose wakes are sharded); lock4go
+// is tested against Redis 7.0. Create the client
 // with ContextTimeoutEnabled: the executor then calls Redis in the caller's
 // goroutine (without it, a call whose context can end is handed to a worker
 // goroutine, which costs a scheduler round trip).
@@ -10,12 +11,15 @@
 // A lock is one string key holding its owner, with the lease as its TTL:
 // Lock4j's layout (SET key owner NX PX, compare-and-delete), so a Java
 // service on Lock4j's RedisTemplate executor and a Go service on lock4go
-// exclude each other on the same key. Each acquisition also increments a
-// fencing counter kept in the key's Cluster slot, whose value is the token.
-// The Template's watchdog renews held locks, many per pipeline. Waiters
-// queue on the server, one entry per executor in arrival order; a release
-// hands the key to the longest waiter and wakes only it, through one
-// pub/sub subscription per executor (see [Executor.WatchRelease]).
+// exclude each other on the same key. The value also carries the fencing
+// token, taken from the server clock above the key's last token. The
+// Template's watchdog renews held locks, many per pipeline. Waiters queue on
+// the server, one entry per executor in arrival order; a release grants the
+// key directly to the longest waiter (its owner and token, for a claim
+// window that the waiter's next attempt confirms) and wakes only it,
+// through one pub/sub subscription per executor, or per slot with waiters
+// on Redis Cluster, where the wake stays on the key's shard (see
+// [Executor.WatchRelease]).
 //
 // Guarantees and caveats:
 //
@@ -25,10 +29,10 @@
 //   - Run lock servers with maxmemory-policy noeviction; [New] warns when
 //     an evicting policy is set.
 //   - A failover to a replica that had not received the last writes can
-//     grant a held lock again, with a reused token. Use etcd or ZooKeeper
-//     when that must never happen.
+//     grant a held lock again (with a higher token, from the new master's
+//     clock). Use etcd or ZooKeeper when that must never happen.
 //   - Keys you build yourself must not look like the names derived from a
-//     key (counters, queues, void markers); build them with keybuilder.Join.
+//     key (queues, shares, void markers); build them with keybuilder.Join.
 //
 // [ACLRules] returns the ACL of a user that can lock one key prefix and no
 // more; credentials, TLS and Sentinel are set on the go-redis client.

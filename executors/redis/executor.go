@@ -30,16 +30,21 @@ type Executor struct {
 	oneAttempt bool
 
 	lastTTL atomic.Pointer[ttlArg]
-	hub     *hub
+	hub     *hub // the wake subscription on classic channels
+	// sharded: a Cluster client, whose wakes go on sharded channels, one
+	// per slot (shards) instead of hub.
+	sharded bool
+	shards  *shardHubs
 
 	// The executor in wait queues: its member name, boxed once, the channel
 	// releases wake it on, and what its callers wait for.
 	member      string
 	memberArg   any
 	wakeChannel string
-	claimArg    any // ClaimWindow in ms, boxed once
-	strictArg   any // "1" for StrictFIFO
-	queueTTLArg any // queueTTL in ms, boxed once
+	grantBase   string // claimPrefix, member and a NUL: a grant's value before its token
+	claimArg    any    // ClaimWindow in ms, boxed once
+	strictArg   any    // "1" for StrictFIFO
+	queueTTLArg any    // queueTTL in ms, boxed once
 	waits       waits
 
 	voids voidQueue // voids of lost replies
@@ -124,7 +129,12 @@ func New(client goredis.UniversalClient, opts Options) (*Executor, error) {
 		e.strictArg = yesArg
 	}
 	e.wakeChannel = wakeChannelPrefix + e.member
-	e.hub = newHub(client, e.log, opts.SubscribeTimeout, func() bool { return e.waits.n.Load() > 0 })
+	e.grantBase = claimPrefix + e.member + "\x00"
+	e.hub = newHub(classicWire(client), e.log, opts.SubscribeTimeout, func() bool { return e.waits.n.Load() > 0 })
+	if cluster, ok := client.(*goredis.ClusterClient); ok {
+		e.sharded = true
+		e.shards = newShardHubs(cluster, e.log, opts.SubscribeTimeout, e.member)
+	}
 	if !e.ctxBound {
 		e.log.Debug("redis: the client does not bound calls by context deadlines (ContextTimeoutEnabled is false); calls whose context can end are handed to worker goroutines")
 	}

@@ -60,3 +60,18 @@ func WakeChannel(e *Executor) string { return e.wakeChannel }
 
 // Member returns e's name in wait queues.
 func Member(e *Executor) string { return e.member }
+
+// VoidGrant runs, once, the void of an attempt by owner to confirm the
+// direct grant of key whose value is grant, as after a lost reply. It
+// reports whether the void reached Redis.
+func VoidGrant(e *Executor, key, owner, grant string, ttl time.Duration) bool {
+	d := voidTTL(ttl)
+	l := newLease(e, key, owner)
+	l.grantArg = grant
+	failed, _ := e.voidRound([]voidItem{{l: l, ttlArg: ms(d), giveUp: time.Now().Add(d)}})
+	return len(failed) == 0
+}
+
+// ShardWakeChannel returns the sharded wake channel of e's waiters of key
+// (on a Cluster client).
+func ShardWakeChannel(e *Executor, key string) string { return shardChannelPrefix(key) + e.member }

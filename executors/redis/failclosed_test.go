@@ -147,22 +147,30 @@ func TestFailClosed_revokedWhileHeld(t *testing.T) {
 				checkStillHeld(t, admin, l, expire, revoked)
 				return
 			}
-			select {
-			case <-l.Done():
-			case <-time.After(3 * expire):
-				t.Fatalf("lock not lost %v after the revocation", time.Since(revoked))
-			}
-			told := time.Since(revoked)
-			if err := l.Err(); !errors.Is(err, lock4go.ErrLockLost) || !strings.Contains(err.Error(), tc.cause) {
-				t.Fatalf("Err = %v; want ErrLockLost naming %q", err, tc.cause)
-			}
-			if err := l.Release(t.Context()); !errors.Is(err, lock4go.ErrLockNotHeld) {
-				t.Fatalf("Release of a lost lock = %v, want ErrLockNotHeld", err)
-			}
-			t.Logf("%s: told lost %v after the revocation (Expire %v): %v", tc.name, told.Round(time.Millisecond), expire, l.Err())
+			checkLostTo(t, l, tc.cause, expire, revoked, tc.name)
 			logs.checkOncePerCause(t)
 		})
 	}
+}
+
+// checkLostTo checks that l, whose user was revoked at revoked, is lost
+// within three times expire, with an error naming want, and that its
+// Release then reports it not held.
+func checkLostTo(t *testing.T, l *lock4go.Lock, want string, expire time.Duration, revoked time.Time, name string) {
+	t.Helper()
+	select {
+	case <-l.Done():
+	case <-time.After(3 * expire):
+		t.Fatalf("lock not lost %v after the revocation", time.Since(revoked))
+	}
+	told := time.Since(revoked)
+	if err := l.Err(); !errors.Is(err, lock4go.ErrLockLost) || !strings.Contains(err.Error(), want) {
+		t.Fatalf("Err = %v; want ErrLockLost naming %q", err, want)
+	}
+	if err := l.Release(t.Context()); !errors.Is(err, lock4go.ErrLockNotHeld) {
+		t.Fatalf("Release of a lost lock = %v, want ErrLockNotHeld", err)
+	}
+	t.Logf("%s: told lost %v after the revocation (Expire %v): %v", name, told.Round(time.Millisecond), expire, l.Err())
 }
 
 // runAs runs cmds through admin, with "$USER" replaced by user.

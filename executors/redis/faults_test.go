@@ -75,37 +75,11 @@ func TestFault_paused(t *testing.T) {
 			}
 			t.Cleanup(func() { _ = s.Resume() })
 
-			const deadline = 200 * time.Millisecond
 			key := uniq(t, "paused:")
-			cause := errors.New("acquire timeout")
-			ctx, cancel := context.WithTimeoutCause(t.Context(), deadline, cause)
-			start := time.Now()
-			_, err = e.Acquire(ctx, req(key, time.Minute))
-			took := time.Since(start)
-			cancel()
-			// Redis did not answer in time: a backend failure, with the
-			// context's error and cause, not a busy key.
-			if !errors.Is(err, executor.ErrBackend) || !errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, cause) || errors.Is(err, executor.ErrNotAcquired) {
-				t.Fatalf("Acquire on a paused server = %v, want ErrBackend, DeadlineExceeded and the cause", err)
-			}
-			if took > deadline+300*time.Millisecond {
-				t.Fatalf("Acquire on a paused server took %v, deadline %v", took, deadline)
-			}
-
-			ctx, cancel = context.WithTimeout(t.Context(), deadline)
-			start = time.Now()
-			err = held.Renew(ctx, time.Minute)
-			took = time.Since(start)
-			cancel()
-			if !errors.Is(err, executor.ErrBackend) {
-				t.Fatalf("Renew on a paused server = %v, want ErrBackend", err)
-			}
-			if took > deadline+300*time.Millisecond {
-				t.Fatalf("Renew on a paused server took %v, deadline %v", took, deadline)
-			}
+			pausedCalls(t, e, held, key)
 
 			// WatchRelease and stop never block on the network.
-			start = time.Now()
+			start := time.Now()
 			_, stop := e.WatchRelease(t.Context(), key)
 			stop()
 			if took := time.Since(start); took > time.Second {
@@ -125,6 +99,39 @@ func TestFault_paused(t *testing.T) {
 			}
 			_ = held.Release(t.Context())
 		})
+	}
+}
+
+// pausedCalls checks that an Acquire of key through e and a Renew of held
+// on a paused server end by their deadline with ErrBackend (and, for the
+// Acquire, the context's error and cause, not ErrNotAcquired).
+func pausedCalls(t *testing.T, e *redis.Executor, held executor.Lease, key string) {
+	t.Helper()
+	const deadline = 200 * time.Millisecond
+	cause := errors.New("acquire timeout")
+	ctx, cancel := context.WithTimeoutCause(t.Context(), deadline, cause)
+	start := time.Now()
+	_, err := e.Acquire(ctx, req(key, time.Minute))
+	took := time.Since(start)
+	cancel()
+	// Redis did not answer in time: a backend failure, with the context's
+	// error and cause, not a busy key.
+	if !errors.Is(err, executor.ErrBackend) || !errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, cause) || errors.Is(err, executor.ErrNotAcquired) {
+		t.Fatalf("Acquire on a paused server = %v, want ErrBackend, DeadlineExceeded and the cause", err)
+	}
+	if took > deadline+300*time.Millisecond {
+		t.Fatalf("Acquire on a paused server took %v, deadline %v", took, deadline)
+	}
+	ctx, cancel = context.WithTimeout(t.Context(), deadline)
+	start = time.Now()
+	err = held.Renew(ctx, time.Minute)
+	took = time.Since(start)
+	cancel()
+	if !errors.Is(err, executor.ErrBackend) {
+		t.Fatalf("Renew on a paused server = %v, want ErrBackend", err)
+	}
+	if took > deadline+300*time.Millisecond {
+		t.Fatalf("Renew on a paused server took %v, deadline %v", took, deadline)
 	}
 }
 
@@ -150,30 +157,7 @@ func TestFault_proxy(t *testing.T) {
 				t.Fatalf("Renew after a cut = %v, want success on a new connection", err)
 			}
 
-			// A partition: nothing gets through until the deadline.
-			p.SetBlackhole(true)
-			p.Cut()
-			const deadline = 300 * time.Millisecond
-			for name, call := range map[string]func(ctx context.Context) error{
-				"Acquire": func(ctx context.Context) error {
-					_, err := e.Acquire(ctx, req(uniq(t, "cut:"), time.Minute))
-					return err
-				},
-				"Renew":   func(ctx context.Context) error { return l.Renew(ctx, time.Minute) },
-				"Release": func(ctx context.Context) error { return l.Release(ctx) },
-			} {
-				ctx, cancel := context.WithTimeout(t.Context(), deadline)
-				start := time.Now()
-				err := call(ctx)
-				took := time.Since(start)
-				cancel()
-				if !errors.Is(err, executor.ErrBackend) {
-					t.Fatalf("%s through a partition = %v, want ErrBackend", name, err)
-				}
-				if took > deadline+300*time.Millisecond {
-					t.Fatalf("%s through a partition took %v, deadline %v", name, took, deadline)
-				}
-			}
+			partitioned(t, p, e, l)
 
 			// Recovery.
 			p.SetBlackhole(false)
@@ -192,6 +176,35 @@ func TestFault_proxy(t *testing.T) {
 				t.Fatalf("Release after recovery = %v", err)
 			}
 		})
+	}
+}
+
+// partitioned checks that e's Acquire and l's Renew and Release through a
+// partition (p blackholes) end with ErrBackend by their deadline.
+func partitioned(t *testing.T, p *testserver.Proxy, e *redis.Executor, l executor.Lease) {
+	t.Helper()
+	p.SetBlackhole(true)
+	p.Cut()
+	const deadline = 300 * time.Millisecond
+	for name, call := range map[string]func(ctx context.Context) error{
+		"Acquire": func(ctx context.Context) error {
+			_, err := e.Acquire(ctx, req(uniq(t, "cut:"), time.Minute))
+			return err
+		},
+		"Renew":   func(ctx context.Context) error { return l.Renew(ctx, time.Minute) },
+		"Release": func(ctx context.Context) error { return l.Release(ctx) },
+	} {
+		ctx, cancel := context.WithTimeout(t.Context(), deadline)
+		start := time.Now()
+		err := call(ctx)
+		took := time.Since(start)
+		cancel()
+		if !errors.Is(err, executor.ErrBackend) {
+			t.Fatalf("%s through a partition = %v, want ErrBackend", name, err)
+		}
+		if took > deadline+300*time.Millisecond {
+			t.Fatalf("%s through a partition took %v, deadline %v", name, took, deadline)
+		}
 	}
 }
 
@@ -229,35 +242,46 @@ func TestFault_lostReply(t *testing.T) {
 			if !errors.Is(err, executor.ErrBackend) || !errors.Is(err, context.DeadlineExceeded) {
 				t.Fatalf("Acquire without a reply = %v, want ErrBackend and DeadlineExceeded", err)
 			}
-			// The script ran (the key holds the owner) ...
-			if base, _, _ := redis.ParseValue(c.Get(t.Context(), key).Val()); base != r.Owner {
-				t.Fatal("the acquire script never reached the server")
-			}
-			// ... and no attempt of its void can be sure of its
-			// effect while replies are lost.
-			select {
-			case <-retrying:
-			case <-time.After(10 * time.Second):
-				t.Fatal("no failed void attempt reported while replies are lost")
-			}
-			p.SetDropReplies(false)
-			// A retry reaches Redis, long before the TTL.
-			if !eventually(10*time.Second, func() bool {
-				return c.Exists(t.Context(), key).Val() == 0 && c.Exists(t.Context(), redis.VoidKey(key, r.Owner)).Val() == 1
-			}) {
-				t.Fatalf("orphan lock left behind: GET = %q", c.Get(t.Context(), key).Val())
-			}
-			// The acquisition's write landing now takes the free key, for
-			// nobody ...
-			if _, err := e.Acquire(t.Context(), r); err != nil {
-				t.Fatalf("the lost acquisition landing after its void = %v", err)
-			}
-			// ... until the next waiter's retry finds its void marker and
-			// takes the key over.
+			voidAfterLostReply(t, c, p, e, r, retrying)
 			takeOverVoided(t, newExecutor(t, newClient(t, s.Addr()), redis.Options{}), key)
 			p.Cut()
 		})
 	}
+}
+
+// voidAfterLostReply checks what follows an acquisition r through e whose
+// reply p dropped: the script ran, its void cannot be sure of its effect
+// (retrying is signalled) until replies get through again, then it frees
+// the key and leaves the owner's void marker, and the acquisition's write
+// landing later takes the free key for nobody.
+func voidAfterLostReply(t *testing.T, c *goredis.Client, p *testserver.Proxy, e *redis.Executor, r executor.Request, retrying <-chan struct{}) {
+	t.Helper()
+	key := r.Key
+	// The script ran (the key holds the owner) ...
+	if base, _, _ := redis.ParseValue(c.Get(t.Context(), key).Val()); base != r.Owner {
+		t.Fatal("the acquire script never reached the server")
+	}
+	// ... and no attempt of its void can be sure of its
+	// effect while replies are lost.
+	select {
+	case <-retrying:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no failed void attempt reported while replies are lost")
+	}
+	p.SetDropReplies(false)
+	// A retry reaches Redis, long before the TTL.
+	if !eventually(10*time.Second, func() bool {
+		return c.Exists(t.Context(), key).Val() == 0 && c.Exists(t.Context(), redis.VoidKey(key, r.Owner)).Val() == 1
+	}) {
+		t.Fatalf("orphan lock left behind: GET = %q", c.Get(t.Context(), key).Val())
+	}
+	// The acquisition's write landing now takes the free key, for
+	// nobody ...
+	if _, err := e.Acquire(t.Context(), r); err != nil {
+		t.Fatalf("the lost acquisition landing after its void = %v", err)
+	}
+	// ... until the next waiter's retry finds its void marker and
+	// takes the key over.
 }
 
 // TestFault_cancelledPaused cancels an acquisition whose context has no
@@ -286,19 +310,7 @@ func TestFault_cancelledPaused(t *testing.T) {
 			t.Cleanup(func() { _ = s.Resume() })
 
 			r := req(uniq(t, "cancelled:"), time.Minute)
-			cause := errors.New("caller went away")
-			ctx, cancel := context.WithCancelCause(t.Context())
-			timer := time.AfterFunc(100*time.Millisecond, func() { cancel(cause) })
-			defer timer.Stop()
-			start := time.Now()
-			_, err = e.Acquire(ctx, r)
-			took := time.Since(start)
-			if !errors.Is(err, executor.ErrNotAcquired) || !errors.Is(err, context.Canceled) || !errors.Is(err, cause) || errors.Is(err, executor.ErrBackend) {
-				t.Fatalf("cancelled Acquire on a paused server = %v, want ErrNotAcquired, Canceled and the cause, not ErrBackend", err)
-			}
-			if took > 2*time.Second {
-				t.Fatalf("cancelled Acquire on a paused server took %v", took)
-			}
+			cancelledAcquire(t, e, r)
 
 			if err := s.Resume(); err != nil {
 				t.Fatal(err)
@@ -316,6 +328,26 @@ func TestFault_cancelledPaused(t *testing.T) {
 				t.Fatal("lock left by the cancelled acquisition")
 			}
 		})
+	}
+}
+
+// cancelledAcquire checks that the Acquire r through e, on a paused
+// server, whose context is cancelled after 100 ms returns soon with
+// ErrNotAcquired, Canceled and the cause (not ErrBackend).
+func cancelledAcquire(t *testing.T, e *redis.Executor, r executor.Request) {
+	t.Helper()
+	cause := errors.New("caller went away")
+	ctx, cancel := context.WithCancelCause(t.Context())
+	timer := time.AfterFunc(100*time.Millisecond, func() { cancel(cause) })
+	defer timer.Stop()
+	start := time.Now()
+	_, err := e.Acquire(ctx, r)
+	took := time.Since(start)
+	if !errors.Is(err, executor.ErrNotAcquired) || !errors.Is(err, context.Canceled) || !errors.Is(err, cause) || errors.Is(err, executor.ErrBackend) {
+		t.Fatalf("cancelled Acquire on a paused server = %v, want ErrNotAcquired, Canceled and the cause, not ErrBackend", err)
+	}
+	if took > 2*time.Second {
+		t.Fatalf("cancelled Acquire on a paused server took %v", took)
 	}
 }
 

@@ -31,22 +31,23 @@ func isFailover(client goredis.UniversalClient) bool {
 // master then wakes waiters within followEvery plus a round trip of the
 // switch.
 func (h *hub) follow(active func() bool) {
-	t := time.NewTicker(followEvery)
+	t := time.NewTicker(h.wire.followEvery)
 	defer t.Stop()
 	for {
 		select {
 		case <-h.done:
 			return
 		case <-t.C:
+		case <-h.recheck:
 		}
 		ch, ok := h.confirmedChannel()
 		if !ok || !active() {
 			continue
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), followEvery)
-		n, err := h.client.PubSubNumSub(ctx, ch).Result()
+		ctx, cancel := context.WithTimeout(context.Background(), h.wire.followEvery)
+		n, err := h.wire.numSub(ctx, ch)
 		cancel()
-		if err == nil && n[ch] == 0 {
+		if err == nil && n == 0 {
 			h.resubscribe()
 		}
 	}
@@ -75,7 +76,7 @@ func (h *hub) resubscribe() {
 		return
 	}
 	old := h.ps
-	h.ps = h.client.Subscribe(context.Background())
+	h.ps = h.wire.open()
 	ps := h.ps
 	chans := make([]string, 0, len(h.subs))
 	for ch, s := range h.subs {
@@ -83,18 +84,13 @@ func (h *hub) resubscribe() {
 			chans = append(chans, ch)
 		}
 	}
-	msgs := ps.ChannelWithSubscriptions()
-	h.wg.Add(1)
-	go func() {
-		defer h.wg.Done()
-		h.receive(msgs)
-	}()
 	h.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), hubOpTimeout)
 	defer cancel()
-	if err := ps.Subscribe(ctx, chans...); err != nil {
-		h.log.Debug("redis: pub/sub SUBSCRIBE on the new master failed; retried with the next connection, waiters poll meanwhile", "err", err)
+	if err := h.wire.subscribe(ctx, ps, chans...); err != nil {
+		h.log.Debug("redis: pub/sub SUBSCRIBE on the new server failed; retried with the next connection, waiters poll meanwhile", "err", err)
 	}
+	h.startReceive(ps)
 	_ = old.Close()
-	h.log.Debug("redis: the wake subscription was not on the current master (a Sentinel switch); moved it", "channels", len(chans))
+	h.log.Debug("redis: the wake subscription was not where its server is (a Sentinel switch, a Cluster slot that moved or failed over); moved it", "channels", len(chans))
 }

@@ -62,6 +62,15 @@ func TestKinds_readersWokenTogether(t *testing.T) {
 	if err != nil || h.Kind != lock4go.KindRead || len(h.Holders) != 3 {
 		t.Fatalf("Inspect = %+v, %v; want 3 readers", h, err)
 	}
+	writerAfterReaders(t, tpls, key, held)
+}
+
+// writerAfterReaders checks that a writer of tpls[0] that waits for
+// key, held by the readers held, keeps a new reader out and is granted
+// only once every reader released.
+func writerAfterReaders(t *testing.T, tpls []*lock4go.Template, key string, held []*lock4go.Lock) {
+	t.Helper()
+	ctx := t.Context()
 	writer := make(chan *lock4go.Lock, 1)
 	go func() {
 		l, err := tpls[0].Lock(ctx, key)

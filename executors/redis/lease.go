@@ -29,9 +29,22 @@ type lease struct {
 	// boxed, which the release and renew scripts compare first; the owner
 	// alone for a lease known by its owner only (ForceRelease).
 	valueArg any
-	token    int64
-	start    time.Time // before the acquire script was sent
-	loss     kit.Loss  // set by Close: Redis never reports a loss by itself
+	// grantArg is, for an attempt that confirms a direct grant, the
+	// grant's value, which its void frees too; nil otherwise.
+	grantArg any
+	// wakesArg is the prefix of the wake channels the scripts publish on
+	// for this key (see Executor.wakePrefix), boxed; "" for the classic ones.
+	wakesArg any
+	// followers: callers of the process waited behind the lease when it was
+	// taken; its release queues the executor again for them when it grants
+	// the key to another.
+	followers bool
+	// epoch is the wake subscription's epoch when a waiting attempt began
+	// (see Executor.outcome).
+	epoch uint64
+	token int64
+	start time.Time // before the acquire script was sent
+	loss  kit.Loss  // set by Close: Redis never reports a loss by itself
 }
 
 var (
@@ -42,7 +55,10 @@ var (
 // newLease returns the attempt of owner to take key through e.
 func newLease(e *Executor, key, owner string) *lease {
 	queue, shares, voids := lockNames(key)
-	l := &lease{e: e, names: [4]string{key, shares, queue, voids}, ownerArg: owner, valueArg: owner, start: time.Now()}
+	l := &lease{e: e, names: [4]string{key, shares, queue, voids}, ownerArg: owner, valueArg: owner, wakesArg: noArg, start: time.Now()}
+	if e.sharded {
+		l.wakesArg = e.wakePrefix(key)
+	}
 	l.keys = l.names[:]
 	return l
 }
@@ -156,19 +172,37 @@ func (l *lease) renewCmd(ctx context.Context, p goredis.Pipeliner, ttl time.Dura
 // release runs the release script, which also hands the key off.
 func (l *lease) release(ctx context.Context) result {
 	if l.shareArg != nil {
-		v, err := runScript(ctx, l.e.client, shareReleaseScript, l.keys[:3], l.shareArg, l.e.claimArg).Int64()
+		v, err := runScript(ctx, l.e.client, shareReleaseScript, l.keys[:3], l.shareArg, l.e.claimArg, l.wakesArg).Int64()
 		return result{val: v, err: err}
 	}
-	v, err := runScript(ctx, l.e.client, releaseScript, l.keys[:3], l.ownerArg, l.e.claimArg, l.valueArg).Int64()
+	var cmd *goredis.Cmd
+	switch {
+	case l.followers:
+		cmd = runScript(ctx, l.e.client, releaseScript, l.keys[:3], l.ownerArg, l.e.claimArg, l.valueArg, l.wakesArg, l.e.memberArg, l.e.queueTTLArg)
+	case l.e.sharded:
+		cmd = runScript(ctx, l.e.client, releaseScript, l.keys[:3], l.ownerArg, l.e.claimArg, l.valueArg, l.wakesArg)
+	default:
+		cmd = runScript(ctx, l.e.client, releaseScript, l.keys[:3], l.ownerArg, l.e.claimArg, l.valueArg)
+	}
+	v, err := cmd.Int64()
+	if v == requeued {
+		// The key went to another executor, and this one is queued again
+		// for its followers: their next attempt need not ask.
+		l.e.waits.setAhead(l.key())
+		v = 1
+	}
 	return result{val: v, err: err}
 }
 
 // voidCmd adds l's void script to a pipeline, with the marker's TTL.
 func (l *lease) voidCmd(ctx context.Context, p goredis.Pipeliner, ttlArg any) *goredis.Cmd {
 	if l.shareArg != nil {
-		return shareVoidScript.Eval(ctx, p, l.keys, l.shareArg, l.ownerArg, l.e.claimArg, ttlArg)
+		return shareVoidScript.Eval(ctx, p, l.keys, l.shareArg, l.ownerArg, l.e.claimArg, ttlArg, l.wakesArg)
 	}
-	return voidScript.Eval(ctx, p, l.keys, l.ownerArg, l.e.claimArg, ttlArg)
+	if l.grantArg != nil {
+		return voidScript.Eval(ctx, p, l.keys, l.ownerArg, l.e.claimArg, ttlArg, l.wakesArg, l.grantArg)
+	}
+	return voidScript.Eval(ctx, p, l.keys, l.ownerArg, l.e.claimArg, ttlArg, l.wakesArg)
 }
 
 // check turns the result of a renew or release script into an error.

@@ -26,11 +26,11 @@ type Options struct {
 	// Zero means 250ms.
 	SubscribeTimeout time.Duration
 
-	// ClaimWindow is how long a released key stays reserved for the executor
+	// ClaimWindow is how long a released key stays granted to the executor
 	// at the head of its wait queue (see [Executor.WatchRelease]): the
-	// woken waiter takes it within this window, or anyone may take it after
-	// (a waiter that died while queued costs the next one this window plus
-	// its retry interval at worst). It must exceed the time a wake-up takes
+	// woken waiter confirms the grant within this window, or it lapses and
+	// anyone may take the key (a waiter that died while queued costs the
+	// next one this window plus its retry interval at worst). It must exceed the time a wake-up takes
 	// to reach a waiter and its attempt to reach Redis, scheduling delays on
 	// a busy machine included. Zero means 200ms.
 	ClaimWindow time.Duration
@@ -40,7 +40,7 @@ type Options struct {
 	// the key to that executor instead, and queues. By default an attempt
 	// takes a free key even when others are queued (bounded barging: the
 	// key is free while others wait only after a lease expired without a
-	// release, or a claim lapsed; every release hands it to the longest
+	// release, or a grant lapsed; every release hands it to the longest
 	// waiter). Strict costs two more commands inside every acquire script
 	// and one claim window per dead waiter at the head, each time a
 	// newcomer finds the key free. Executors sharing keys should agree.

@@ -4,8 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"strings"
-	"sync"
 	"time"
 )
 
@@ -37,63 +35,6 @@ func newMember() string {
 	return hex.EncodeToString(b[:])
 }
 
-// WatchRelease implements [executor.Waiter]. An attempt of a waiting
-// request ([executor.Request.Wait]) that finds the key busy queues the
-// executor in the key's wait queue on the server, in arrival order; a
-// release hands the key to the executor at the head (it holds a claim for
-// it for [Options.ClaimWindow]) and tells it on the executor's wake
-// channel. The returned channel receives a value after such a wake, also one
-// that came between that attempt and WatchRelease, and after a reconnect of
-// pub/sub, which may have missed wakes.
-//
-// All waits of an executor share one subscription, opened by the first
-// WatchRelease and kept until Close: the first waits for the server's
-// confirmation (bounded by ctx and [Options.SubscribeTimeout]) and signals
-// its channel at once, since a wake may have come before the subscription.
-// Watches never block on a pub/sub that is down: the channel may then never
-// fire, and the Template polls at its retry interval.
-//
-// Expiries and releases made by other programs (Lock4j's own
-// compare-and-delete) wake nobody; waiters notice them by polling. stop must
-// be called exactly once (later calls do nothing); it never blocks on the
-// network. A stop that leaves nobody of this executor waiting for key
-// removes the executor from key's queue in the background, unless another
-// of its waiters watches key within leaveDelay. Once the executor is
-// closed the channel is ready at once (see [Executor.Close]).
-func (e *Executor) WatchRelease(ctx context.Context, key string) (released <-chan struct{}, stop func()) {
-	if e.isClosed() {
-		return fired(), func() {}
-	}
-	w := &watcher{ch: make(chan struct{}, 1)}
-	first := e.hub.listen(e.wakeChannel, e.onWake, e.waits.wakeAll)
-	e.waits.add(key, w, e.opts.ClaimWindow)
-	e.hub.ready(ctx, e.wakeChannel)
-	if first {
-		// A wake may have come before the subscription: the next attempt
-		// asks the server.
-		e.waits.wake(key, e.opts.ClaimWindow)
-	}
-	var once sync.Once
-	return w.ch, func() {
-		once.Do(func() {
-			if e.waits.remove(key, w) {
-				e.waits.leaveLater(key, leaveDelay, func() { e.leaveQueue(key) })
-			}
-		})
-	}
-}
-
-// onWake handles a message on the executor's wake channel: the payload is
-// the key a release handed to the executor, after sharedWake when it
-// handed read locks or permits.
-func (e *Executor) onWake(payload string) {
-	if key, ok := strings.CutPrefix(payload, sharedWake); ok {
-		e.waits.wakeShared(key, e.opts.ClaimWindow)
-		return
-	}
-	e.waits.wake(payload, e.opts.ClaimWindow)
-}
-
 // leaveQueue removes the executor from key's queue in the background, best
 // effort: an entry left behind costs the next waiter a claim window at
 // worst.
@@ -108,7 +49,11 @@ func (e *Executor) leaveQueue(key string) {
 // leave removes the executor from key's queue, best effort, within ctx.
 func (e *Executor) leave(ctx context.Context, key string) {
 	keys := []string{key, sharesKey(key), queueKey(key)}
-	if err := runScript(ctx, e.client, leaveScript, keys, e.memberArg, e.claimArg).Err(); err != nil {
+	wakes := noArg
+	if e.sharded {
+		wakes = e.wakePrefix(key)
+	}
+	if err := runScript(ctx, e.client, leaveScript, keys, e.memberArg, e.claimArg, wakes).Err(); err != nil {
 		e.log.Debug("redis: leaving a wait queue failed; the entry is skipped when its turn comes", "key", key, "err", err)
 	}
 }

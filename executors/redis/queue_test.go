@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	goredis "github.com/redis/go-redis/v9"
+
 	"github.com/lock4go/lock4go"
 	"github.com/lock4go/lock4go/executor"
 	"github.com/lock4go/lock4go/executors/redis"
@@ -195,22 +197,12 @@ func TestQueue_fifoAcrossTemplates(t *testing.T) {
 	t.Logf("%d hand-offs across Templates in %v", n, prev.Sub(released))
 }
 
-// TestQueue_followers checks that a waiter that takes the key while
-// another executor is queued, and has followers in its own process, queues
-// its executor again behind that one; that the follower's next waiting
-// attempt is answered without a round trip; and that the key then goes to
-// the other executor before the follower. With nobody else queued, a take
-// queues nothing.
-func TestQueue_followers(t *testing.T) {
+// TestQueue_followersAlone checks that a take with followers queues
+// nothing when nobody else is queued.
+func TestQueue_followersAlone(t *testing.T) {
 	s := server(t)
 	c := newClient(t, s.Addr())
-	holder := newExecutor(t, newClient(t, s.Addr()), redis.Options{})
 	e := newExecutor(t, newClient(t, s.Addr()), redis.Options{})
-	other := newExecutor(t, newClient(t, s.Addr()), redis.Options{})
-	warmWakes(t, e)
-	warmWakes(t, other)
-	key := uniq(t, "followers:")
-
 	alone := req(uniq(t, "alone:"), time.Minute)
 	alone.Wait, alone.Followers = true, true
 	la, err := e.Acquire(t.Context(), alone)
@@ -221,7 +213,23 @@ func TestQueue_followers(t *testing.T) {
 		t.Fatalf("queue after a take with followers and nobody else waiting = %v, want empty", q)
 	}
 	_ = la.Release(t.Context())
+}
 
+// TestQueue_followers checks that a waiter that confirms a grant while
+// another executor is queued, and has followers in its own process, is
+// queued again behind that one by its release, which grants the key to the
+// other executor; that the follower's next waiting attempt is answered
+// without a round trip; and that the key then goes to the follower's
+// executor by the other's release.
+func TestQueue_followers(t *testing.T) {
+	s := server(t)
+	c := newClient(t, s.Addr())
+	holder := newExecutor(t, newClient(t, s.Addr()), redis.Options{})
+	e := newExecutor(t, newClient(t, s.Addr()), redis.Options{})
+	other := newExecutor(t, newClient(t, s.Addr()), redis.Options{})
+	warmWakes(t, e)
+	warmWakes(t, other)
+	key := uniq(t, "followers:")
 	_, wo := handToFirst(t, holder, e, other, key)
 	r := req(key, time.Minute)
 	r.Wait, r.Followers = true, true
@@ -229,9 +237,26 @@ func TestQueue_followers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if q := queueOf(t, c, key); len(q) != 2 || q[0] != redis.Member(other) || q[1] != redis.Member(e) {
-		t.Fatalf("queue after a take with followers = %v, want [%s %s]", q, redis.Member(other), redis.Member(e))
+	if q := queueOf(t, c, key); len(q) != 1 || q[0] != redis.Member(other) {
+		t.Fatalf("queue after a confirmation with followers = %v, want [%s]", q, redis.Member(other))
 	}
+	if err := l.Release(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if q := queueOf(t, c, key); len(q) != 1 || q[0] != redis.Member(e) {
+		t.Fatalf("queue after the release with followers = %v, want [%s]", q, redis.Member(e))
+	}
+	if !fired(wo, 2*time.Second) {
+		t.Fatal("the executor queued first was not woken")
+	}
+	followerTurn(t, c, e, other, key)
+}
+
+// followerTurn checks that the follower's first attempt on key is answered
+// without a round trip, and that e is woken only after other, woken
+// first, took the key and released it.
+func followerTurn(t *testing.T, c *goredis.Client, e, other *redis.Executor, key string) {
+	t.Helper()
 	before := commandStats(t, c)["evalsha"].calls
 	mustQueue(t, e, key)
 	if d := commandStats(t, c)["evalsha"].calls - before; d != 0 {
@@ -239,14 +264,8 @@ func TestQueue_followers(t *testing.T) {
 	}
 	w, stop := e.WatchRelease(t.Context(), key)
 	defer stop()
-	if err := l.Release(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	if !fired(wo, 2*time.Second) {
-		t.Fatal("the executor queued first was not woken")
-	}
 	if fired(w, 50*time.Millisecond) {
-		t.Fatal("the follower was woken before the executor queued ahead of it")
+		t.Fatal("the follower was woken before the executor queued ahead of it had the key")
 	}
 	ol, err := take(t, other, key)
 	if err != nil {

@@ -56,30 +56,7 @@ func TestExecutor_RenewBatch(t *testing.T) {
 	client.AddHook(hook)
 	e := newExecutor(t, client, redis.Options{})
 	other := newExecutor(t, newClient(t, s.Addr()), redis.Options{})
-
-	var items []executor.RenewItem
-	for range 5 {
-		l, err := e.Acquire(t.Context(), req(uniq(t, "batch:"), 10*time.Second))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer l.Release(context.WithoutCancel(t.Context()))
-		items = append(items, executor.RenewItem{Lease: l, TTL: time.Minute})
-	}
-	gone, err := e.Acquire(t.Context(), req(uniq(t, "batch-gone:"), 10*time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := gone.Release(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	items = append(items, executor.RenewItem{Lease: gone, TTL: time.Minute})
-	foreign, err := other.Acquire(t.Context(), req(uniq(t, "batch-foreign:"), 10*time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer foreign.Release(context.WithoutCancel(t.Context()))
-	items = append(items, executor.RenewItem{Lease: foreign, TTL: time.Minute})
+	items, gone := renewItems(t, e, other)
 
 	// Warm the script cache up; then a flushed cache makes the batch fall
 	// back to EVAL.
@@ -95,19 +72,7 @@ func TestExecutor_RenewBatch(t *testing.T) {
 			items = items[:len(items)-1]
 		}
 		cmds, pipes := hook.cmds.Load(), hook.pipelines.Load()
-		errs := e.RenewBatch(t.Context(), items)
-		if len(errs) != len(items) {
-			t.Fatalf("RenewBatch returned %d errors for %d items", len(errs), len(items))
-		}
-		for i, err := range errs {
-			want := error(nil)
-			if items[i].Lease == gone {
-				want = executor.ErrLockNotHeld
-			}
-			if (want == nil && err != nil) || (want != nil && !errors.Is(err, want)) {
-				t.Fatalf("flush %v: item %d: %v, want %v", flush, i, err, want)
-			}
-		}
+		checkRenewed(t, e.RenewBatch(t.Context(), items), items, gone, flush)
 		wantPipes := int64(1)
 		if flush {
 			wantPipes = 2 // EVALSHA refused, then EVAL
@@ -121,6 +86,52 @@ func TestExecutor_RenewBatch(t *testing.T) {
 	}
 	if errs := e.RenewBatch(t.Context(), nil); len(errs) != 0 {
 		t.Fatalf("RenewBatch(nil) = %v", errs)
+	}
+}
+
+// renewItems returns five leases of e, then gone (a lease of e already
+// released), then a lease of other, each to renew for a minute.
+func renewItems(t *testing.T, e, other *redis.Executor) (items []executor.RenewItem, gone executor.Lease) {
+	t.Helper()
+	for range 5 {
+		l, err := e.Acquire(t.Context(), req(uniq(t, "batch:"), 10*time.Second))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = l.Release(context.WithoutCancel(t.Context())) })
+		items = append(items, executor.RenewItem{Lease: l, TTL: time.Minute})
+	}
+	gone, err := e.Acquire(t.Context(), req(uniq(t, "batch-gone:"), 10*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := gone.Release(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	items = append(items, executor.RenewItem{Lease: gone, TTL: time.Minute})
+	foreign, err := other.Acquire(t.Context(), req(uniq(t, "batch-foreign:"), 10*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = foreign.Release(context.WithoutCancel(t.Context())) })
+	return append(items, executor.RenewItem{Lease: foreign, TTL: time.Minute}), gone
+}
+
+// checkRenewed checks RenewBatch's errs for items: nil, but
+// ErrLockNotHeld for gone.
+func checkRenewed(t *testing.T, errs []error, items []executor.RenewItem, gone executor.Lease, flush bool) {
+	t.Helper()
+	if len(errs) != len(items) {
+		t.Fatalf("RenewBatch returned %d errors for %d items", len(errs), len(items))
+	}
+	for i, err := range errs {
+		want := error(nil)
+		if items[i].Lease == gone {
+			want = executor.ErrLockNotHeld
+		}
+		if (want == nil && err != nil) || (want != nil && !errors.Is(err, want)) {
+			t.Fatalf("flush %v: item %d: %v, want %v", flush, i, err, want)
+		}
 	}
 }
 

@@ -24,23 +24,9 @@ func TestReplicas(t *testing.T) {
 	plain := newExecutor(t, newClient(t, m.Addr(), ctxTimeouts), redis.Options{})
 	waiting := newExecutor(t, newClient(t, m.Addr(), ctxTimeouts), redis.Options{Replicas: 1})
 	key := uniq(t, "replicas:")
-	mean := func(e *redis.Executor) time.Duration {
-		const n = 200
-		start := time.Now()
-		for range n {
-			l, err := e.Acquire(t.Context(), req(key, time.Minute))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := l.Release(t.Context()); err != nil {
-				t.Fatal(err)
-			}
-		}
-		return time.Since(start) / n
-	}
-	mean(plain)
-	mean(waiting)
-	a, b := mean(plain), mean(waiting)
+	meanPair(t, plain, key)
+	meanPair(t, waiting, key)
+	a, b := meanPair(t, plain, key), meanPair(t, waiting, key)
 	t.Logf("Lock+Release on a master with one replica: %v without Replicas, %v with Replicas 1 (%.2fx)", a, b, float64(b)/float64(a))
 
 	rc := newClient(t, replica.Addr())
@@ -66,4 +52,22 @@ func TestReplicas(t *testing.T) {
 	if _, err := redis.New(newClusterClient(t), redis.Options{Replicas: 1}); !errors.Is(err, executor.ErrInvalidConfig) {
 		t.Fatalf("New(ClusterClient, Replicas 1) = %v, want ErrInvalidConfig", err)
 	}
+}
+
+// meanPair returns the mean time of 200 Acquire+Release pairs of key
+// through e.
+func meanPair(t *testing.T, e *redis.Executor, key string) time.Duration {
+	t.Helper()
+	const n = 200
+	start := time.Now()
+	for range n {
+		l, err := e.Acquire(t.Context(), req(key, time.Minute))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := l.Release(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return time.Since(start) / n
 }

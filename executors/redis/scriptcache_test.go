@@ -17,6 +17,12 @@ import (
 func TestScriptFlush(t *testing.T) {
 	s := server(t)
 	admin := newClient(t, s.Addr())
+	flush := func() {
+		t.Helper()
+		if err := admin.ScriptFlush(t.Context()).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
 	e := newExecutor(t, newClient(t, s.Addr()), redis.Options{})
 	const waiters = 3
 	var ws []*redis.Executor
@@ -37,16 +43,24 @@ func TestScriptFlush(t *testing.T) {
 		wakes = append(wakes, ch)
 	}
 	rkey := uniq(t, "flush:r:")
+	flushedRenewals(t, e, held, rkey, flush)
+	held = flushedHandOffs(t, ws, wakes, key, held, flush)
+	flush()
+	if err := held.Release(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if n := admin.Exists(t.Context(), key, redis.QueueKey(key), rkey).Val(); n != 0 {
+		t.Fatalf("%d keys left after the last release", n)
+	}
+}
+
+// flushedRenewals renews held and a read lock of rkey in one batch after
+// a flush, then releases the read lock after another.
+func flushedRenewals(t *testing.T, e *redis.Executor, held executor.Lease, rkey string, flush func()) {
+	t.Helper()
 	reader, err := e.Acquire(t.Context(), shared(rkey, time.Minute))
 	if err != nil {
 		t.Fatal(err)
-	}
-
-	flush := func() {
-		t.Helper()
-		if err := admin.ScriptFlush(t.Context()).Err(); err != nil {
-			t.Fatal(err)
-		}
 	}
 	flush()
 	for i, err := range e.RenewBatch(t.Context(), []executor.RenewItem{{Lease: held, TTL: time.Minute}, {Lease: reader, TTL: time.Minute}}) {
@@ -58,10 +72,15 @@ func TestScriptFlush(t *testing.T) {
 	if err := reader.Release(t.Context()); err != nil {
 		t.Fatalf("Release of a read lock after SCRIPT FLUSH = %v", err)
 	}
-	// Each release hands the key to the next waiter, who takes it after a
-	// flush too.
+}
+
+// flushedHandOffs has each release, after a flush, hand key to the next
+// of ws (woken on wakes), who takes it after a flush too, with a larger
+// token; it returns the last lease.
+func flushedHandOffs(t *testing.T, ws []*redis.Executor, wakes []<-chan struct{}, key string, held executor.Lease, flush func()) executor.Lease {
+	t.Helper()
 	last := held.Token()
-	for i := range waiters {
+	for i := range ws {
 		flush()
 		if err := held.Release(t.Context()); err != nil {
 			t.Fatalf("Release %d after SCRIPT FLUSH = %v", i, err)
@@ -70,6 +89,7 @@ func TestScriptFlush(t *testing.T) {
 			t.Fatalf("waiter %d not woken after SCRIPT FLUSH", i)
 		}
 		flush()
+		var err error
 		if held, err = take(t, ws[i], key); err != nil {
 			t.Fatalf("waiter %d: take after SCRIPT FLUSH = %v", i, err)
 		}
@@ -78,13 +98,7 @@ func TestScriptFlush(t *testing.T) {
 		}
 		last = held.Token()
 	}
-	flush()
-	if err := held.Release(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	if n := admin.Exists(t.Context(), key, redis.QueueKey(key), rkey).Val(); n != 0 {
-		t.Fatalf("%d keys left after the last release", n)
-	}
+	return held
 }
 
 // TestIsNoScript matches the server's error by its code only: Redis 7 and

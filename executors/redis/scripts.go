@@ -35,6 +35,10 @@ const (
 	kindMismatch = -4
 )
 
+// requeued: the release script granted the key to another executor and
+// queued this one again for its followers.
+const requeued = 2
+
 // The scripts, see lua/*.lua.
 var (
 	acquireScript      = loadScript("acquire.lua")

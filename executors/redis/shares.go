@@ -34,7 +34,7 @@ func (l *lease) acquireShare(ctx context.Context, req executor.Request, kind str
 		member = e.member + "|" + kind
 	}
 	cmd, acked := e.runAcquire(ctx, shareAcquireScript, l.keys, l.ownerArg, e.msArg(req.TTL),
-		member, e.queueTTLArg, kind, req.Permits, e.claimArg)
+		member, e.queueTTLArg, kind, req.Permits, e.claimArg, l.wakesArg)
 	v, err := cmd.Int64()
 	return result{val: v, err: err, acked: acked}
 }

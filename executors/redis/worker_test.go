@@ -131,7 +131,6 @@ func TestFault_cancelledWithDeadline(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = s.Resume() })
-
 	r := req(uniq(t, "cancelled:"), time.Minute)
 	cause := errors.New("caller went away")
 	deadline, stop := context.WithTimeout(t.Context(), time.Minute)
@@ -156,6 +155,14 @@ func TestFault_cancelledWithDeadline(t *testing.T) {
 	if err := s.Resume(); err != nil {
 		t.Fatal(err)
 	}
+	voidedOnResume(t, c, e, r)
+}
+
+// voidedOnResume checks that the void of r, an acquisition through e
+// cancelled on a paused server, reaches the server once it resumed, and
+// that no lock is left once e closed.
+func voidedOnResume(t *testing.T, c *goredis.Client, e *redis.Executor, r executor.Request) {
+	t.Helper()
 	if !eventually(10*time.Second, func() bool { return c.Exists(t.Context(), redis.VoidKey(r.Key, r.Owner)).Val() == 1 }) {
 		t.Fatal("the cancelled acquisition was not voided")
 	}

@@ -74,24 +74,9 @@ func (t *tally) add(l *lease, r reply) {
 // the lease shows its token. The package documentation states what this
 // guarantees.
 func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.Lease, error) {
-	if err := req.Validate(); err != nil {
-		return nil, fmt.Errorf("redlock: acquire: %w", err)
-	}
-	if req.Shared || req.Permits > 0 {
-		return nil, fmt.Errorf("redlock: acquire %q: no read locks or semaphores over a quorum: %w", req.Key, executor.ErrInvalidConfig)
-	}
-	if e.isClosed() {
-		return nil, closedErr("acquire", req.Key)
-	}
-	drift := e.opts.drift(req.TTL)
-	if drift >= req.TTL {
-		return nil, fmt.Errorf("redlock: acquire %q: a lease of %v leaves no validity after a drift of %v: %w", req.Key, req.TTL, drift, executor.ErrInvalidConfig)
-	}
-	if req.Wait {
-		e.splits.pause(ctx, req.Key, req.WaitUntil)
-	}
-	if ctx.Err() != nil {
-		return nil, fmt.Errorf("redlock: acquire %q: %w", req.Key, executor.GaveUp(ctx))
+	drift, err := e.preflight(ctx, req)
+	if err != nil {
+		return nil, err
 	}
 	start := time.Now()
 	l := &lease{e: e, key: req.Key, owner: req.Owner, nodes: make([]executor.Lease, len(e.nodes)),
@@ -112,73 +97,10 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 			replies <- reply{i: i, lease: nl, err: err}
 		})
 	}
-	var t tally
-	pending, gaveUp, late := len(e.nodes), false, false
-	// An attempt that met another owner (a master said busy) does not
-	// wait long for masters still silent: a majority is then unlikely,
-	// and holding its grants while it waits makes other waiters fail too.
-	// It gives up once every master not found unresponsive lately has
-	// answered, or after NodeTimeout. Two waiters that split the live
-	// masters while one master is down then both fail fast, and the split
-	// pause lets one of them go first. An attempt that met nobody waits
-	// for slow masters as long as ctx allows.
-	awaited := 0 // masters pending that were not suspect
-	wasSuspect := make([]bool, len(e.nodes))
-	for i := range e.nodes {
-		wasSuspect[i] = e.suspect[i].Load()
-		if !wasSuspect[i] {
-			awaited++
-		}
-	}
-	var timer <-chan time.Time // started by the first busy answer
-	for pending > 0 && t.granted < e.quorum && t.busy+t.down <= len(e.nodes)-e.quorum && !gaveUp {
-		if t.busy > 0 && (late || awaited == 0) {
-			break
-		}
-		if t.busy > 0 && timer == nil {
-			tm := time.NewTimer(e.opts.NodeTimeout - time.Since(start))
-			defer tm.Stop()
-			timer = tm.C
-		}
-		select {
-		case r := <-replies:
-			pending--
-			l.inflight[r.i] = false
-			if !wasSuspect[r.i] {
-				awaited--
-			}
-			e.answered(r.i, r.err)
-			t.add(l, r)
-		case <-ctx.Done():
-			gaveUp = true
-		case <-timer:
-			late = true
-		}
-	}
-	if late && t.granted < e.quorum {
-		for i, f := range l.inflight {
-			if f {
-				e.suspect[i].Store(true)
-			}
-		}
-	}
-	t.silent = pending
-	var err error
-	switch {
-	case gaveUp:
-		err = executor.GaveUp(ctx)
-	case t.granted < e.quorum:
-		err = t.failure(len(e.nodes), e.quorum)
-		if t.granted > 0 && t.busy > 0 && req.Wait {
-			e.splits.record(req.Key)
-		}
-	default:
-		err = e.fence(nctx, l)
-		if err == nil && time.Since(start) >= req.TTL-drift {
-			err = fmt.Errorf("the grants took %v, the lease's validity is %v: %w", time.Since(start).Round(time.Microsecond), req.TTL-drift, executor.ErrBackend)
-		}
-	}
-	e.finish(l, replies, pending, cancel, err != nil)
+	g := e.newGathering(l, replies, start)
+	g.run(ctx)
+	err = e.conclude(ctx, nctx, req, l, g, drift)
+	e.finish(l, replies, g.pending, cancel, err != nil)
 	if err != nil {
 		l.abandon(ctx)
 		return nil, fmt.Errorf("redlock: acquire %q: %w", req.Key, err)
@@ -188,6 +110,130 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 		return nil, closedErr("acquire", req.Key)
 	}
 	return l, nil
+}
+
+// preflight checks req before any round trip and, for a waiting request,
+// pauses after a split vote (see splits). It returns the drift of req's
+// lease.
+func (e *Executor) preflight(ctx context.Context, req executor.Request) (time.Duration, error) {
+	if err := req.Validate(); err != nil {
+		return 0, fmt.Errorf("redlock: acquire: %w", err)
+	}
+	if req.Shared || req.Permits > 0 {
+		return 0, fmt.Errorf("redlock: acquire %q: no read locks or semaphores over a quorum: %w", req.Key, executor.ErrInvalidConfig)
+	}
+	if e.isClosed() {
+		return 0, closedErr("acquire", req.Key)
+	}
+	drift := e.opts.drift(req.TTL)
+	if drift >= req.TTL {
+		return 0, fmt.Errorf("redlock: acquire %q: a lease of %v leaves no validity after a drift of %v: %w", req.Key, req.TTL, drift, executor.ErrInvalidConfig)
+	}
+	if req.Wait {
+		e.splits.pause(ctx, req.Key, req.WaitUntil)
+	}
+	if ctx.Err() != nil {
+		return 0, fmt.Errorf("redlock: acquire %q: %w", req.Key, executor.GaveUp(ctx))
+	}
+	return drift, nil
+}
+
+// gathering collects the masters' replies to one acquisition.
+type gathering struct {
+	e       *Executor
+	l       *lease
+	replies <-chan reply
+	start   time.Time
+	t       tally
+	pending int
+	gaveUp  bool // ctx ended first
+	late    bool // NodeTimeout passed after a busy answer
+	// awaited counts the masters pending that were not suspect when the
+	// attempt began (wasSuspect).
+	awaited    int
+	wasSuspect []bool
+}
+
+// newGathering returns the gathering of the replies to l's attempt,
+// started at start.
+func (e *Executor) newGathering(l *lease, replies <-chan reply, start time.Time) *gathering {
+	g := &gathering{e: e, l: l, replies: replies, start: start, pending: len(e.nodes), wasSuspect: make([]bool, len(e.nodes))}
+	for i := range e.nodes {
+		g.wasSuspect[i] = e.suspect[i].Load()
+		if !g.wasSuspect[i] {
+			g.awaited++
+		}
+	}
+	return g
+}
+
+// run receives replies until a majority granted, a majority can no longer
+// be reached, or ctx ends. An attempt that met another owner (a master
+// said busy) does not wait long for masters still silent: a majority is
+// then unlikely, and holding its grants while it waits makes other waiters
+// fail too. It gives up once every master not found unresponsive lately
+// has answered, or after NodeTimeout. Two waiters that split the live
+// masters while one master is down then both fail fast, and the split
+// pause lets one of them go first. An attempt that met nobody waits for
+// slow masters as long as ctx allows. Masters still silent when it gave up
+// late become suspect.
+func (g *gathering) run(ctx context.Context) {
+	e, t := g.e, &g.t
+	var timer <-chan time.Time // started by the first busy answer
+	for g.pending > 0 && t.granted < e.quorum && t.busy+t.down <= len(e.nodes)-e.quorum && !g.gaveUp {
+		if t.busy > 0 && (g.late || g.awaited == 0) {
+			break
+		}
+		if t.busy > 0 && timer == nil {
+			tm := time.NewTimer(e.opts.NodeTimeout - time.Since(g.start))
+			defer tm.Stop()
+			timer = tm.C
+		}
+		select {
+		case r := <-g.replies:
+			g.pending--
+			g.l.inflight[r.i] = false
+			if !g.wasSuspect[r.i] {
+				g.awaited--
+			}
+			e.answered(r.i, r.err)
+			t.add(g.l, r)
+		case <-ctx.Done():
+			g.gaveUp = true
+		case <-timer:
+			g.late = true
+		}
+	}
+	if g.late && t.granted < e.quorum {
+		for i, f := range g.l.inflight {
+			if f {
+				e.suspect[i].Store(true)
+			}
+		}
+	}
+	t.silent = g.pending
+}
+
+// conclude returns the outcome of the attempt g gathered: nil when a
+// majority granted within the lease's validity (l's token then fenced),
+// or why not.
+func (e *Executor) conclude(ctx, nctx context.Context, req executor.Request, l *lease, g *gathering, drift time.Duration) error {
+	switch {
+	case g.gaveUp:
+		return executor.GaveUp(ctx)
+	case g.t.granted < e.quorum:
+		if g.t.granted > 0 && g.t.busy > 0 && req.Wait {
+			e.splits.record(req.Key)
+		}
+		return g.t.failure(len(e.nodes), e.quorum)
+	}
+	if err := e.fence(nctx, l); err != nil {
+		return err
+	}
+	if took := time.Since(g.start); took >= req.TTL-drift {
+		return fmt.Errorf("the grants took %v, the lease's validity is %v: %w", took.Round(time.Microsecond), req.TTL-drift, executor.ErrBackend)
+	}
+	return nil
 }
 
 // answered notes master i's answer to an acquire round trip: a master that

@@ -9,6 +9,7 @@ import (
 
 	goredis "github.com/redis/go-redis/v9"
 
+	"github.com/lock4go/lock4go"
 	"github.com/lock4go/lock4go/executors/redlock"
 )
 
@@ -76,4 +77,44 @@ func TestCommandsPerAcquisition(t *testing.T) {
 	}
 	wg.Wait()
 	t.Logf("two executors in turns (no Template, retry without waiting): %.2f server commands per acquisition", float64(serverCommands(t, a)-before)/n)
+}
+
+// TestCommandsPerAcquisition_templates reports the server commands, over
+// the three masters, per acquisition of one key taken in turns by the
+// goroutines of two Templates (each its own executor), as waiting callers
+// do: queued, woken, then granted.
+func TestCommandsPerAcquisition_templates(t *testing.T) {
+	a := addrs(t)
+	k := key(t)
+	const perG, goroutines = 25, 4
+	var tpls []*lock4go.Template
+	for range 2 {
+		tpl, err := lock4go.New(lock4go.Config{}, newExecutor(t, a, redlock.Options{}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tpls = append(tpls, tpl)
+	}
+	before := serverCommands(t, a)
+	var wg sync.WaitGroup
+	for _, tpl := range tpls {
+		for range goroutines {
+			wg.Go(func() {
+				for range perG {
+					l, err := tpl.Lock(t.Context(), k, lock4go.WithAcquireTimeout(10*time.Second))
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					time.Sleep(200 * time.Microsecond)
+					if err := l.Release(t.Context()); err != nil {
+						t.Error(err)
+					}
+				}
+			})
+		}
+	}
+	wg.Wait()
+	n := float64(len(tpls) * goroutines * perG)
+	t.Logf("two Templates, %d goroutines each, in turns: %.2f server commands per acquisition over %d masters", goroutines, float64(serverCommands(t, a)-before)/n, len(a))
 }

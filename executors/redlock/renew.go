@@ -20,94 +20,21 @@ import (
 // other executors are renewed one by one through their own Renew.
 func (e *Executor) RenewBatch(ctx context.Context, items []executor.RenewItem) []error {
 	start := time.Now()
-	type at struct{ item, pos int }
-	errs := make([]error, len(items))
-	owned := make([]*lease, len(items))
-	masters := make([][]int, len(items))           // per item: the masters renewed
-	leases := make([][]executor.Lease, len(items)) // per item: their leases
-	answers := make([][]error, len(items))         // per item: their answers
-	batch := make([][]executor.RenewItem, len(e.nodes))
-	where := make([][]at, len(e.nodes))
-	for j, it := range items {
-		l, ok := it.Lease.(*lease)
-		if !ok || l.e != e {
-			errs[j] = it.Lease.Renew(ctx, it.TTL)
-			continue
-		}
-		if l.loss.Lost() {
-			errs[j] = l.lostErr("renew")
-			continue
-		}
-		idx, ls := l.held()
-		owned[j], masters[j], leases[j], answers[j] = l, idx, ls, make([]error, len(idx))
-		for k, i := range idx {
-			batch[i] = append(batch[i], executor.RenewItem{Lease: ls[k], TTL: it.TTL + e.opts.MinDrift})
-			where[i] = append(where[i], at{j, k})
-			answers[j][k] = errInFlight
-		}
-	}
-	type reply struct {
-		node int
-		errs []error
-	}
+	b := e.planRenewals(ctx, items)
 	dctx, cancel := e.detach(ctx, 0)
-	out := make(chan reply, len(e.nodes))
+	out := make(chan batchReply, len(e.nodes))
 	sent := 0
 	for i := range e.nodes {
-		if len(batch[i]) > 0 {
+		if len(b.batch[i]) > 0 {
 			sent++
-			e.work.run(func() { out <- reply{i, e.nodes[i].RenewBatch(dctx, batch[i])} })
+			e.work.run(func() { out <- batchReply{i, e.nodes[i].RenewBatch(dctx, b.batch[i])} })
 		}
 	}
-	// decided reports whether every item's outcome is known: a majority
-	// renewed it, or fewer than a majority can still renew it.
-	decided := func() bool {
-		for j, l := range owned {
-			if l == nil {
-				continue
-			}
-			ok, open := 0, 0
-			for _, err := range answers[j] {
-				switch {
-				case err == nil:
-					ok++
-				case err == errInFlight:
-					open++
-				}
-			}
-			if ok < e.quorum && ok+open >= e.quorum {
-				return false
-			}
-		}
-		return true
-	}
-	apply := func(r reply) {
-		for m, err := range r.errs {
-			w := where[r.node][m]
-			answers[w.item][w.pos] = err
-		}
-	}
-	var timer <-chan time.Time
-	left := sent
-	for left > 0 {
-		if timer == nil && decided() {
-			t := time.NewTimer(min(time.Since(start), maxGrace))
-			defer t.Stop()
-			timer = t.C
-		}
-		select {
-		case r := <-out:
-			apply(r)
-			left--
-			continue
-		case <-timer:
-		}
-		break
-	}
+	left := b.await(out, sent, start)
 	wanted := make([][]repairItem, len(e.nodes))
-	for j, l := range owned {
+	for j, l := range b.owned {
 		if l != nil {
-			if errs[j] = l.renewed(masters[j], leases[j], answers[j]); errs[j] == nil {
+			if b.errs[j] = l.renewed(b.masters[j], b.leases[j], b.answers[j]); b.errs[j] == nil {
 				l.wants(wanted, items[j].TTL)
 			}
 		}
@@ -115,22 +42,132 @@ func (e *Executor) RenewBatch(ctx context.Context, items []executor.RenewItem) [
 	e.repair(ctx, wanted)
 	if left == 0 {
 		cancel()
-		return errs
+		return b.errs
 	}
 	drain := func() {
 		defer cancel()
-		for range left {
-			r := <-out
-			for m, err := range r.errs {
-				if notHeld(err) {
-					w := where[r.node][m]
-					owned[w.item].drop(masters[w.item][w.pos], leases[w.item][w.pos])
-				}
-			}
-		}
+		b.drain(out, left)
 	}
 	if !e.bg.Go(drain) {
 		drain()
 	}
-	return errs
+	return b.errs
+}
+
+// renewBatch is one RenewBatch: per item, its lease, the masters renewed,
+// their leases and answers; per master, its renewals and where each
+// answer goes.
+type renewBatch struct {
+	quorum  int
+	errs    []error
+	owned   []*lease
+	masters [][]int            // per item: the masters renewed
+	leases  [][]executor.Lease // per item: their leases
+	answers [][]error          // per item: their answers (errInFlight until they come)
+	batch   [][]executor.RenewItem
+	where   [][]itemPos
+}
+
+// itemPos is where a master's answer goes: an item, and the master's
+// position among the item's masters.
+type itemPos struct{ item, pos int }
+
+// batchReply is one master's answers to its renewals.
+type batchReply struct {
+	node int
+	errs []error
+}
+
+// planRenewals sorts items into each master's batch; items of other
+// executors, and leases already lost, get their error at once.
+func (e *Executor) planRenewals(ctx context.Context, items []executor.RenewItem) *renewBatch {
+	b := &renewBatch{
+		quorum: e.quorum, errs: make([]error, len(items)), owned: make([]*lease, len(items)),
+		masters: make([][]int, len(items)), leases: make([][]executor.Lease, len(items)),
+		answers: make([][]error, len(items)), batch: make([][]executor.RenewItem, len(e.nodes)),
+		where: make([][]itemPos, len(e.nodes)),
+	}
+	for j, it := range items {
+		l, ok := it.Lease.(*lease)
+		if !ok || l.e != e {
+			b.errs[j] = it.Lease.Renew(ctx, it.TTL)
+			continue
+		}
+		if l.loss.Lost() {
+			b.errs[j] = l.lostErr("renew")
+			continue
+		}
+		idx, ls := l.held()
+		b.owned[j], b.masters[j], b.leases[j], b.answers[j] = l, idx, ls, make([]error, len(idx))
+		for k, i := range idx {
+			b.batch[i] = append(b.batch[i], executor.RenewItem{Lease: ls[k], TTL: it.TTL + e.opts.MinDrift})
+			b.where[i] = append(b.where[i], itemPos{j, k})
+			b.answers[j][k] = errInFlight
+		}
+	}
+	return b
+}
+
+// await receives the masters' replies until all sent came, or every item's
+// outcome is decided and a grace passed (as long as the decided part took,
+// at most maxGrace). It returns how many replies are still to come.
+func (b *renewBatch) await(out <-chan batchReply, sent int, start time.Time) int {
+	var timer <-chan time.Time
+	left := sent
+	for left > 0 {
+		if timer == nil && b.decided() {
+			t := time.NewTimer(min(time.Since(start), maxGrace))
+			defer t.Stop()
+			timer = t.C
+		}
+		select {
+		case r := <-out:
+			for m, err := range r.errs {
+				w := b.where[r.node][m]
+				b.answers[w.item][w.pos] = err
+			}
+			left--
+			continue
+		case <-timer:
+		}
+		break
+	}
+	return left
+}
+
+// decided reports whether every item's outcome is known: a majority
+// renewed it, or fewer than a majority can still renew it.
+func (b *renewBatch) decided() bool {
+	for j, l := range b.owned {
+		if l == nil {
+			continue
+		}
+		ok, open := 0, 0
+		for _, err := range b.answers[j] {
+			switch {
+			case err == nil:
+				ok++
+			case err == errInFlight:
+				open++
+			}
+		}
+		if ok < b.quorum && ok+open >= b.quorum {
+			return false
+		}
+	}
+	return true
+}
+
+// drain receives the left replies that came after RenewBatch returned, and
+// drops from their leases the masters that no longer hold them.
+func (b *renewBatch) drain(out <-chan batchReply, left int) {
+	for range left {
+		r := <-out
+		for m, err := range r.errs {
+			if notHeld(err) {
+				w := b.where[r.node][m]
+				b.owned[w.item].drop(b.masters[w.item][w.pos], b.leases[w.item][w.pos])
+			}
+		}
+	}
 }

@@ -2,6 +2,7 @@
 local key, shares, queue, voids = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local owner, ttl, member, queueTTL = ARGV[1], ARGV[2], ARGV[3] or '', ARGV[4]
 local inQueue, followers, strict, claim = ARGV[5] == '1', ARGV[6] == '1', ARGV[7] == '1', ARGV[8]
+local wakes, grant, granted = ARGV[9], ARGV[10], ARGV[11]
 -- key: the lock; shares: its read locks or permits; queue: its wait queue
 -- (a sorted set of executors by arrival, in server µs); voids: the prefix
 -- of its owners' void markers (the marker of owner o is voids .. o). An
@@ -11,16 +12,27 @@ local inQueue, followers, strict, claim = ARGV[5] == '1', ARGV[6] == '1', ARGV[7
 -- waiting executor ("" for an attempt that does not wait); queueTTL: the
 -- queue's life in ms; inQueue: the member may stand in the queue; followers:
 -- other callers of the process wait behind this one; strict:
--- Options.StrictFIFO; claim: the claim window in ms.
+-- Options.StrictFIFO; claim: the claim window in ms; wakes: the prefix of
+-- the wake channels ('' for the classic ones: see wake in lib.lua); grant:
+-- the value of
+-- the grant a wake announced to this executor
+-- ("lock4go:claim:<member>\0<token><flags>"), and granted its
+-- "<token><flags>" (both absent when no wake announced one).
 --
 -- Returns the token; {token, 1} when taken and queued again for the
 -- followers; nil when busy and not waiting; -3 when busy and queued; -2
 -- when the key holds this owner but the owner was voided; -4 when the key
 -- holds permits.
 
--- The fast path, before the shared functions are defined (defining them
--- costs every call): an attempt on a free key by a caller that does not
--- stand in the queue.
+-- The fast paths, before the shared functions are defined (defining them
+-- costs every call). The confirmation of a direct grant: the key holds the
+-- grant the wake announced; it becomes this owner's lock, with the grant's
+-- token and flags, for the lease.
+if grant and redis.pcall('get', key) == grant then
+  redis.call('set', key, owner .. '\0' .. granted, 'PX', ttl)
+  return tonumber(string.match(granted, '^%d+'))
+end
+-- An attempt on a free key by a caller that does not stand in the queue.
 local t = redis.call('time')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 if not inQueue and (not strict or redis.call('exists', queue) == 0) then
@@ -34,6 +46,17 @@ if not inQueue and (not strict or redis.call('exists', queue) == 0) then
     redis.call('pexpire', queue, queueTTL)
     redis.call('set', key, owner .. '\0' .. stamp .. 'q', 'KEEPTTL')
     return {now, 1}
+  end
+  -- A registration: another's lock or grant, already flagged, holds the
+  -- key. Queue member (it keeps its place if queued) and say so.
+  if member ~= '' then
+    local cur = redis.pcall('get', key)
+    if type(cur) == 'string' and string.find(cur, '%z%d+q$') and string.sub(cur, 1, 15) ~= 'lock4go:shares:'
+        and string.sub(cur, 1, #owner + 1) ~= owner .. '\0' and string.sub(cur, 1, 15 + #member) ~= 'lock4go:claim:' .. member .. '\0' then
+      redis.call('zadd', queue, 'NX', stamp, member)
+      redis.call('pexpire', queue, queueTTL)
+      return -3
+    end
   end
 end
 -- {{lib}}
@@ -63,11 +86,10 @@ local function taken(token, joined)
 end
 
 -- take sets key to this owner's lock above floor (nil for none), keeping
--- the flag q of the value it replaces; popped: the member was popped from
--- the queue by the release that gave it a claim.
-local function take(now, floor, flags, popped)
+-- the flag q of the value it replaces.
+local function take(now, floor, flags)
   local token, ahead = next_token(now, floor)
-  local joined = requeue(now, popped)
+  local joined = requeue(now, false)
   if joined or string.find(flags, 'q', 1, true) then
     ahead = ahead .. 'q'
   end
@@ -113,7 +135,11 @@ if base == 'lock4go:floor' then
   return take(now, token, flags)
 end
 if member ~= '' and base == 'lock4go:claim:' .. member then
-  return take(now, token, flags, true)
+  -- A grant to this executor whose wake it did not hear of (or whose value
+  -- it did not know): confirm it, with its token.
+  local joined = requeue(now, true)
+  redis.call('set', key, owner .. '\0' .. fmt(token) .. flags, 'PX', ttl)
+  return taken(token, joined)
 end
 if base and string.sub(base, 1, 15) == 'lock4go:shares:' then
   if live(shares, now) > 0 then

@@ -1,8 +1,9 @@
 -- leave.lua: takes an executor out of a key's wait queue.
 local key, shares, queue = KEYS[1], KEYS[2], KEYS[3]
-local id, claim = ARGV[1], ARGV[2]
+local id, claim, wakes = ARGV[1], ARGV[2], ARGV[3]
 -- key: the lock; queue: its wait queue; shares: its read locks or permits.
--- id: the executor's member; claim: the claim window in ms.
+-- id: the executor's member; claim: the claim window in ms; wakes: the
+-- prefix of the wake channels (see wake in lib.lua).
 --
 -- Removes every entry of the executor (waiting as a writer, a reader or for
 -- a permit) from the queue and drops the claims a release gave it, in key

@@ -3,7 +3,8 @@
 --
 -- The lock key holds one of (docs/redis.md, "Values of the lock key"):
 --   <owner>\0<token><flags>              a lock4go lock
---   lock4go:claim:<member>\0<token>q     a release handed the key to member
+--   lock4go:claim:<member>\0<token>q     a release granted the key to member,
+--                                        with member's token (direct grant)
 --   lock4go:shares:<kind>\0<token><flags> read locks or permits hold it
 --   lock4go:floor\0<token>               free, but its tokens ran ahead of
 --                                        the clock: the next is above token
@@ -58,11 +59,25 @@ local function free(key, token, now)
   end
 end
 
--- wake tells the executor id that it was handed key (with 'share' set, read
--- locks or permits of key).
-local function wake(id, key, share)
-  if share then
+-- wake tells the executor id that it was handed key: with suffix (the
+-- grant's token and flags) the lock, without it read locks or permits. The
+-- channel is wakes .. id, where wakes, a local of every script, is the
+-- prefix of the executor's wake channels: absent or '' for the classic
+-- channel 'lock4go:wake:<id>' (PUBLISH: a single node, Sentinel), or
+-- '{<tag>}lock4go:wake:' in the key's slot on Redis Cluster (SPUBLISH: the
+-- wake stays on the key's shard). A server that refuses SPUBLISH (before
+-- Redis 7) gets a PUBLISH on the classic channel instead.
+local function wake(id, key, suffix)
+  if suffix then
+    key = key .. '\0' .. suffix
+  else
     key = '\0' .. key
+  end
+  if wakes and wakes ~= '' then
+    local r = redis.pcall('spublish', wakes .. id, key)
+    if type(r) ~= 'table' or not r.err then
+      return
+    end
   end
   redis.call('publish', 'lock4go:wake:' .. id, key)
 end
@@ -87,8 +102,11 @@ end
 -- freed by the caller, who overwrites or frees it when serve returns false,
 -- or it holds the shares marker: then shared is true), token is its last
 -- token, claim the claim window in ms, now the server clock in µs (nil:
--- read when needed). A writer (a member without "|") at the head gets the
--- key as its claim once no read lock or permit is left; the readers
+-- read when needed; a caller passes nil only when token is not ahead of
+-- the clock). A writer (a member without "|") at the head gets the key as
+-- its grant once no read lock or permit is left: its claim with its own
+-- token (token + 1) for a claim window, and a wake carrying that token and
+-- the flags, which it confirms (acquire.lua); the readers
 -- ("<member>|r") at the head, or permit waiters ("<member>|p<n>") while
 -- fewer than n are out, get claims among the shares
 -- ("<kind>|lock4go:claim:<member>"). It stops at the first waiter that does
@@ -117,8 +135,12 @@ local function serve(key, queue, shares, claim, token, now, shared)
         redis.call('zadd', queue, popped[2], head)
         return served
       end
-      redis.call('set', key, 'lock4go:claim:' .. head .. '\0' .. fmt(token) .. 'q', 'PX', claim)
-      wake(id, key, false)
+      local grant = fmt(token + 1) .. 'q'
+      if now and token + 1 > now then
+        grant = grant .. 'a'
+      end
+      redis.call('set', key, 'lock4go:claim:' .. head .. '\0' .. grant, 'PX', claim)
+      wake(id, key, grant)
       return true
     end
     if (kind0 and kind ~= kind0) or (kind ~= 'r' and out >= tonumber(string.sub(kind, 2))) then
@@ -129,7 +151,7 @@ local function serve(key, queue, shares, claim, token, now, shared)
     redis.call('zadd', shares, math.floor(now / 1000) + claim, kind .. '|lock4go:claim:' .. head)
     redis.call('set', key, 'lock4go:shares:' .. kind .. '\0' .. fmt(token), 'KEEPTTL')
     stretch(key, shares, claim)
-    wake(id, key, true)
+    wake(id, key, nil)
     served = true
   end
 end
@@ -137,8 +159,11 @@ end
 -- release frees key if it holds owner's lock and returns 1, or returns 0: it
 -- hands the key to the head of the queue when the lock's flags say the queue
 -- may have members, and keeps a floor when its token is ahead of the clock.
-local function release(key, queue, shares, owner, claim)
-  local base, token, flags = parse(redis.pcall('get', key))
+local function release(key, queue, shares, owner, claim, cur)
+  if cur == nil then
+    cur = redis.pcall('get', key)
+  end
+  local base, token, flags = parse(cur)
   if base ~= owner then
     return 0
   end

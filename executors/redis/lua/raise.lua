@@ -9,6 +9,7 @@ local atLeast = tonumber(ARGV[1])
 -- atLeast is ahead of the clock (later tokens come from the clock, above
 -- it). Another program's lock is left alone. Returns 1 when the key now
 -- carries atLeast, 0 otherwise.
+local wakes = nil -- this script wakes nobody (see wake in lib.lua)
 -- {{lib}}
 
 local cur = redis.pcall('get', key)

@@ -9,6 +9,7 @@ local cur = redis.pcall('get', key)
 if cur == value then
   return redis.call('pexpire', key, ttl)
 end
+local wakes = nil -- this script wakes nobody (see wake in lib.lua)
 -- {{lib}}
 
 if parse(cur) == owner then

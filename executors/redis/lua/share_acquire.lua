@@ -1,14 +1,15 @@
 -- share_acquire.lua: one attempt to take a read lock or a permit.
 local key, shares, queue, voids = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local owner, ttl, member, queueTTL = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
-local kind, n, claim = ARGV[5], tonumber(ARGV[6]), ARGV[7]
+local kind, n, claim, wakes = ARGV[5], tonumber(ARGV[6]), ARGV[7], ARGV[8]
 -- key: the lock, which holds the shares marker while shares are out;
 -- queue: its wait queue; shares: a sorted set of "<kind>|<owner>" by expiry
 -- in server ms; voids: unused (the share's void marker is checked here).
 -- owner: this acquisition's owner; ttl: the lease in ms; member: the
 -- waiting executor's entry ("<member>|<kind>", "" for an attempt that does
 -- not wait); queueTTL: the queue's life in ms; kind: "r" or "p<n>"; n: the
--- permits (0 for a read lock); claim: the claim window in ms.
+-- permits (0 for a read lock); claim: the claim window in ms; wakes: the
+-- prefix of the wake channels (see wake in lib.lua).
 --
 -- A read lock is granted while no writer holds key and nobody waits before
 -- it; a permit while fewer than n are out and nobody waits before it;

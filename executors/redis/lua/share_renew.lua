@@ -5,6 +5,7 @@ local me, ttl = ARGV[1], ARGV[2]
 -- permits. me: the share ("<kind>|<owner>"); ttl: the new lease in ms.
 -- Returns 1 when the share was held and not expired (it now expires in
 -- ttl), 0 otherwise.
+local wakes = nil -- this script wakes nobody (see wake in lib.lua)
 -- {{lib}}
 
 local now = math.floor(clock() / 1000)

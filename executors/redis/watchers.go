@@ -16,6 +16,10 @@ type waits struct {
 	// recentShared holds the latest hand-off of shares of each key, for
 	// every watcher to come within a claim window.
 	recentShared map[string]time.Time
+	// grants holds the direct grants that wakes announced, by key, for the
+	// next attempt on the key to confirm (see takeGrant).
+	grants map[string]grantNote
+	ng     atomic.Int32 // len(grants), read on the acquire path without mu
 	// ahead holds the keys for which a holder of this executor queued it
 	// again for its followers, with no wake since.
 	ahead map[string]struct{}

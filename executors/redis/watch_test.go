@@ -132,12 +132,7 @@ func TestExecutor_WatchRelease_fifoAcrossExecutors(t *testing.T) {
 	if fired(w2, 50*time.Millisecond) {
 		t.Fatal("the second waiter was woken by a release handed to the first")
 	}
-	if _, err := holder.Acquire(t.Context(), req(key, time.Minute)); !errors.Is(err, executor.ErrNotAcquired) {
-		t.Fatalf("a newcomer's attempt on a key handed to a waiter = %v, want ErrNotAcquired", err)
-	}
-	if _, err := take(t, e2, key); !errors.Is(err, executor.ErrNotAcquired) {
-		t.Fatalf("the second waiter's attempt on a key handed to the first = %v, want ErrNotAcquired", err)
-	}
+	grantedElsewhere(t, holder, e2, key)
 	l1, err := take(t, e1, key)
 	if err != nil {
 		t.Fatalf("the woken head's attempt = %v", err)
@@ -156,6 +151,18 @@ func TestExecutor_WatchRelease_fifoAcrossExecutors(t *testing.T) {
 	}
 	if q := queueOf(t, c, key); len(q) != 0 {
 		t.Fatalf("queue after both waiters took the key = %v, want empty", q)
+	}
+}
+
+// grantedElsewhere checks that neither a newcomer (through holder) nor
+// the second waiter e2 takes key, granted to the head of its queue.
+func grantedElsewhere(t *testing.T, holder, e2 *redis.Executor, key string) {
+	t.Helper()
+	if _, err := holder.Acquire(t.Context(), req(key, time.Minute)); !errors.Is(err, executor.ErrNotAcquired) {
+		t.Fatalf("a newcomer's attempt on a key handed to a waiter = %v, want ErrNotAcquired", err)
+	}
+	if _, err := take(t, e2, key); !errors.Is(err, executor.ErrNotAcquired) {
+		t.Fatalf("the second waiter's attempt on a key handed to the first = %v, want ErrNotAcquired", err)
 	}
 }
 
@@ -313,4 +320,30 @@ func handToFirst(t *testing.T, holder, first, second *redis.Executor, key string
 		t.Fatal("the head was not woken")
 	}
 	return hl, w2
+}
+
+// TestExecutor_WatchRelease_registeredBeforeSubscription checks that a
+// waiter that registered while its executor's wake subscription was not
+// active yet is told to ask the server at once when it watches: the
+// release that granted it the key meanwhile published to nobody (before,
+// such a waiter waited for its quiet poll, a second).
+func TestExecutor_WatchRelease_registeredBeforeSubscription(t *testing.T) {
+	s := server(t)
+	holder := newExecutor(t, newClient(t, s.Addr()), redis.Options{})
+	e := newExecutor(t, newClient(t, s.Addr()), redis.Options{})
+	key := uniq(t, "early:")
+	l := mustHold(t, holder, key)
+	mustQueue(t, e, key) // e has no subscription yet
+	if err := l.Release(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	warmWakes(t, e) // the subscription starts, for another key
+	w, stop := e.WatchRelease(t.Context(), key)
+	defer stop()
+	if !fired(w, 100*time.Millisecond) {
+		t.Fatal("a waiter registered before the subscription was not told to ask the server")
+	}
+	if _, err := take(t, e, key); err != nil {
+		t.Fatalf("the waiter's attempt after its watch = %v, want the grant confirmed", err)
+	}
 }

@@ -2,8 +2,11 @@ package redis
 
 import (
 	"context"
+	"errors"
 	"log/slog"
+	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	goredis "github.com/redis/go-redis/v9"
@@ -20,23 +23,31 @@ const hubOpTimeout = 5 * time.Second
 // a re-subscription is confirmed, since messages may have been missed
 // meanwhile.
 type hub struct {
-	client      goredis.UniversalClient
+	wire        pubsubWire
 	log         *slog.Logger
 	confirmWait time.Duration
-	// active, for a Sentinel failover client, reports whether the executor
-	// has waiters: the hub then checks that its subscription is on the
-	// current master (see follow). Nil for other clients.
-	active func() bool
+	// active, when the wire follows its server (a Sentinel failover
+	// client, a Cluster slot), reports whether the hub has waiters: it
+	// then checks that its subscription is on the right server (see
+	// follow). Nil otherwise.
+	active  func() bool
+	recheck chan struct{} // cap 1: the server dropped a subscription
+	// epoch counts the server's confirmations of subscriptions (first ones
+	// and re-subscriptions); 0 until the first. An attempt that registered
+	// a waiter while it was 0, or that saw it change, cannot count on its
+	// wake (see Executor.outcome).
+	epoch atomic.Uint64
 
-	mu       sync.Mutex
-	ps       *goredis.PubSub // nil until the first listen
-	subs     map[string]*subscription
-	pending  map[string]struct{} // channels to subscribe
-	degraded bool                // a confirmation is overdue: do not wait for more
-	closed   bool
-	kick     chan struct{} // cap 1: pending has work
-	done     chan struct{} // closed by close
-	wg       sync.WaitGroup
+	mu        sync.Mutex
+	ps        *goredis.PubSub // nil until the first listen
+	receiving *goredis.PubSub // the PubSub whose messages receive reads
+	subs      map[string]*subscription
+	pending   map[string]struct{} // channels to subscribe
+	degraded  bool                // a confirmation is overdue: do not wait for more
+	closed    bool
+	kick      chan struct{} // cap 1: pending has work
+	done      chan struct{} // closed by close
+	wg        sync.WaitGroup
 }
 
 // subscription is one channel's state.
@@ -49,11 +60,12 @@ type subscription struct {
 	late      bool                 // a caller stopped waiting for the confirmation
 }
 
-// newHub returns the hub of an executor over client; active reports
-// whether the executor has waiters (used for Sentinel failover clients).
-func newHub(client goredis.UniversalClient, log *slog.Logger, confirmWait time.Duration, active func() bool) *hub {
+// newHub returns a hub that talks pub/sub over w; active reports whether
+// it has waiters (used when w follows its server).
+func newHub(w pubsubWire, log *slog.Logger, confirmWait time.Duration, active func() bool) *hub {
 	h := &hub{
-		client:      client,
+		wire:        w,
+		recheck:     make(chan struct{}, 1),
 		log:         log,
 		confirmWait: confirmWait,
 		subs:        make(map[string]*subscription),
@@ -61,7 +73,7 @@ func newHub(client goredis.UniversalClient, log *slog.Logger, confirmWait time.D
 		kick:        make(chan struct{}, 1),
 		done:        make(chan struct{}),
 	}
-	if isFailover(client) {
+	if w.followEvery > 0 {
 		h.active = active
 	}
 	return h
@@ -155,13 +167,8 @@ func (h *hub) startLocked() {
 	if h.ps != nil {
 		return
 	}
-	h.ps = h.client.Subscribe(context.Background())
-	msgs := h.ps.ChannelWithSubscriptions()
-	h.wg.Add(2)
-	go func() {
-		defer h.wg.Done()
-		h.receive(msgs)
-	}()
+	h.ps = h.wire.open()
+	h.wg.Add(1)
 	go func() {
 		defer h.wg.Done()
 		h.manage()
@@ -200,31 +207,103 @@ func (h *hub) manage() {
 			continue
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), hubOpTimeout)
-		if err := ps.Subscribe(ctx, sub...); err != nil {
+		if err := h.wire.subscribe(ctx, ps, sub...); err != nil {
 			h.mu.Lock()
 			h.degraded = true
 			h.mu.Unlock()
 			h.log.Debug("redis: pub/sub SUBSCRIBE failed; retried with the next connection, waiters poll meanwhile", "err", err)
 		}
 		cancel()
+		h.startReceive(ps)
 	}
 }
 
-// receive dispatches what the PubSub delivers until it is closed.
-func (h *hub) receive(msgs <-chan any) {
-	for m := range msgs {
-		switch m := m.(type) {
-		case *goredis.Subscription:
-			if m.Kind == "subscribe" {
-				h.confirm(m.Channel)
+// startReceive starts receiving what ps delivers, once, unless the hub
+// closed or replaced ps meanwhile. It runs after ps's first subscription:
+// a PubSub connects at its first use, and a sharded one must connect to
+// its channel's slot, which a receive before any subscription would not
+// know.
+func (h *hub) startReceive(ps *goredis.PubSub) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed || h.ps != ps || h.receiving == ps {
+		return
+	}
+	h.receiving = ps
+	h.wg.Add(1)
+	go func() {
+		defer h.wg.Done()
+		h.receive(ps)
+	}()
+}
+
+// Health of a hub's connection: after pingAfter without a message the hub
+// pings the server (bounded by pingTimeout); a failed ping makes go-redis
+// reconnect and subscribe again, and the confirmation reports a gap.
+const (
+	pingAfter   = 3 * time.Second
+	pingTimeout = 5 * time.Second
+)
+
+// receive reads what ps delivers, in the hub's goroutine, and dispatches
+// it until ps is closed. It reads the connection itself rather than
+// through go-redis's message channel, which would put one more goroutine
+// between a wake and its waiter. A read that fails (the connection broke)
+// is retried after a pause; go-redis reconnects and subscribes again.
+func (h *hub) receive(ps *goredis.PubSub) {
+	ctx := context.Background()
+	pause := time.Duration(0)
+	for {
+		m, err := ps.ReceiveTimeout(ctx, pingAfter)
+		switch {
+		case err == nil:
+			pause = 0
+			h.dispatch(m)
+			continue
+		case errors.Is(err, goredis.ErrClosed):
+			return
+		case isTimeout(err):
+			pctx, cancel := context.WithTimeout(ctx, pingTimeout)
+			_ = ps.Ping(pctx)
+			cancel()
+			continue
+		}
+		pause = min(max(2*pause, 50*time.Millisecond), time.Second)
+		select {
+		case <-h.done:
+			return
+		case <-time.After(pause):
+		}
+	}
+}
+
+// isTimeout reports whether err is a read that timed out.
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// dispatch handles one thing the server sent on the hub's connection.
+func (h *hub) dispatch(m any) {
+	switch m := m.(type) {
+	case *goredis.Subscription:
+		switch m.Kind {
+		case h.wire.confirmed:
+			h.confirm(m.Channel)
+		case h.wire.dropped:
+			// The server dropped it (its slot moved): follow checks at
+			// once and subscribes where the slot is now.
+			select {
+			case h.recheck <- struct{}{}:
+			default:
 			}
-		case *goredis.Message:
-			h.mu.Lock()
-			s := h.subs[m.Channel]
-			h.mu.Unlock()
-			if s != nil {
-				s.onMsg(m.Payload)
-			}
+		}
+	case *goredis.Message:
+		h.mu.Lock()
+		s := h.subs[m.Channel]
+		h.mu.Unlock()
+		if s != nil {
+			s.onMsg(m.Payload)
 		}
 	}
 }
@@ -245,6 +324,7 @@ func (h *hub) confirm(channel string) {
 		s.confirmed = true
 		close(s.ready)
 	}
+	h.epoch.Add(1)
 	h.mu.Unlock()
 	if gap {
 		s.onGap()

@@ -1,0 +1,112 @@
+package redis
+
+import (
+	"context"
+	"strings"
+	"sync"
+)
+
+// WatchRelease implements [executor.Waiter]. An attempt of a waiting
+// request ([executor.Request.Wait]) that finds the key busy queues the
+// executor in the key's wait queue on the server, in arrival order; a
+// release grants the key to the executor at the head (its lock with its
+// token, for [Options.ClaimWindow], which the executor's next attempt on the
+// key confirms with one script) and tells it on the executor's wake
+// channel. The returned channel receives a value after such a wake, also one
+// that came between that attempt and WatchRelease, and after a reconnect of
+// pub/sub, which may have missed wakes.
+//
+// All waits of an executor share one subscription, opened by the first
+// WatchRelease and kept until Close (on a Cluster client, one sharded
+// subscription per slot with waiters, kept until the slot has had none for
+// 30 s): the first waits for the server's confirmation (bounded by ctx and
+// [Options.SubscribeTimeout]) and signals its channel at once, since a wake
+// may have come before the subscription.
+// Watches never block on a pub/sub that is down: the channel may then never
+// fire, and the Template polls at its retry interval.
+//
+// Expiries and releases made by other programs (Lock4j's own
+// compare-and-delete) wake nobody; waiters notice them by polling. stop must
+// be called exactly once (later calls do nothing); it never blocks on the
+// network. A stop that leaves nobody of this executor waiting for key
+// removes the executor from key's queue in the background, unless another
+// of its waiters watches key within leaveDelay. Once the executor is
+// closed the channel is ready at once (see [Executor.Close]).
+func (e *Executor) WatchRelease(ctx context.Context, key string) (released <-chan struct{}, stop func()) {
+	if e.isClosed() {
+		return fired(), func() {}
+	}
+	w := &watcher{ch: make(chan struct{}, 1)}
+	h, channel, unwatch := e.subscription(key)
+	if h == nil {
+		return fired(), func() {}
+	}
+	first := h.listen(channel, e.onWake, e.waits.wakeAll)
+	e.waits.add(key, w, e.opts.ClaimWindow)
+	h.ready(ctx, channel)
+	if first {
+		// A wake may have come before the subscription: the next attempt
+		// asks the server.
+		e.waits.wake(key, e.opts.ClaimWindow)
+	}
+	var once sync.Once
+	return w.ch, func() {
+		once.Do(func() {
+			unwatch()
+			if e.waits.remove(key, w) {
+				e.waits.leaveLater(key, leaveDelay, func() { e.leaveQueue(key) })
+			}
+		})
+	}
+}
+
+// onWake handles a message on the executor's wake channel: the payload is
+// the key a release granted to the executor, a NUL and the grant's token
+// and flags, or sharedWake and the key when it handed read locks or
+// permits.
+func (e *Executor) onWake(payload string) {
+	if key, ok := strings.CutPrefix(payload, sharedWake); ok {
+		e.waits.wakeShared(key, e.opts.ClaimWindow)
+		return
+	}
+	key, granted, ok := strings.Cut(payload, sharedWake)
+	if !ok {
+		e.waits.wake(payload, e.opts.ClaimWindow)
+		return
+	}
+	e.waits.grant(key, e.grantBase+granted, granted, e.opts.ClaimWindow)
+}
+
+// subscription returns the hub and wake channel of key's waiters, and a
+// function to call once when the watch ends: the executor's one classic
+// channel, or on a Cluster client the sharded channel of key's slot. It
+// returns a nil hub once the executor is closed.
+func (e *Executor) subscription(key string) (h *hub, channel string, unwatch func()) {
+	if e.shards != nil {
+		return e.shards.watch(key)
+	}
+	return e.hub, e.wakeChannel, func() {}
+}
+
+// wakesHealthy reports whether the wake subscription of key's waiters is
+// confirmed and no confirmation is overdue: wakes then arrive.
+func (e *Executor) wakesHealthy(key string) bool {
+	if e.shards != nil {
+		return e.shards.healthy(key)
+	}
+	return e.hub.healthy()
+}
+
+// wakeEpoch returns the confirmation epoch of the wake subscription of
+// key's waiters (see hub.epoch).
+func (e *Executor) wakeEpoch(key string) uint64 {
+	if e.shards != nil {
+		return e.shards.epoch(key)
+	}
+	return e.hub.epoch.Load()
+}
+
+// wakePrefix returns the prefix of the wake channels the scripts publish on
+// for key, boxed: on a Cluster client the sharded channels of key's slot,
+// "{<slot tag>}lock4go:wake:".
+func (e *Executor) wakePrefix(key string) any { return shardChannelPrefix(key) }
