@@ -94,7 +94,7 @@ func (e *Executor) Priority() int { return e.priority }
 // shared keep-alive session, and the executor has read locks (in the
 // layout of etcd's recipes RWMutex) and semaphores (see docs/etcd.md).
 func (e *Executor) Capabilities() executor.Capabilities {
-	return executor.Capabilities{SelfRenewing: true, SharedLocks: true, Semaphores: true}
+	return executor.Capabilities{SelfRenewing: true, WaitsInAcquire: true, SharedLocks: true, Semaphores: true}
 }
 
 // detached returns a context for a clean-up round trip: free of the
