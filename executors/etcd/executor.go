@@ -75,7 +75,6 @@ func New(client *clientv3.Client, opts Options) (*Executor, error) {
 		recipeWrites: opts.RWLockLayout,
 		log:          opts.Logger,
 		pollAfter:    defaultPollAfter,
-		entryLocks:   entryLocks{m: map[entryKey]*entryLock{}},
 		renewals:     newRenewStream(),
 		sessions:     map[int64]*session{},
 		pending:      map[int64]*pendingSession{},
@@ -101,4 +100,24 @@ func (e *Executor) Capabilities() executor.Capabilities {
 // caller's cancellation, bounded by cleanupTimeout and ended by Close.
 func (e *Executor) detached() (context.Context, context.CancelFunc) {
 	return context.WithTimeout(e.life, cleanupTimeout)
+}
+
+// hold hands out l, just acquired: a lock with a grant of its own joins the
+// locks Close ends. One acquired while Close ran is released instead.
+func (e *Executor) hold(ctx context.Context, l *lease) (executor.Lease, error) {
+	if l.ref.grant == nil || e.fixed.Add(l) {
+		return l, nil
+	}
+	e.void(ctx, l.entry, l.rev, l.ref, l.finish)
+	return nil, e.closedErr("acquire", l.key)
+}
+
+// closedErr reports a call after Close.
+func (e *Executor) closedErr(op, key string) error {
+	return fmt.Errorf("etcd: %s %q: %w", op, key, executor.ErrClosed)
+}
+
+// isClosed reports whether Close has begun.
+func (e *Executor) isClosed() bool {
+	return e.life.Err() != nil
 }

@@ -152,9 +152,6 @@ func (e *Executor) isClosed() bool {
 	}
 }
 
-// keyPath returns the lock parent of key.
-func (e *Executor) keyPath(key string) string { return e.base + "/" + escapeKey(key) }
-
 // backendErr wraps cause for operation op on key with [executor.ErrBackend].
 func backendErr(op, key string, cause error) error {
 	return fmt.Errorf("zookeeper: %s %q: %w: %w", op, key, executor.ErrBackend, cause)
