@@ -20,7 +20,7 @@ type Snapshot struct {
 	// Held lists the locks the Template holds, by executor and key. A lock
 	// whose lease has run out by the local clock is not listed, even before
 	// the watchdog ends it.
-	Held []HeldLock
+	Held []LockInfo
 	// Queues lists the keys that goroutines of this process are waiting
 	// for in the local queue, by executor and key.
 	Queues []KeyQueue
@@ -44,8 +44,9 @@ const (
 	RenewalFixed Renewal = "fixed"
 )
 
-// HeldLock is one lock a Template holds.
-type HeldLock struct {
+// LockInfo describes one lock a Template holds, as [Template.Snapshot]
+// reports it.
+type LockInfo struct {
 	Key      string
 	Executor string
 	// Kind is the kind of lock: "mutex" (a lock, or the write lock of a
@@ -142,7 +143,7 @@ func (t *Template) Snapshot() Snapshot {
 			s.Held = append(s.Held, hl)
 		}
 	}
-	slices.SortFunc(s.Held, func(a, b HeldLock) int {
+	slices.SortFunc(s.Held, func(a, b LockInfo) int {
 		return cmp.Or(cmp.Compare(a.Executor, b.Executor), cmp.Compare(a.Key, b.Key))
 	})
 	s.Failures = t.failures.list()
@@ -167,16 +168,16 @@ func (r *registered) describe(now time.Time, primary bool) ExecutorStats {
 	}
 }
 
-// describe returns h as a HeldLock, and false when it is no longer held at
+// describe returns h as a LockInfo, and false when it is no longer held at
 // now (released, lost, or its lease ran out by the local clock).
-func (t *Template) describe(h *hold, now time.Time) (HeldLock, bool) {
+func (t *Template) describe(h *hold, now time.Time) (LockInfo, bool) {
 	h.mu.Lock()
 	ended, refs := h.err != nil, h.refs
 	h.mu.Unlock()
 	if ended {
-		return HeldLock{}, false
+		return LockInfo{}, false
 	}
-	hl := HeldLock{
+	hl := LockInfo{
 		Key: h.key, Executor: h.reg.name, Kind: h.kind(), Token: h.token, Owner: h.owner,
 		AcquiredAt: h.acquiredAt, Handles: refs, Renewal: RenewalWatchdog,
 	}
@@ -192,13 +193,13 @@ func (t *Template) describe(h *hold, now time.Time) (HeldLock, bool) {
 	if end := h.localEnd(); !end.IsZero() {
 		hl.LeaseLeft = end.Sub(now)
 		if hl.LeaseLeft <= 0 {
-			return HeldLock{}, false
+			return LockInfo{}, false
 		}
 	}
 	return hl, true
 }
 
-// kind returns h's kind as [HeldLock.Kind] names it.
+// kind returns h's kind as [LockInfo.Kind] names it.
 func (h *hold) kind() string {
 	switch {
 	case h.permits > 0:

@@ -13,7 +13,7 @@ import (
 // watchdog renews the leases of held locks (Redisson's watchdog) and ends
 // locks whose lease runs out by the local clock (a fixed expiry, renewals
 // that failed, or a lease the backend renews that it stopped confirming:
-// see localend.go), so that Done closes then. It is one
+// see lock.go), so that Done closes then. It is one
 // goroutine per Template, started on demand and gone when nothing is held,
 // over a heap ordered by the next time each lock needs attention. Renewals
 // due together go to each executor as one batch.

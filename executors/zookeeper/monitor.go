@@ -209,24 +209,10 @@ func (m *monitor) check() {
 		case down:
 			lost = append(lost, loss{l, downErr(since, now), true})
 		default:
-			select {
-			case ev := <-l.watch:
-				l.watch = nil
-				switch ev.Type {
-				case zk.EventNodeDataChanged, zk.EventNodeCreated:
-					rearm = append(rearm, l) // someone wrote to the node: watch again
-				case zk.EventNodeDeleted:
-					lost = append(lost, loss{l, errors.New("zookeeper: lock node deleted"), false})
-				default:
-					cause := ev.Err
-					if cause == nil {
-						cause = fmt.Errorf("zookeeper: watch ended (%v)", ev.Type)
-					}
-					// The watch ended with the session or the conn: the node may
-					// survive only if the session does.
-					lost = append(lost, loss{l, cause, !errors.Is(cause, zk.ErrSessionExpired)})
-				}
-			default:
+			if x, again := l.polled(); again {
+				rearm = append(rearm, l)
+			} else if x.l != nil {
+				lost = append(lost, x)
 			}
 		}
 	}
@@ -242,6 +228,33 @@ func (m *monitor) check() {
 	for _, l := range rearm {
 		m.e.bg.Go(func() { m.rearm(l) })
 	}
+}
+
+// polled polls l's watch on its own node, without blocking: it returns the
+// loss the watch reports (none: a zero loss), or again when someone wrote
+// to the node, which ends the watch but not the lease, so it must be set
+// again. The caller holds the monitor's mutex.
+func (l *lease) polled() (x loss, again bool) {
+	var ev zk.Event
+	select {
+	case ev = <-l.watch:
+		l.watch = nil
+	default:
+		return loss{}, false
+	}
+	switch ev.Type {
+	case zk.EventNodeDataChanged, zk.EventNodeCreated:
+		return loss{}, true
+	case zk.EventNodeDeleted:
+		return loss{l, errors.New("zookeeper: lock node deleted"), false}, false
+	}
+	cause := ev.Err
+	if cause == nil {
+		cause = fmt.Errorf("zookeeper: watch ended (%v)", ev.Type)
+	}
+	// The watch ended with the session or the conn: the node may survive
+	// only if the session does.
+	return loss{l, cause, !errors.Is(cause, zk.ErrSessionExpired)}, false
 }
 
 // rearm sets a new watch on l's node after an event that did not end it.
