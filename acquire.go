@@ -2,27 +2,50 @@ package lock4go
 
 import (
 	"context"
-	"crypto/rand"
+	crand "crypto/rand"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math/rand/v2"
+	"sync"
 	"time"
 
 	"github.com/lock4go/lock4go/executor"
+	"github.com/lock4go/lock4go/internal/kit"
 )
 
-// Causes of the acquire loop's own deadlines, telling them apart from the
-// caller's context ending.
-var (
-	// errAcquireTimeout ends the waiting: no attempt starts after it.
-	errAcquireTimeout = errors.New("lock4go: acquire timeout")
-	// errNoAnswer ends an attempt still in flight at the acquire timeout
-	// plus the attempt grace.
-	errNoAnswer = errors.New("lock4go: no answer within the acquire timeout and attempt grace")
-)
+// An acquisition, in the order it runs: the call is resolved (options.go)
+// and re-enters a lock its context carries (lock.go); otherwise the caller
+// takes the key's turn in the local queue, so that the backend sees one
+// waiter per process and key, and attempts on the backend, waiting between
+// attempts as the executor's waiting model has it (pause), until the lock
+// is granted, the acquire deadline passes or the caller's context ends.
+// The lock it returns is watched by the watchdog (watchdog.go), and what
+// happened is reported (report.go).
+
+// Lock acquires key, waiting up to the acquire timeout while it is busy; an
+// attempt in flight when the timeout passes finishes within the attempt
+// grace ([Config.AttemptGrace]) and its answer counts, so a healthy backend
+// never yields [ErrBackend]. The key is used as given (key builders add
+// Config.KeyPrefix). When ctx carries this key's lock (inside [Template.Do]
+// or [Lock.Context]) Lock re-enters it instead of waiting for itself. The
+// caller must Release the returned Lock.
+//
+// Errors: [ErrInvalidKey], [ErrInvalidConfig], [ErrUnknownExecutor], or an
+// [*AcquireError] wrapping [ErrNotAcquired] or [ErrBackend].
+func (t *Template) Lock(ctx context.Context, key string, opts ...LockOption) (*Lock, error) {
+	return t.lock(ctx, key, opts, false)
+}
+
+// TryLock makes a single attempt on key, bounded by the attempt grace, and
+// does not wait: it is Lock with [NoWait]. A busy key is an
+// [*AcquireError] wrapping [ErrNotAcquired].
+func (t *Template) TryLock(ctx context.Context, key string, opts ...LockOption) (*Lock, error) {
+	return t.lock(ctx, key, opts, true)
+}
 
 // lock validates the call, re-enters a lock carried by ctx, and otherwise
-// runs the acquire loop behind the local queue.
+// acquires key.
 func (t *Template) lock(ctx context.Context, key string, opts []LockOption, try bool) (*Lock, error) {
 	if err := validKey(key); err != nil {
 		return nil, err
@@ -31,66 +54,107 @@ func (t *Template) lock(ctx context.Context, key string, opts []LockOption, try 
 	if err != nil {
 		return nil, err
 	}
-	e := r.e
-	if h := heldFrom(ctx, t, e.Name(), key); h != nil {
-		if err := h.reentrant(o); err != nil {
-			return nil, err
-		}
-		return h.reenter()
+	if h := holdFrom(ctx, t, r, key); h != nil {
+		return h.reenter(o)
 	}
 	if err := r.supports(o); err != nil {
 		return nil, err
 	}
-	try = try || o.noWait
-	if try {
-		o.acquireTimeout = 0 // no waiting: the attempt has the grace
-	}
-	start := time.Now()
-	w := waitContext{parent: ctx, deadline: start.Add(o.acquireTimeout), grace: o.attemptGrace, inProcess: r.caps.InProcess}
-	defer w.stop()
+	a := acquisition{t: t, r: r, key: key, o: o, try: try || o.noWait}
+	return a.run(ctx)
+}
 
+// acquisition is one call's acquisition of a key: what it asked for, its
+// bounds, its turn in the local queue and its attempts on the backend.
+type acquisition struct {
+	t        *Template
+	r        *registered
+	key      string
+	o        lockOptions
+	try      bool // one attempt, no waiting
+	start    time.Time
+	b        bounds
+	turn     *kit.Turn[turnKey, hold] // nil for a read lock or permit
+	req      executor.Request
+	attempts int
+}
+
+// turnKey names a key's turn in the local queue: per executor and key.
+type turnKey struct{ exec, key string }
+
+// run acquires the key and hands out its lock, or reports why not.
+func (a *acquisition) run(ctx context.Context) (*Lock, error) {
+	if a.try {
+		a.o.acquireTimeout = 0 // no waiting: the attempt has the grace
+	}
+	a.start = time.Now()
+	a.b = bounds{parent: ctx, deadline: a.start.Add(a.o.acquireTimeout), grace: a.o.attemptGrace, inProcess: a.r.caps.InProcess}
+	defer a.b.stop()
 	// Holders of a read lock or permit do not exclude each other: they do
 	// not take turns in the local queue.
-	var turn *turn
-	if !o.shared && o.permits == 0 {
-		turn, err = t.queue.acquire(&w, e.Name(), key, try)
-		if err != nil {
-			return nil, t.notAcquired(ctx, &w, e, key, start, 0, err)
+	exclusive := !a.o.shared && a.o.permits == 0
+	if exclusive {
+		if err := a.takeTurn(); err != nil {
+			return nil, a.t.notAcquired(ctx, a, err)
 		}
 	}
-	h, attempts, err := t.acquire(&w, r, turn, key, o, try)
+	h, err := a.attemptUntilGranted()
 	if err != nil {
-		t.queue.release(turn)
-		return nil, t.notAcquired(ctx, &w, e, key, start, attempts, err)
+		if a.turn != nil {
+			a.t.turns.Release(a.turn)
+		}
+		return nil, a.t.notAcquired(ctx, a, err)
 	}
-	h.turn = turn
-	h.attempts = attempts
-	if turn != nil {
-		turn.holder.Store(h)
+	return a.t.handOut(ctx, a, h)
+}
+
+// takeTurn takes the key's turn in the local queue, waiting for it until
+// the acquire deadline unless the call does not wait.
+func (a *acquisition) takeTurn() error {
+	turn, held := a.t.turns.Join(turnKey{a.r.name, a.key})
+	if held {
+		a.turn = turn
+		return nil
+	}
+	var cause error
+	if !a.try {
+		ctx := a.b.bound()
+		if err := turn.Wait(ctx, nil); err == nil {
+			a.turn = turn
+			return nil
+		}
+		cause = context.Cause(ctx)
+	}
+	return &queueError{ahead: a.t.turns.Leave(turn), try: a.try, cause: cause}
+}
+
+// handOut hands out the lock of h, granted to a: the local queue and the
+// watchdog learn of it, and its acquisition is reported.
+func (t *Template) handOut(ctx context.Context, a *acquisition, h *hold) (*Lock, error) {
+	h.turn = a.turn
+	h.attempts = a.attempts
+	if a.turn != nil {
+		a.turn.Holder.Store(h)
 	} else {
 		t.shared.add(h)
 	}
 	t.track(h)
-	if err := h.check(time.Now()); err != nil {
-		// Lost, or past its local end, before Lock could return it (its
-		// session ended at once, the reply came late): never hand out a
-		// lock that is already gone.
-		return nil, t.notAcquired(ctx, &w, e, key, start, attempts, fmt.Errorf("%w: %w", ErrBackend, err))
+	if err := h.check(h.acquiredAt); err != nil {
+		// Lost before Lock could return it (its session ended at once):
+		// never hand out a lock that is already gone.
+		return nil, t.notAcquired(ctx, a, fmt.Errorf("%w: %w", ErrBackend, err))
 	}
-	t.cfg.Observer.Observe(ctx, Event{
-		Kind: EventAcquired, Executor: e.Name(), Key: key, Token: h.token,
-		Attempts: attempts, Wait: h.acquiredAt.Sub(start),
-	})
+	t.reportAcquired(ctx, a, h)
 	return &h.first, nil
 }
 
-// waitContext holds the two bounds of an acquisition: the waiting ends at
-// the acquire deadline (no attempt starts after it), and an attempt in
-// flight then may take the attempt grace more. Both derive from the
-// caller's context. In-process executors never block, so their attempts
-// are not bounded, and their waits only once a wait begins, which spares
-// the uncontended path a timer.
-type waitContext struct {
+// bounds are the two bounds of an acquisition: the waiting ends at the
+// acquire deadline (no attempt starts after it), and an attempt in flight
+// then may take the attempt grace more. Both derive from the caller's
+// context, lazily: the uncontended path of an in-process executor needs
+// neither. In-process executors never block, so their attempts are not
+// bounded, and their waits only once a wait begins.
+type bounds struct {
 	parent    context.Context
 	deadline  time.Time
 	grace     time.Duration
@@ -100,64 +164,77 @@ type waitContext struct {
 	cancels          [2]context.CancelFunc
 }
 
+// Causes of the acquisition's own deadlines, telling them apart from the
+// caller's context ending.
+var (
+	// errAcquireTimeout ends the waiting: no attempt starts after it.
+	errAcquireTimeout = errors.New("lock4go: acquire timeout")
+	// errNoAnswer ends an attempt still in flight at the acquire timeout
+	// plus the attempt grace.
+	errNoAnswer = errors.New("lock4go: no answer within the acquire timeout and attempt grace")
+)
+
 // bound returns the context that ends at the acquire deadline: waits in the
-// local queue, between attempts and inside a queue-based executor.
-func (w *waitContext) bound() context.Context {
-	if w.waiting == nil {
-		w.waiting, w.cancels[0] = context.WithDeadlineCause(w.parent, w.deadline, errAcquireTimeout)
+// local queue, between attempts and inside an executor that waits in
+// Acquire.
+func (b *bounds) bound() context.Context {
+	if b.waiting == nil {
+		b.waiting, b.cancels[0] = context.WithDeadlineCause(b.parent, b.deadline, errAcquireTimeout)
 	}
-	return w.waiting
+	return b.waiting
 }
 
 // attemptCtx returns the context an attempt runs on: the caller's, bounded
 // by the acquire deadline plus the grace unless the executor is in-process.
-func (w *waitContext) attemptCtx() context.Context {
-	if w.inProcess {
-		return w.parent
+func (b *bounds) attemptCtx() context.Context {
+	if b.inProcess {
+		return b.parent
 	}
-	if w.attempt == nil {
-		w.attempt, w.cancels[1] = context.WithDeadlineCause(w.parent, w.deadline.Add(w.grace), errNoAnswer)
+	if b.attempt == nil {
+		b.attempt, b.cancels[1] = context.WithDeadlineCause(b.parent, b.deadline.Add(b.grace), errNoAnswer)
 	}
-	return w.attempt
+	return b.attempt
 }
 
 // graceEnded reports whether an attempt was cut by the end of the grace
 // while the caller's context was still alive.
-func (w *waitContext) graceEnded() bool {
-	return w.attempt != nil && w.parent.Err() == nil && context.Cause(w.attempt) == errNoAnswer
+func (b *bounds) graceEnded() bool {
+	return b.attempt != nil && b.parent.Err() == nil && context.Cause(b.attempt) == errNoAnswer
 }
 
-func (w *waitContext) stop() {
-	for _, c := range w.cancels {
+func (b *bounds) stop() {
+	for _, c := range b.cancels {
 		if c != nil {
 			c()
 		}
 	}
 }
 
-// acquire is the acquire loop: attempt, and while the key is busy or the
-// backend fails, wait the retry interval (or less, when the executor reports
-// a release) until the acquire deadline or the caller's context ends. An
+// attemptUntilGranted is the acquire loop: attempt, and while the key is
+// busy or the backend fails, pause until the next attempt may start (see
+// pause.wait), until the acquire deadline or the caller's context ends. An
 // attempt in flight at the deadline finishes within the grace and its
-// answer counts. It returns the attempt count and the last error.
-func (t *Template) acquire(w *waitContext, r *registered, turn *turn, key string, o lockOptions, try bool) (*held, int, error) {
-	req := executor.Request{Key: key, TTL: o.expire, Renewed: !o.expireSet, Wait: !try, Shared: o.shared, Permits: o.permits}
-	if !try {
-		req.WaitUntil = w.deadline
+// answer counts. It returns the last error.
+func (a *acquisition) attemptUntilGranted() (*hold, error) {
+	o := &a.o
+	a.req = executor.Request{Key: a.key, TTL: o.expire, Renewed: !o.expireSet, Wait: !a.try, Shared: o.shared, Permits: o.permits}
+	if !a.try {
+		a.req.WaitUntil = a.b.deadline
 	}
-	rw := retryWait{waiter: r.waiter, queued: r.caps.QueuedWaits, interval: o.retryInterval}
-	defer rw.stop()
-	for attempts := 1; ; attempts++ {
-		if rw.queued && !try && turn != nil {
-			req.Followers = t.queue.followed(turn)
+	var p pause
+	defer p.stop()
+	for {
+		a.attempts++
+		if a.turn != nil && !a.try {
+			a.req.Followers = a.t.turns.Behind(a.turn)
 		}
-		h, err := t.attempt(w, r, &req)
-		if err == nil || try || w.parent.Err() != nil || errors.Is(err, ErrClosed) ||
+		h, err := a.attempt()
+		if err == nil || a.try || a.b.parent.Err() != nil || errors.Is(err, ErrClosed) ||
 			errors.Is(err, ErrInvalidConfig) || errors.Is(err, ErrInvalidKey) {
-			return h, attempts, err
+			return h, err
 		}
-		if !rw.wait(w.bound(), key, err) {
-			return nil, attempts, err
+		if !p.wait(a.b.bound(), a.r, a.key, o.retryInterval, err) {
+			return nil, err
 		}
 	}
 }
@@ -165,146 +242,141 @@ func (t *Template) acquire(w *waitContext, r *registered, turn *turn, key string
 // attempt makes one attempt with a fresh owner value: an earlier attempt
 // whose reply was lost may still land, or be voided by a delete of its
 // owner, and must never be mistaken for this one.
-func (t *Template) attempt(w *waitContext, r *registered, req *executor.Request) (*held, error) {
-	e := r.e
-	req.Owner = newOwner()
-	actx := w.attemptCtx()
-	sent := r.clock()
-	lease, err := e.Acquire(actx, *req)
+func (a *acquisition) attempt() (*hold, error) {
+	t, r := a.t, a.r
+	a.req.Owner = t.owners.next()
+	actx := a.b.attemptCtx()
+	sent := a.start // the first attempt is sent at once
+	if a.attempts > 1 {
+		sent = time.Now()
+	}
+	lease, err := r.e.Acquire(actx, a.req)
 	end := time.Now()
 	if err != nil {
-		t.countAttempt(w, r, req, end, elapsed(sent, end), err)
+		t.countAttempt(a, end, r.elapsed(sent, end), err)
 		return nil, err
 	}
 	if actx.Err() != nil {
 		// The reply came after the caller gave up or the grace ended: the
 		// lease must not be reported as held.
-		t.releaseDetached(e, req.Key, lease)
+		t.releaseDetached(r, a.key, lease)
 		return nil, fmt.Errorf("%w: %w", ErrNotAcquired, context.Cause(actx))
 	}
-	h := t.newHeld(r, req.Key, *req, lease, end)
-	if r.roundTrip(req) {
-		r.stats.record(end, elapsed(sent, end), nil)
-	}
-	if !h.pastEnd(time.Now()) {
+	h := t.newHold(r, &a.req, lease, end)
+	t.countAttempt(a, end, r.elapsed(sent, end), nil)
+	if !h.pastEnd(end) {
 		return h, nil
 	}
-	t.releaseDetached(e, req.Key, lease)
-	return nil, fmt.Errorf("%w: the lease of %v ran out before it was granted", ErrBackend, req.TTL)
+	t.releaseDetached(r, a.key, lease)
+	return nil, fmt.Errorf("%w: the lease of %v ran out before it was granted", ErrBackend, a.req.TTL)
 }
 
-// retryWait is the pause between attempts: the retry interval, cut short
+// pause is the pause between attempts on a busy key, as the executor's
+// waiting model has it (executor.WaitModel): the retry interval, cut short
 // when the executor reports a release of the key.
-type retryWait struct {
-	waiter   executor.Waiter
-	queued   bool // the waiter reports releases since the failed attempt
-	interval time.Duration
+type pause struct {
 	released <-chan struct{}
 	unwatch  func()
 	timer    *time.Timer
 }
 
-func asWaiter(e executor.Executor) executor.Waiter {
-	w, _ := e.(executor.Waiter)
-	return w
-}
-
-// roundTrip reports whether an attempt of req on r is one round trip, and
-// so a sample of the backend's latency: an executor that reports releases
-// waits between attempts (in the Template), one without may wait in its
-// queue inside the attempt unless req forbids it, and that wait says
-// nothing of the backend.
-func (r *registered) roundTrip(req *executor.Request) bool {
-	return r.waiter != nil || !req.Wait
-}
-
-// countAttempt counts a failed attempt in r's statistics: a busy answer as
-// a round trip, a backend error (or no answer within the grace) as an
-// error. An attempt the caller gave up on or that was refused says nothing
-// of the backend.
-func (t *Template) countAttempt(w *waitContext, r *registered, req *executor.Request, end time.Time, d time.Duration, err error) {
-	switch {
-	case w.parent.Err() != nil, errors.Is(err, ErrInvalidConfig), errors.Is(err, ErrInvalidKey):
-	case errors.Is(err, ErrNotAcquired) && !w.graceEnded():
-		if r.roundTrip(req) {
-			r.stats.record(end, d, nil)
-		}
-	case r.roundTrip(req):
-		r.stats.record(end, d, err)
-	default:
-		r.stats.fail(end, err)
-	}
-}
-
-// wait pauses after a failed attempt until the next one may start. It
-// returns false when ctx (bounded by the acquire deadline) has ended.
-func (r *retryWait) wait(ctx context.Context, key string, err error) bool {
+// wait pauses after an attempt that failed with err until the next one may
+// start. It returns false when ctx (bounded by the acquire deadline) has
+// ended. The waiting model is switched on here, and only here:
+//
+//   - WaitInAcquire: the executor waited in its queue already; a busy
+//     answer came at the deadline, and a backend error waits the interval.
+//   - WaitQueued: the failed attempt queued the executor on the backend,
+//     which reports every release handed to it from then on: watch, and
+//     wait for the release or the interval.
+//   - WaitPolling: watch, then try again at once (a release between the
+//     failed attempt and the watch would otherwise be missed); after that
+//     wait for a release or the interval.
+func (p *pause) wait(ctx context.Context, r *registered, key string, interval time.Duration, err error) bool {
 	if ctx.Err() != nil {
 		return false
 	}
 	busy := errors.Is(err, ErrNotAcquired)
-	if busy && r.waiter != nil && r.unwatch == nil {
-		// Subscribe, then try again at once: a release between the failed
-		// attempt and the subscription would otherwise be missed, unless
-		// the waiter queued at that attempt and reports it.
-		r.released, r.unwatch = r.waiter.WatchRelease(ctx, key)
-		if !r.queued {
+	if busy && p.unwatch == nil && r.waiter != nil {
+		switch r.wait {
+		case executor.WaitQueued:
+			p.released, p.unwatch = r.waiter.WatchRelease(ctx, key)
+		case executor.WaitPolling:
+			p.released, p.unwatch = r.waiter.WatchRelease(ctx, key)
 			return true
+		case executor.WaitInAcquire:
 		}
 	}
-	if r.timer == nil {
-		r.timer = time.NewTimer(r.interval)
-	} else {
-		r.timer.Reset(r.interval)
-	}
-	wake := r.released
+	wake := p.released
 	if !busy {
 		wake = nil // a backend error waits the full interval
 	}
+	return p.sleep(ctx, wake, interval)
+}
+
+// sleep waits for wake, the interval or the end of ctx, and reports
+// whether ctx is still alive.
+func (p *pause) sleep(ctx context.Context, wake <-chan struct{}, interval time.Duration) bool {
+	if p.timer == nil {
+		p.timer = time.NewTimer(interval)
+	} else {
+		p.timer.Reset(interval)
+	}
 	select {
 	case <-wake:
-	case <-r.timer.C:
+	case <-p.timer.C:
 	case <-ctx.Done():
 		return false
 	}
 	return true
 }
 
-func (r *retryWait) stop() {
-	if r.unwatch != nil {
-		r.unwatch()
+func (p *pause) stop() {
+	if p.unwatch != nil {
+		p.unwatch()
 	}
-	if r.timer != nil {
-		r.timer.Stop()
+	if p.timer != nil {
+		p.timer.Stop()
 	}
 }
 
-// notAcquired builds the error for a failed acquisition and reports it:
-// ErrNotAcquired when the key stayed busy or the caller gave up, ErrBackend
-// when the backend failed or left an attempt unanswered past the grace,
-// and a rejected request's own error otherwise.
-func (t *Template) notAcquired(ctx context.Context, w *waitContext, e executor.Executor, key string, start time.Time, attempts int, last error) error {
-	aerr := &AcquireError{Key: key, Executor: e.Name(), Attempts: attempts, Waited: time.Since(start), err: classify(ctx, w, last)}
-	errors.As(last, &aerr.queue)
-	kind := FailureNotAcquired
-	if !errors.Is(aerr.err, ErrNotAcquired) {
-		kind = FailureBackend
+// queueError reports an acquisition that gave up in the local queue,
+// before any attempt on the backend: at once for a call that does not
+// wait, at the acquire deadline (or when the caller's context ended)
+// otherwise. It wraps [ErrNotAcquired] and the wait's cause.
+type queueError struct {
+	ahead int  // other callers of this process holding or awaiting the key
+	try   bool // the call does not wait
+	cause error
+}
+
+func (e *queueError) Error() string {
+	return fmt.Sprintf("%v: %s of this process ahead in the local queue", ErrNotAcquired, callers(e.ahead))
+}
+
+func (e *queueError) Unwrap() []error {
+	if e.cause == nil {
+		return []error{ErrNotAcquired}
 	}
-	t.failures.add(kind, e.Name(), key, aerr)
-	t.cfg.Observer.Observe(ctx, Event{
-		Kind: EventNotAcquired, Executor: e.Name(), Key: key, Attempts: attempts, Wait: aerr.Waited, Err: aerr,
-	})
-	return aerr
+	return []error{ErrNotAcquired, e.cause}
+}
+
+// callers says "1 caller" or "n callers".
+func callers(n int) string {
+	if n == 1 {
+		return "1 caller"
+	}
+	return fmt.Sprintf("%d callers", n)
 }
 
 // classify maps the last error of an acquisition to the sentinel it wraps.
-func classify(ctx context.Context, w *waitContext, last error) error {
+func classify(ctx context.Context, b *bounds, last error) error {
 	switch {
 	case errors.Is(last, ErrInvalidConfig), errors.Is(last, ErrInvalidKey), errors.Is(last, ErrBackend):
 		return last
 	case ctx.Err() != nil:
 		return fmt.Errorf("%w: %w", ErrNotAcquired, context.Cause(ctx))
-	case w.graceEnded():
+	case b.graceEnded():
 		return fmt.Errorf("%w: %w: %w", ErrBackend, errNoAnswer, last)
 	case last == nil, errors.Is(last, ErrNotAcquired):
 		return ErrNotAcquired
@@ -312,32 +384,24 @@ func classify(ctx context.Context, w *waitContext, last error) error {
 	return fmt.Errorf("%w: %w", ErrBackend, last)
 }
 
-// releaseContext returns the context a release runs on: detached from the
-// caller's (so a cancelled request still releases) and bounded by
-// ReleaseTimeout, except for in-process executors, which never block.
-func (t *Template) releaseContext(e executor.Executor, ctx context.Context) (context.Context, context.CancelFunc) {
-	if e.Capabilities().InProcess {
-		return context.Background(), func() {}
-	}
-	return context.WithTimeout(context.WithoutCancel(ctx), t.cfg.ReleaseTimeout)
-}
+// ownerSource draws owner values: 128 bits from a ChaCha8 generator
+// (cryptographically strong, math/rand/v2) seeded from crypto/rand, one
+// generator per P through a sync.Pool, so that an owner costs no system
+// call and no lock.
+type ownerSource struct{ pool sync.Pool }
 
-// releaseDetached releases a lease that must not be reported as held, on a
-// context of its own.
-func (t *Template) releaseDetached(e executor.Executor, key string, l executor.Lease) {
-	ctx, cancel := t.releaseContext(e, context.Background())
-	defer cancel()
-	if err := l.Release(ctx); err != nil && !errors.Is(err, ErrLockNotHeld) {
-		t.cfg.Logger.LogAttrs(ctx, levelError, "lock4go: releasing an abandoned lease failed; it ends with its TTL",
-			attrKey(key), attrExec(e.Name()), attrErr(err))
+// next returns a new owner value: 32 hexadecimal digits.
+func (s *ownerSource) next() string {
+	g, _ := s.pool.Get().(*rand.ChaCha8)
+	if g == nil {
+		var seed [32]byte
+		_, _ = crand.Read(seed[:]) // never fails (crypto/rand)
+		g = rand.NewChaCha8(seed)
 	}
-}
-
-// newOwner returns a 128-bit crypto-random owner value.
-func newOwner() string {
 	var b [16]byte
-	_, _ = rand.Read(b[:]) // never fails (crypto/rand)
-	var s [32]byte
-	hex.Encode(s[:], b[:])
-	return string(s[:])
+	_, _ = g.Read(b[:]) // never fails
+	s.pool.Put(g)
+	var x [32]byte
+	hex.Encode(x[:], b[:])
+	return string(x[:])
 }

@@ -141,3 +141,11 @@ func (p polling) Acquire(ctx context.Context, req executor.Request) (executor.Le
 	req.Wait = false
 	return p.Executor.Acquire(ctx, req)
 }
+
+// Capabilities are the memory executor's, but it does not wait in Acquire:
+// its waiting model is polling.
+func (p polling) Capabilities() executor.Capabilities {
+	c := p.Executor.Capabilities()
+	c.WaitsInAcquire = false
+	return c
+}

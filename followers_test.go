@@ -57,12 +57,14 @@ func TestTemplate_Lock_followers(t *testing.T) {
 			got <- l
 		}()
 	}
-	name := turnName{qe.Name(), "k"}
+	name := turnKey{qe.Name(), "k"}
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		tpl.queue.mu.Lock()
-		refs := tpl.queue.turns[name].refs
-		tpl.queue.mu.Unlock()
+		st := tpl.turns.State(name)
+		refs := st.Waiting
+		if st.Taken {
+			refs++
+		}
 		if refs == 3 {
 			break
 		}

@@ -51,10 +51,10 @@ func (t *Template) Inspect(ctx context.Context, key string, opts ...LockOption) 
 	if err != nil {
 		return Holder{}, err
 	}
-	h.LocalWaiters = t.queue.waiting(e.Name(), key)
+	h.LocalWaiters = t.turns.State(turnKey{r.name, key}).Waiting
 	return h, nil
 }
 
 // HeldLocks returns how many locks this Template holds right now (re-entered
 // locks count once).
-func (t *Template) HeldLocks() int { return int(t.held.Load()) }
+func (t *Template) HeldLocks() int { return int(t.holds.Load()) }

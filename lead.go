@@ -87,7 +87,7 @@ func (t *Template) Lead(ctx context.Context, key string, fn func(ctx context.Con
 // The call that took the lock releases it: Release of the returned handle
 // returns [ErrLockNotHeld] and touches nothing.
 func LockFrom(ctx context.Context, key string) *Lock {
-	c, _ := ctx.Value(heldCtxKey{}).(*heldCtx)
+	c, _ := ctx.Value(holdCtxKey{}).(*holdCtx)
 	for ; c != nil; c = c.next {
 		if c.h.key == key {
 			l := &Lock{h: c.h}

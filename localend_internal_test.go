@@ -17,7 +17,7 @@ var quietLogger = slog.New(slog.DiscardHandler)
 // endNow moves h's local end to the past as if its lease had run out while
 // the watchdog, whose timer is set for the old end, has not run: what a
 // late timer or a paused process leaves.
-func endNow(h *held) { h.leaseEnd.Store(time.Now().Add(-time.Millisecond)) }
+func endNow(h *hold) { h.leaseEnd.Store(time.Now().Add(-time.Millisecond)) }
 
 // isClosed reports whether ch is closed, without waiting.
 func isClosed(ch <-chan struct{}) bool {
@@ -77,7 +77,7 @@ func TestLockContext_Err_pastLocalEnd(t *testing.T) {
 			if err := ctx.Err(); err != nil {
 				t.Fatalf("ctx.Err inside Do = %v while held", err)
 			}
-			endNow(heldFrom(ctx, tpl, "memory", "k"))
+			endNow(holdFrom(ctx, tpl, tpl.byName["memory"], "k"))
 			if err := ctx.Err(); !errors.Is(err, context.Canceled) {
 				t.Fatalf("ctx.Err past the end = %v, want Canceled", err)
 			}

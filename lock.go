@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -12,6 +11,11 @@ import (
 	"github.com/lock4go/lock4go/executor"
 	"github.com/lock4go/lock4go/internal/kit"
 )
+
+// A held lock, in one place: the caller's handle (Lock), the Template's
+// state of the lock that its handles share (hold), the lock's local end,
+// and the contexts that carry it for re-entry. How a lock ends as lost is
+// in loss.go, the contexts cancelled by a loss in lockctx.go.
 
 // Lock is the handle of a held lock. It is safe for concurrent use. Release
 // it exactly once; a re-entered lock is released on the backend when the
@@ -21,7 +25,7 @@ import (
 // answer for the first of [Lock.Keys], [Lock.TokenOf] for each key, and
 // Done, Err, Release and Context for all of them.
 type Lock struct {
-	h        *held
+	h        *hold
 	set      *lockSet // the keys of LockAll, nil for one key
 	released atomic.Bool
 }
@@ -39,7 +43,7 @@ func (l *Lock) Owner() string { return l.h.owner }
 func (l *Lock) Token() int64 { return l.h.token }
 
 // Executor returns the name of the executor holding the lock.
-func (l *Lock) Executor() string { return l.h.exec.Name() }
+func (l *Lock) Executor() string { return l.h.reg.name }
 
 // Attempts returns how many attempts the acquisition took (for LockAll,
 // the sum over its keys).
@@ -131,23 +135,18 @@ func (l *Lock) Context(parent context.Context) (context.Context, context.CancelF
 	if l.set != nil {
 		return l.set.context(parent)
 	}
-	ctx, cancel := context.WithCancelCause(withHeld(parent, l.h))
-	id := l.h.onLost(cancel)
-	return &lockCtx{Context: ctx, cancel: cancel, h: l.h}, func() {
-		l.h.stopOnLost(id)
-		cancel(context.Canceled)
-	}
+	return newLockCtx(parent, []*hold{l.h})
 }
 
-// held is the shared state of one backend lock and its re-entered handles.
-// Its fields fall in three groups: set by newHeld and never changed; guarded
-// by mu (the lock's end and its handles); and the watchdog's, guarded by the
-// watchdog's mutex (Template.wd.mu), which the watchdog takes for many locks
-// at once.
-type held struct {
-	// Immutable after newHeld.
+// hold is the Template's state of one lock it holds on a backend, shared by
+// the lock's handles (re-entry). Its fields fall in three groups: set by
+// newHold and never changed; guarded by mu (the lock's end and its
+// handles); and the watchdog's, guarded by the watchdog's mutex
+// (Template.wd.mu), which the watchdog takes for many locks at once.
+type hold struct {
+	// Immutable after newHold (turn and attempts: before the lock is handed
+	// out).
 	t          *Template
-	exec       executor.Executor
 	reg        *registered
 	lease      executor.Lease
 	key, owner string
@@ -161,8 +160,8 @@ type held struct {
 	ender      executor.LocalEnder
 	acquiredAt time.Time
 	attempts   int
-	turn       *turn
-	first      Lock // the handle returned by the acquisition
+	turn       *kit.Turn[turnKey, hold] // the local queue's turn, nil for a read lock or permit
+	first      Lock                     // the handle returned by the acquisition
 
 	// leaseEnd is when the lease ends by the local clock, as far as the
 	// Template knows: its start plus the TTL less the safety margin, moved
@@ -170,15 +169,15 @@ type held struct {
 	leaseEnd kit.Instant
 	// ended is set, under mu, when err is.
 	ended atomic.Bool
+	// loss runs the functions waiting for the lock's loss (its contexts).
+	loss kit.Loss
 
 	// Guarded by mu.
 	mu       sync.Mutex
 	done     chan struct{} // made on first use
 	err      error         // nil while held
 	refs     int
-	waiters  []lostWaiter
-	nextID   int
-	stopLost func() bool
+	stopLost func() bool // stops the lease's AfterLost
 
 	// Guarded by the watchdog's mutex (t.wd.mu).
 	wdIndex   int           // position in the heap, -1 when not scheduled
@@ -189,19 +188,14 @@ type held struct {
 	renewErr  error         // the last renewal's error, nil after a success
 }
 
-type lostWaiter struct {
-	id int
-	f  func(error)
-}
-
-// newHeld returns the state of a lock granted at now. Its lease ends by the
+// newHold returns the state of a lock granted at now. Its lease ends by the
 // local clock at the lease's Start plus the TTL, less the safety margin, or
 // at the lease's own local end (executor.LocalEnder) if that comes first.
-func (t *Template) newHeld(r *registered, key string, req executor.Request, l executor.Lease, now time.Time) *held {
-	h := &held{
-		t: t, exec: r.e, reg: r, lease: l, key: key, owner: req.Owner, token: l.Token(),
-		ttl: req.TTL, shared: req.Shared, permits: req.Permits, renewed: req.Renewed, self: req.Renewed && r.caps.SelfRenewing, acquiredAt: now,
-		refs: 1, wdIndex: -1,
+func (t *Template) newHold(r *registered, req *executor.Request, l executor.Lease, now time.Time) *hold {
+	h := &hold{
+		t: t, reg: r, lease: l, key: req.Key, owner: req.Owner, token: l.Token(),
+		ttl: req.TTL, shared: req.Shared, permits: req.Permits, renewed: req.Renewed,
+		self: req.Renewed && r.caps.SelfRenewing, acquiredAt: now, refs: 1, wdIndex: -1,
 	}
 	h.ender, _ = l.(executor.LocalEnder)
 	h.leaseEnd.Store(l.Start().Add(req.TTL - executor.SafetyMargin(req.TTL)))
@@ -212,8 +206,12 @@ func (t *Template) newHeld(r *registered, key string, req executor.Request, l ex
 // errReleased is a released lock's Err.
 var errReleased = fmt.Errorf("%w: released", ErrLockNotHeld)
 
-// reenter adds a handle to a lock carried by a context.
-func (h *held) reenter() (*Lock, error) {
+// reenter adds a handle to h, which the context of a call with options o
+// carries, if o may re-enter it.
+func (h *hold) reenter(o lockOptions) (*Lock, error) {
+	if err := h.reentrant(o); err != nil {
+		return nil, err
+	}
 	_ = h.check(time.Now())
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -225,117 +223,46 @@ func (h *held) reenter() (*Lock, error) {
 }
 
 // errValue returns h.err under h.mu.
-func (h *held) errValue() error {
+func (h *hold) errValue() error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.err
 }
 
-// onLost registers f to run when the lock is lost; if it already was, f runs
-// at once. It returns an id for stopOnLost (-1 when f already ran or never
-// will).
-func (h *held) onLost(f func(error)) int {
-	h.mu.Lock()
-	if h.err != nil {
-		err := h.err
-		h.mu.Unlock()
-		if isLost(err) {
-			f(err)
-		}
-		return -1
-	}
-	id := h.nextID
-	h.nextID++
-	h.waiters = append(h.waiters, lostWaiter{id: id, f: f})
-	h.mu.Unlock()
-	return id
-}
-
-// stopOnLost unregisters the function registered under id.
-func (h *held) stopOnLost(id int) {
-	h.mu.Lock()
-	for i, w := range h.waiters {
-		if w.id == id {
-			h.waiters = append(h.waiters[:i], h.waiters[i+1:]...)
-			break
-		}
-	}
-	h.mu.Unlock()
-}
-
-// release drops one reference and releases the backend lock with the last.
-func (h *held) release(ctx context.Context) error {
+// release drops one handle and releases the backend lock with the last.
+func (h *hold) release(ctx context.Context) error {
 	h.mu.Lock()
 	h.refs--
-	if h.refs > 0 {
-		h.mu.Unlock()
+	err, last := h.err, h.refs == 0
+	h.mu.Unlock()
+	switch {
+	case !last:
 		return nil
-	}
-	if h.err != nil {
-		err := h.err
-		h.mu.Unlock()
+	case err != nil:
 		return fmt.Errorf("%w: %q: %w", ErrLockNotHeld, h.key, err)
 	}
-	h.mu.Unlock()
-	if h.pastEnd(time.Now()) {
+	now := time.Now()
+	if h.pastEnd(now) {
 		// The lease ran out by the local clock and the watchdog has not got
 		// to it yet: the lock is not held, whatever the backend says.
 		h.lose("lease ran out by the local clock before release", nil, releaseLease)
 		return fmt.Errorf("%w: %q: %w", ErrLockNotHeld, h.key, h.errValue())
 	}
 	// Stop the watchdog first, so no renewal races the delete.
-	h.t.untrack(h)
-	rctx, cancel := h.t.releaseContext(h.exec, ctx)
-	sent := h.reg.clock()
-	err := h.lease.Release(rctx)
-	end := time.Now()
+	h.t.untrack(h, now)
+	rctx, cancel := h.t.releaseContext(h.reg, ctx)
+	err = h.lease.Release(rctx)
 	cancel()
+	end := now // an in-process release costs less than reading the clock
+	if !h.reg.caps.InProcess {
+		end = time.Now()
+	}
 	h.end(errReleased, endedByRelease)
-	h.countRelease(end, elapsed(sent, end), err)
-	ev := Event{Kind: EventReleased, Executor: h.exec.Name(), Key: h.key, Token: h.token, Held: end.Sub(h.acquiredAt), Err: err}
-	h.t.cfg.Observer.Observe(ctx, ev)
+	h.t.reportReleased(ctx, h, now, end, err)
 	if err != nil {
-		h.t.failures.add(FailureRelease, h.exec.Name(), h.key, err)
-		h.t.cfg.Logger.LogAttrs(ctx, levelError, "lock4go: release failed", attrKey(h.key), attrExec(h.exec.Name()), attrErr(err))
 		return fmt.Errorf("lock4go: release %q: %w", h.key, err)
 	}
 	return nil
-}
-
-// countRelease counts a release's round trip in the executor's statistics;
-// a lock found gone is an answer, not a backend error.
-func (h *held) countRelease(end time.Time, d time.Duration, err error) {
-	if errors.Is(err, ErrLockNotHeld) {
-		err = nil
-	}
-	h.reg.stats.record(end, d, err)
-}
-
-// lose ends a held lock as lost: it closes Done, cancels bound contexts,
-// frees the local queue and, when lease is releaseLease (the backend may still
-// hold it), deletes it from the backend in the background.
-func (h *held) lose(reason string, cause error, lease leaseAfterLoss) {
-	err := fmt.Errorf("%w: %q: %s", ErrLockLost, h.key, reason)
-	if cause != nil {
-		err = fmt.Errorf("%w: %q: %s: %w", ErrLockLost, h.key, reason, cause)
-	}
-	if !h.end(err, endedByLoss) {
-		return
-	}
-	h.t.untrack(h)
-	held := time.Since(h.acquiredAt)
-	// A fixed lease nobody released ends as planned (a de-duplication
-	// window, say): the holder is told, but it is not an incident.
-	kind, fkind, level, msg := EventLost, FailureLost, levelWarn, "lock4go: lock lost"
-	if !h.renewed && (lease == releaseLease || h.pastEnd(time.Now())) {
-		kind, fkind, level, msg = EventExpired, FailureExpired, slog.LevelDebug, "lock4go: fixed lease expired"
-	}
-	h.t.failures.add(fkind, h.exec.Name(), h.key, err)
-	h.t.cfg.Logger.LogAttrs(context.Background(), level, msg, attrKey(h.key), attrExec(h.exec.Name()), attrErr(err))
-	h.t.cfg.Observer.Observe(context.Background(), Event{Kind: kind, Executor: h.exec.Name(), Key: h.key, Token: h.token, Held: held, Err: err})
-	if lease == releaseLease {
-		go h.t.releaseDetached(h.exec, h.key, h.lease)
-	}
 }
 
 // How a lock ended, for end: released by its holder, or lost.
@@ -343,21 +270,13 @@ type endedBy bool
 
 const (
 	endedByRelease endedBy = false
-	endedByLoss    endedBy = true // tell the registered waiters (Done, Do) of err
+	endedByLoss    endedBy = true // run the functions waiting for its loss
 )
 
-// What lose does with the backend's lease. A lease the backend reported
-// gone, or found gone by a renewal, is left alone; one that ran out by the
-// local clock may still be there and is released in the background.
-type leaseAfterLoss bool
-
-const (
-	leaveLease   leaseAfterLoss = false
-	releaseLease leaseAfterLoss = true
-)
-
-// end marks the lock ended with err, once. It reports whether this call did.
-func (h *held) end(err error, by endedBy) bool {
+// end marks the lock ended with err, once: it closes Done, frees the local
+// queue and, for a loss, runs the functions waiting for it. It reports
+// whether this call did.
+func (h *hold) end(err error, by endedBy) bool {
 	h.mu.Lock()
 	if h.err != nil {
 		h.mu.Unlock()
@@ -365,27 +284,135 @@ func (h *held) end(err error, by endedBy) bool {
 	}
 	h.err = err
 	h.ended.Store(true)
-	waiters := h.waiters
-	h.waiters = nil
 	stopLost := h.stopLost
 	if h.done != nil {
 		close(h.done)
 	}
 	h.mu.Unlock()
+	runWaiters := func() {}
+	if by == endedByLoss {
+		runWaiters = h.loss.End(err)
+	}
 	if stopLost != nil {
 		stopLost()
 	}
 	if h.turn != nil {
-		h.turn.holder.Store(nil)
+		h.turn.Holder.Store(nil)
+		h.t.turns.Release(h.turn)
 	} else {
 		h.t.shared.remove(h)
 	}
-	h.t.queue.release(h.turn)
-	h.t.held.Add(-1)
-	if by == endedByLoss {
-		for _, w := range waiters {
-			w.f(err)
+	h.t.holds.Add(-1)
+	runWaiters()
+	return true
+}
+
+// A lock's local end is when its lease may end by the local clock: the send
+// time of the last request the backend confirmed the lease with, plus the
+// lease, less the safety margin. Past it the backend may have handed the
+// lock to someone else, so the lock is lost from that instant on, whether
+// or not a timer or goroutine has noticed yet: Err (of the Lock and of its
+// contexts) reads the clock itself and ends the lock when it finds the end
+// passed. The watchdog ends it too, by a timer, for Done.
+
+// localEnd returns the lock's local end: the earlier of the Template's own
+// (for a lease it renews or that has a fixed expiry) and the lease's
+// (executor.LocalEnder). The zero time means none: a lease the backend
+// renews that does not tell its end.
+func (h *hold) localEnd() time.Time {
+	var end time.Time
+	if !h.self {
+		end = h.leaseEnd.Load()
+	}
+	if h.ender != nil {
+		if e := h.ender.LocalEnd(); end.IsZero() || e.Before(end) {
+			end = e
 		}
 	}
-	return true
+	return end
+}
+
+// pastEnd reports whether the lock's local end has passed at now: a clock
+// comparison with an atomic load (and the lease's LocalEnd).
+func (h *hold) pastEnd(now time.Time) bool {
+	if !h.self && h.leaseEnd.Passed(now) {
+		return true
+	}
+	return h.ender != nil && !now.Before(h.ender.LocalEnd())
+}
+
+// check returns the lock's error: nil while it is held by the local clock at
+// now. Past its local end it first ends the lock as lost (expire).
+func (h *hold) check(now time.Time) error {
+	if !h.ended.Load() {
+		if !h.pastEnd(now) {
+			return nil
+		}
+		h.expire()
+	}
+	return h.errValue()
+}
+
+// holdCtxKey is the context key under which a context carries the locks it
+// holds. It has no fields, so looking it up allocates nothing.
+type holdCtxKey struct{}
+
+// holdCtx is a context carrying one lock, linked to the locks its parent
+// carries (one allocation, where context.WithValue and a list node would be
+// two). Re-entry is scoped by context, not goroutine: only code that was
+// handed the context of [Template.Do] or [Lock.Context] re-enters.
+type holdCtx struct {
+	context.Context
+	h    *hold
+	next *holdCtx
+}
+
+// Value returns the context itself for holdCtxKey and asks the parent for
+// any other key.
+func (c *holdCtx) Value(key any) any {
+	if _, ok := key.(holdCtxKey); ok {
+		return c
+	}
+	return c.Context.Value(key)
+}
+
+// withHold returns a child of ctx that carries h.
+func withHold(ctx context.Context, h *hold) context.Context {
+	next, _ := ctx.Value(holdCtxKey{}).(*holdCtx)
+	return &holdCtx{Context: ctx, h: h, next: next}
+}
+
+// holdFrom returns the lock on key through r that ctx carries for t, if
+// any.
+func holdFrom(ctx context.Context, t *Template, r *registered, key string) *hold {
+	c, _ := ctx.Value(holdCtxKey{}).(*holdCtx)
+	for ; c != nil; c = c.next {
+		if h := c.h; h.t == t && h.key == key && h.reg == r {
+			return h
+		}
+	}
+	return nil
+}
+
+func isLost(err error) bool { return errors.Is(err, ErrLockLost) }
+
+// releaseContext returns the context a release on r runs on: detached from
+// the caller's (so a cancelled request still releases) and bounded by
+// ReleaseTimeout, except for in-process executors, which never block.
+func (t *Template) releaseContext(r *registered, ctx context.Context) (context.Context, context.CancelFunc) {
+	if r.caps.InProcess {
+		return context.Background(), func() {}
+	}
+	return context.WithTimeout(context.WithoutCancel(ctx), t.cfg.ReleaseTimeout)
+}
+
+// releaseDetached releases a lease that must not be reported as held, on a
+// context of its own.
+func (t *Template) releaseDetached(r *registered, key string, l executor.Lease) {
+	ctx, cancel := t.releaseContext(r, context.Background())
+	defer cancel()
+	if err := l.Release(ctx); err != nil && !errors.Is(err, ErrLockNotHeld) {
+		t.cfg.Logger.LogAttrs(ctx, levelError, "lock4go: releasing an abandoned lease failed; it ends with its TTL",
+			attrKey(key), attrExec(r.name), attrErr(err))
+	}
 }

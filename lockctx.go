@@ -16,8 +16,8 @@ import (
 type lockCtx struct {
 	context.Context // context.WithCancelCause of a context carrying the locks
 	cancel          context.CancelCauseFunc
-	h               *held   // the lock, or the first of LockAll's
-	rest            []*held // the other locks of LockAll
+	h               *hold   // the lock, or the first of LockAll's
+	rest            []*hold // the other locks of LockAll
 }
 
 // Err implements context.Context. While every lock is held and within its
@@ -33,8 +33,56 @@ func (c *lockCtx) Err() error {
 	return c.settle(now)
 }
 
+// newLockCtx returns the context of hs ([Lock.Context]): a child of parent
+// carrying every lock, cancelled with the first loss.
+func newLockCtx(parent context.Context, hs []*hold) (context.Context, context.CancelFunc) {
+	for _, h := range hs {
+		parent = withHold(parent, h)
+	}
+	ctx, cancel := context.WithCancelCause(parent)
+	c := &lockCtx{Context: ctx, cancel: cancel, h: hs[0], rest: hs[1:]}
+	if len(hs) == 1 {
+		id, ok := hs[0].onLost(cancel)
+		return c, func() {
+			if ok {
+				hs[0].loss.Forget(id)
+			}
+			cancel(context.Canceled)
+		}
+	}
+	ids := make([]uint64, len(hs))
+	oks := make([]bool, len(hs))
+	for i, h := range hs {
+		ids[i], oks[i] = h.onLost(cancel)
+	}
+	return c, func() {
+		for i, h := range hs {
+			if oks[i] {
+				h.loss.Forget(ids[i])
+			}
+		}
+		cancel(context.Canceled)
+	}
+}
+
+// onLost registers f to run when the lock is lost, and returns the id to
+// forget it with (h.loss.Forget); if the lock was lost already, f runs at
+// once, and if it was released f never runs: ok is false then.
+func (h *hold) onLost(f func(error)) (id uint64, ok bool) {
+	if err := h.errValue(); err != nil {
+		if isLost(err) {
+			f(err)
+		}
+		return 0, false
+	}
+	if id, ok = h.loss.OnLoss(f); !ok {
+		f(h.loss.Cause()) // lost since errValue
+	}
+	return id, ok
+}
+
 // live reports whether h is held and within its local end at now.
-func (c *lockCtx) live(h *held, now time.Time) bool {
+func (c *lockCtx) live(h *hold, now time.Time) bool {
 	return !h.ended.Load() && !h.pastEnd(now)
 }
 

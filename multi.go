@@ -144,7 +144,7 @@ type lockSet struct {
 	stops []func()
 }
 
-// newLockSet returns the handle of all locks: its held is the first key's,
+// newLockSet returns the handle of all locks: its hold is the first key's,
 // so that Key, Owner, Token and Executor answer for that key.
 func newLockSet(locks []*Lock) *Lock {
 	s := &lockSet{locks: locks, done: make(chan struct{})}
@@ -155,10 +155,9 @@ func newLockSet(locks []*Lock) *Lock {
 	}
 	for _, l := range locks {
 		h := l.h
-		id := h.onLost(s.lose)
-		if id >= 0 {
+		if id, ok := h.onLost(s.lose); ok {
 			s.mu.Lock()
-			s.stops = append(s.stops, func() { h.stopOnLost(id) })
+			s.stops = append(s.stops, func() { h.loss.Forget(id) })
 			s.mu.Unlock()
 		}
 	}
@@ -264,20 +263,9 @@ func (l *Lock) TokenOf(key string) int64 {
 // context returns a child of parent carrying every key, cancelled with the
 // first key's loss, whose Err reads each key's local end (see lockCtx).
 func (s *lockSet) context(parent context.Context) (context.Context, context.CancelFunc) {
-	hs := make([]*held, len(s.locks))
+	hs := make([]*hold, len(s.locks))
 	for i, l := range s.locks {
-		parent = withHeld(parent, l.h)
 		hs[i] = l.h
 	}
-	ctx, cancel := context.WithCancelCause(parent)
-	ids := make([]int, len(s.locks))
-	for i, l := range s.locks {
-		ids[i] = l.h.onLost(cancel)
-	}
-	return &lockCtx{Context: ctx, cancel: cancel, h: hs[0], rest: hs[1:]}, func() {
-		for i, l := range s.locks {
-			l.h.stopOnLost(ids[i])
-		}
-		cancel(context.Canceled)
-	}
+	return newLockCtx(parent, hs)
 }

@@ -4,7 +4,9 @@ import (
 	"cmp"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Defaults of [Config], the same as Lock4j's.
@@ -241,6 +243,83 @@ func (c *Config) resolve(opts []LockOption) (lockOptions, error) {
 		return o, fmt.Errorf("%w: Shared and WithPermits together: a semaphore has no read locks", ErrInvalidConfig)
 	}
 	return o, nil
+}
+
+// options resolves opts over the Template's config and picks the executor
+// they name: what every call with options needs first.
+func (t *Template) options(opts []LockOption) (lockOptions, *registered, error) {
+	o, err := t.cfg.resolve(opts)
+	if err != nil {
+		return o, nil, err
+	}
+	r, err := t.executor(o.executor)
+	return o, r, err
+}
+
+// executor returns the executor named name, or the primary one for "".
+func (t *Template) executor(name string) (*registered, error) {
+	if name == "" || name == t.primary.name {
+		return t.primary, nil
+	}
+	r, ok := t.byName[name]
+	if !ok {
+		return nil, fmt.Errorf("%w: %q (have %s)", ErrUnknownExecutor, name, t.names())
+	}
+	return r, nil
+}
+
+// validKey rejects keys no executor can store faithfully.
+func validKey(key string) error {
+	switch {
+	case key == "":
+		return fmt.Errorf("%w: empty key", ErrInvalidKey)
+	case len(key) > MaxKeyLen:
+		return fmt.Errorf("%w: key of %d bytes, longer than %d", ErrInvalidKey, len(key), MaxKeyLen)
+	case !utf8.ValidString(key):
+		return fmt.Errorf("%w: key %q is not valid UTF-8", ErrInvalidKey, key)
+	case strings.IndexByte(key, 0) >= 0:
+		return fmt.Errorf("%w: key %q contains NUL", ErrInvalidKey, key)
+	}
+	return nil
+}
+
+// kind names a lock's kind in errors.
+func kindName(shared bool, permits int) string {
+	switch {
+	case permits > 0:
+		return fmt.Sprintf("a semaphore of %d permits", permits)
+	case shared:
+		return "a read lock"
+	}
+	return "a write lock"
+}
+
+// reentrant checks that a call with options o may re-enter h, which its
+// context carries: a read or write lock inside a write lock, a read lock
+// inside a read lock, a permit inside a permit of the same semaphore. A
+// write lock inside a read lock would be an upgrade, which waits for every
+// reader, itself included: refused, never a deadlock.
+func (h *hold) reentrant(o lockOptions) error {
+	switch {
+	case h.permits != o.permits:
+		return fmt.Errorf("%w: %q is held as %s in this context, asked as %s",
+			ErrInvalidConfig, h.key, kindName(h.shared, h.permits), kindName(o.shared, o.permits))
+	case h.shared && !o.shared:
+		return fmt.Errorf("%w: %q: a write lock inside a read lock of the same key (an upgrade) would wait for itself; take the write lock first",
+			ErrInvalidConfig, h.key)
+	}
+	return nil
+}
+
+// supports checks that r's executor implements the kind o asks for.
+func (r *registered) supports(o lockOptions) error {
+	switch {
+	case o.shared && !r.caps.SharedLocks:
+		return fmt.Errorf("%w: executor %q has no read locks", ErrInvalidConfig, r.name)
+	case o.permits > 0 && !r.caps.Semaphores:
+		return fmt.Errorf("%w: executor %q has no semaphores", ErrInvalidConfig, r.name)
+	}
+	return nil
 }
 
 // String names the option in errors.

@@ -3,6 +3,7 @@ package lock4go
 import (
 	"cmp"
 	"slices"
+	"sync"
 	"time"
 )
 
@@ -19,7 +20,7 @@ type Snapshot struct {
 	// Held lists the locks the Template holds, by executor and key. A lock
 	// whose lease has run out by the local clock is not listed, even before
 	// the watchdog ends it.
-	Held []HeldLock
+	Held []LockInfo
 	// Queues lists the keys that goroutines of this process are waiting
 	// for in the local queue, by executor and key.
 	Queues []KeyQueue
@@ -43,8 +44,9 @@ const (
 	RenewalFixed Renewal = "fixed"
 )
 
-// HeldLock is one lock a Template holds.
-type HeldLock struct {
+// LockInfo describes one lock a Template holds, as [Template.Snapshot]
+// reports it.
+type LockInfo struct {
 	Key      string
 	Executor string
 	// Kind is the kind of lock: "mutex" (a lock, or the write lock of a
@@ -133,13 +135,15 @@ func (t *Template) Snapshot() Snapshot {
 	for i, r := range t.execs {
 		s.Executors[i] = r.describe(now, r == t.primary)
 	}
-	holders := t.shared.view(t.queue.view(&s.Queues))
+	var holders []*hold
+	s.Queues, holders = t.localQueues()
+	holders = t.shared.view(holders)
 	for _, h := range holders {
 		if hl, ok := t.describe(h, now); ok {
 			s.Held = append(s.Held, hl)
 		}
 	}
-	slices.SortFunc(s.Held, func(a, b HeldLock) int {
+	slices.SortFunc(s.Held, func(a, b LockInfo) int {
 		return cmp.Or(cmp.Compare(a.Executor, b.Executor), cmp.Compare(a.Key, b.Key))
 	})
 	s.Failures = t.failures.list()
@@ -158,23 +162,23 @@ func (r *registered) describe(now time.Time, primary bool) ExecutorStats {
 		health = HealthFailing
 	}
 	return ExecutorStats{
-		Name: r.e.Name(), Priority: r.e.Priority(), Primary: primary, Health: health,
+		Name: r.name, Priority: r.e.Priority(), Primary: primary, Health: health,
 		LastRoundTrip: sum.last, RoundTrips: sum.n, P50: sum.p50, P99: sum.p99,
 		Errors: sum.errs, ErrorsTotal: sum.errorsOverall, LastError: sum.lastErr, LastErrorAt: sum.lastErrAt,
 	}
 }
 
-// describe returns h as a HeldLock, and false when it is no longer held at
+// describe returns h as a LockInfo, and false when it is no longer held at
 // now (released, lost, or its lease ran out by the local clock).
-func (t *Template) describe(h *held, now time.Time) (HeldLock, bool) {
+func (t *Template) describe(h *hold, now time.Time) (LockInfo, bool) {
 	h.mu.Lock()
 	ended, refs := h.err != nil, h.refs
 	h.mu.Unlock()
 	if ended {
-		return HeldLock{}, false
+		return LockInfo{}, false
 	}
-	hl := HeldLock{
-		Key: h.key, Executor: h.exec.Name(), Kind: h.kind(), Token: h.token, Owner: h.owner,
+	hl := LockInfo{
+		Key: h.key, Executor: h.reg.name, Kind: h.kind(), Token: h.token, Owner: h.owner,
 		AcquiredAt: h.acquiredAt, Handles: refs, Renewal: RenewalWatchdog,
 	}
 	switch {
@@ -189,8 +193,70 @@ func (t *Template) describe(h *held, now time.Time) (HeldLock, bool) {
 	if end := h.localEnd(); !end.IsZero() {
 		hl.LeaseLeft = end.Sub(now)
 		if hl.LeaseLeft <= 0 {
-			return HeldLock{}, false
+			return LockInfo{}, false
 		}
 	}
 	return hl, true
+}
+
+// kind returns h's kind as [LockInfo.Kind] names it.
+func (h *hold) kind() string {
+	switch {
+	case h.permits > 0:
+		return "permit"
+	case h.shared:
+		return "read"
+	}
+	return "mutex"
+}
+
+// sharedHolds are the held read locks and permits, which take no turn in
+// the local queue, for Snapshot.
+type sharedHolds struct {
+	mu sync.Mutex
+	m  map[*hold]struct{}
+}
+
+func (s *sharedHolds) add(h *hold) {
+	s.mu.Lock()
+	if s.m == nil {
+		s.m = map[*hold]struct{}{}
+	}
+	s.m[h] = struct{}{}
+	s.mu.Unlock()
+}
+
+func (s *sharedHolds) remove(h *hold) {
+	s.mu.Lock()
+	delete(s.m, h)
+	s.mu.Unlock()
+}
+
+// view appends the held read locks and permits to holders.
+func (s *sharedHolds) view(holders []*hold) []*hold {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for h := range s.m {
+		holders = append(holders, h)
+	}
+	return holders
+}
+
+// localQueues returns the keys goroutines of this process wait for in the
+// local queue, by executor and key, and the locks held through a turn.
+// Counts read while goroutines come and go are a moment's approximation.
+func (t *Template) localQueues() (queues []KeyQueue, holders []*hold) {
+	for _, st := range t.turns.States() {
+		if st.Holder != nil {
+			holders = append(holders, st.Holder)
+		}
+		acquiring := st.Taken && st.Holder == nil
+		if st.Waiting > 0 || acquiring {
+			queues = append(queues, KeyQueue{Executor: st.Key.exec, Key: st.Key.key, Waiting: st.Waiting, Acquiring: acquiring})
+		}
+	}
+	slices.SortFunc(queues, func(a, b KeyQueue) int {
+		return cmp.Or(cmp.Compare(a.Executor, b.Executor), cmp.Compare(a.Key, b.Key))
+	})
+	return queues, holders
 }

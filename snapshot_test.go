@@ -49,7 +49,7 @@ func TestTemplate_Snapshot_heldAndQueued(t *testing.T) {
 			t.Fatalf("held = %+v, want one lock", s.Held)
 		}
 		h := s.Held[0]
-		want := lock4go.HeldLock{
+		want := lock4go.LockInfo{
 			Key: "order:1", Executor: "memory", Kind: "mutex", Token: l.Token(), Owner: l.Owner(),
 			AcquiredAt: l.AcquiredAt(), Handles: 2, Renewal: lock4go.RenewalWatchdog,
 			LeaseLeft: 30*time.Second - 30*time.Second/50 - time.Second, Renewals: 1,

@@ -7,8 +7,6 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
-	"time"
-	"unicode/utf8"
 
 	"github.com/lock4go/lock4go/executor"
 	"github.com/lock4go/lock4go/internal/kit"
@@ -18,40 +16,35 @@ import (
 // Lock4j's LockTemplate does. It is safe for concurrent use.
 type Template struct {
 	cfg      Config
+	observer Observer      // cfg.Observer, or nil for none
 	execs    []*registered // by priority, then registration order
 	byName   map[string]*registered
 	primary  *registered
-	queue    localQueue
+	turns    kit.Turns[turnKey, hold] // the local queue: one turn per executor and key
 	shared   sharedHolds
 	wd       watchdog
-	held     atomic.Int64
+	holds    atomic.Int64
 	failures failureLog
+	owners   ownerSource
 }
 
-// registered is an executor and the Template's round-trip statistics of it.
+// registered is an executor as the Template uses it: what it asked of it
+// once, at New, and its round-trip statistics.
 type registered struct {
 	e      executor.Executor
+	name   string
 	waiter executor.Waiter // e as a Waiter, or nil
 	caps   executor.Capabilities
+	wait   executor.WaitModel // where a caller waits for a busy key
 	stats  execStats
 }
 
-// clock returns the time a round trip on r starts, or the zero time for
-// an in-process executor, whose calls cost less than reading the clock.
-func (r *registered) clock() time.Time {
-	if r.caps.InProcess {
-		return time.Time{}
-	}
-	return time.Now()
-}
-
-// elapsed returns the round trip from sent (see clock) to end, zero when
-// it was not timed.
-func elapsed(sent, end time.Time) time.Duration {
-	if sent.IsZero() {
-		return 0
-	}
-	return end.Sub(sent)
+// register returns e as the Template uses it.
+func register(e executor.Executor) *registered {
+	r := &registered{e: e, name: e.Name(), caps: e.Capabilities()}
+	r.waiter, _ = e.(executor.Waiter)
+	r.wait = r.caps.WaitModel(r.waiter != nil)
+	return r
 }
 
 // New returns a Template over execs. It fails with [ErrInvalidConfig] for
@@ -66,19 +59,21 @@ func New(cfg Config, execs ...executor.Executor) (*Template, error) {
 		return nil, fmt.Errorf("%w: no executors", ErrInvalidConfig)
 	}
 	t := &Template{cfg: cfg, byName: make(map[string]*registered, len(execs))}
+	if _, nop := cfg.Observer.(nopObserver); !nop {
+		t.observer = cfg.Observer
+	}
 	for i, e := range execs {
 		if kit.IsNil(e) {
 			return nil, fmt.Errorf("%w: executor %d is nil", ErrInvalidConfig, i)
 		}
-		name := e.Name()
-		if name == "" {
+		r := register(e)
+		if r.name == "" {
 			return nil, fmt.Errorf("%w: executor %d has an empty name", ErrInvalidConfig, i)
 		}
-		if _, dup := t.byName[name]; dup {
-			return nil, fmt.Errorf("%w: two executors named %q", ErrInvalidConfig, name)
+		if _, dup := t.byName[r.name]; dup {
+			return nil, fmt.Errorf("%w: two executors named %q", ErrInvalidConfig, r.name)
 		}
-		r := &registered{e: e, waiter: asWaiter(e), caps: e.Capabilities()}
-		t.byName[name] = r
+		t.byName[r.name] = r
 		t.execs = append(t.execs, r)
 	}
 	slices.SortStableFunc(t.execs, func(a, b *registered) int { return a.e.Priority() - b.e.Priority() })
@@ -90,7 +85,7 @@ func New(cfg Config, execs ...executor.Executor) (*Template, error) {
 		}
 		t.primary = p
 	}
-	t.cfg.Primary = t.primary.e.Name()
+	t.cfg.Primary = t.primary.name
 	t.wd.t = t
 	return t, nil
 }
@@ -103,32 +98,12 @@ func (t *Template) Config() Config { return t.cfg }
 func (t *Template) Executors() []string {
 	names := make([]string, len(t.execs))
 	for i, r := range t.execs {
-		names[i] = r.e.Name()
+		names[i] = r.name
 	}
 	return names
 }
 
 func (t *Template) names() string { return strings.Join(t.Executors(), ", ") }
-
-// Lock acquires key, waiting up to the acquire timeout while it is busy; an
-// attempt in flight when the timeout passes finishes within the attempt
-// grace ([Config.AttemptGrace]) and its answer counts, so a healthy backend
-// never yields [ErrBackend]. The key is used as given (key builders add Config.KeyPrefix). When ctx carries
-// this key's lock (inside [Template.Do] or [Lock.Context]) Lock re-enters it
-// instead of waiting for itself. The caller must Release the returned Lock.
-//
-// Errors: [ErrInvalidKey], [ErrInvalidConfig], [ErrUnknownExecutor], or an
-// [*AcquireError] wrapping [ErrNotAcquired] or [ErrBackend].
-func (t *Template) Lock(ctx context.Context, key string, opts ...LockOption) (*Lock, error) {
-	return t.lock(ctx, key, opts, false)
-}
-
-// TryLock makes a single attempt on key, bounded by the attempt grace, and
-// does not wait: it is Lock with [NoWait]. A busy key is an
-// [*AcquireError] wrapping [ErrNotAcquired].
-func (t *Template) TryLock(ctx context.Context, key string, opts ...LockOption) (*Lock, error) {
-	return t.lock(ctx, key, opts, true)
-}
 
 // Do runs fn while holding key and releases it afterwards, also when fn
 // panics. fn's context is cancelled with cause [ErrLockLost] if the lock is
@@ -172,42 +147,4 @@ func (t *Template) Release(ctx context.Context, l *Lock) error {
 		return fmt.Errorf("%w: Release of a nil lock", ErrInvalidConfig)
 	}
 	return l.Release(ctx)
-}
-
-// options resolves opts over the Template's config and picks the executor
-// they name: what every call with options needs first.
-func (t *Template) options(opts []LockOption) (lockOptions, *registered, error) {
-	o, err := t.cfg.resolve(opts)
-	if err != nil {
-		return o, nil, err
-	}
-	r, err := t.executor(o.executor)
-	return o, r, err
-}
-
-// executor returns the executor named name, or the primary one for "".
-func (t *Template) executor(name string) (*registered, error) {
-	if name == "" || name == t.primary.e.Name() {
-		return t.primary, nil
-	}
-	r, ok := t.byName[name]
-	if !ok {
-		return nil, fmt.Errorf("%w: %q (have %s)", ErrUnknownExecutor, name, t.names())
-	}
-	return r, nil
-}
-
-// validKey rejects keys no executor can store faithfully.
-func validKey(key string) error {
-	switch {
-	case key == "":
-		return fmt.Errorf("%w: empty key", ErrInvalidKey)
-	case len(key) > MaxKeyLen:
-		return fmt.Errorf("%w: key of %d bytes, longer than %d", ErrInvalidKey, len(key), MaxKeyLen)
-	case !utf8.ValidString(key):
-		return fmt.Errorf("%w: key %q is not valid UTF-8", ErrInvalidKey, key)
-	case strings.IndexByte(key, 0) >= 0:
-		return fmt.Errorf("%w: key %q contains NUL", ErrInvalidKey, key)
-	}
-	return nil
 }

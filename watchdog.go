@@ -13,7 +13,7 @@ import (
 // watchdog renews the leases of held locks (Redisson's watchdog) and ends
 // locks whose lease runs out by the local clock (a fixed expiry, renewals
 // that failed, or a lease the backend renews that it stopped confirming:
-// see localend.go), so that Done closes then. It is one
+// see lock.go), so that Done closes then. It is one
 // goroutine per Template, started on demand and gone when nothing is held,
 // over a heap ordered by the next time each lock needs attention. Renewals
 // due together go to each executor as one batch.
@@ -27,7 +27,7 @@ type watchdog struct {
 	// renewing has an entry per executor with a renewal batch in flight:
 	// the renewals that fell due meanwhile, sent as the next batch by the
 	// same goroutine, so each executor has at most one batch in flight.
-	renewing map[executor.Executor][]*held
+	renewing map[executor.Executor][]*hold
 }
 
 const (
@@ -40,9 +40,9 @@ const (
 
 // track starts watching a new lock: loss reported by the executor, and the
 // watchdog's renewal or expiry.
-func (t *Template) track(h *held) {
-	t.held.Add(1)
-	stop := h.lease.AfterLost(func() { h.lose("the backend reported the lease gone", executor.LostCause(h.lease), leaveLease) })
+func (t *Template) track(h *hold) {
+	t.holds.Add(1)
+	stop := h.lease.AfterLost(h.lostByBackend)
 	h.mu.Lock()
 	ended := h.err != nil
 	if !ended {
@@ -63,12 +63,12 @@ func (t *Template) track(h *held) {
 	}
 }
 
-// untrack stops the watchdog's work on h.
-func (t *Template) untrack(h *held) { t.wd.remove(h) }
+// untrack stops the watchdog's work on h, at now.
+func (t *Template) untrack(h *hold, now time.Time) { t.wd.remove(h, now) }
 
 // add schedules h at at. The loop is woken only if it would otherwise sleep
 // past at.
-func (w *watchdog) add(h *held, at time.Time) {
+func (w *watchdog) add(h *hold, at time.Time) {
 	w.mu.Lock()
 	h.wdAt = at
 	heap.Push(&w.heap, h)
@@ -91,12 +91,12 @@ func (w *watchdog) add(h *held, at time.Time) {
 
 // remove unschedules h. When nothing is left the loop is woken only if it
 // would otherwise sleep long past its idle exit.
-func (w *watchdog) remove(h *held) {
+func (w *watchdog) remove(h *hold, now time.Time) {
 	w.mu.Lock()
 	if h.wdIndex >= 0 {
 		heap.Remove(&w.heap, h.wdIndex)
 	}
-	wake := len(w.heap) == 0 && w.running && w.planned.After(time.Now().Add(idleExit))
+	wake := len(w.heap) == 0 && w.running && w.planned.After(now.Add(idleExit))
 	w.mu.Unlock()
 	if wake {
 		w.signal()
@@ -104,7 +104,7 @@ func (w *watchdog) remove(h *held) {
 }
 
 // renewErr returns the error of h's last renewal, nil after a success.
-func (w *watchdog) renewErr(h *held) error {
+func (w *watchdog) renewErr(h *hold) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return h.renewErr
@@ -169,7 +169,7 @@ func (w *watchdog) sleepUntil(timer *time.Timer, at, now time.Time) {
 // the watchdog only watches the end of (a fixed expiry, a lease the backend
 // renews) whose end moved meanwhile is scheduled at its new end. The
 // caller holds w.mu.
-func (w *watchdog) collect(now time.Time) (expired []*held, batches map[executor.Executor][]*held) {
+func (w *watchdog) collect(now time.Time) (expired []*hold, batches map[executor.Executor][]*hold) {
 	for len(w.heap) > 0 {
 		h := w.heap[0]
 		endOnly := !h.renewed || h.self
@@ -191,18 +191,18 @@ func (w *watchdog) collect(now time.Time) (expired []*held, batches map[executor
 		h.inflight = true
 		h.wdAt = h.localEnd() // if the renewal hangs, the lease end decides
 		heap.Fix(&w.heap, 0)
-		if queued, busy := w.renewing[h.exec]; busy {
-			w.renewing[h.exec] = append(queued, h)
+		if queued, busy := w.renewing[h.reg.e]; busy {
+			w.renewing[h.reg.e] = append(queued, h)
 			continue
 		}
 		if batches == nil {
-			batches = map[executor.Executor][]*held{}
+			batches = map[executor.Executor][]*hold{}
 		}
-		batches[h.exec] = append(batches[h.exec], h)
+		batches[h.reg.e] = append(batches[h.reg.e], h)
 	}
 	for e := range batches {
 		if w.renewing == nil {
-			w.renewing = map[executor.Executor][]*held{}
+			w.renewing = map[executor.Executor][]*hold{}
 		}
 		w.renewing[e] = nil
 	}
@@ -210,7 +210,7 @@ func (w *watchdog) collect(now time.Time) (expired []*held, batches map[executor
 }
 
 // renewLoop sends e's renewal batches one at a time until none is queued.
-func (w *watchdog) renewLoop(e executor.Executor, hs []*held) {
+func (w *watchdog) renewLoop(e executor.Executor, hs []*hold) {
 	for len(hs) > 0 {
 		w.renew(e, hs)
 		w.mu.Lock()
@@ -233,7 +233,7 @@ func (w *watchdog) renewLoop(e executor.Executor, hs []*held) {
 
 // renew renews hs on e, in one batch when e supports it, bounded by the
 // earliest lease end, and reschedules each by its outcome.
-func (w *watchdog) renew(e executor.Executor, hs []*held) {
+func (w *watchdog) renew(e executor.Executor, hs []*hold) {
 	sent := time.Now()
 	deadline := hs[0].localEnd()
 	for _, h := range hs[1:] {
@@ -253,16 +253,14 @@ func (w *watchdog) renew(e executor.Executor, hs []*held) {
 		hs[i].lose("a renewal found it held by nobody or someone else", errs[i], leaveLease)
 	}
 	for _, i := range failed {
-		h := hs[i]
-		w.t.failures.add(FailureRenew, e.Name(), h.key, errs[i])
-		w.t.cfg.Observer.Observe(context.Background(), Event{Kind: EventRenewFailed, Executor: e.Name(), Key: h.key, Token: h.token, Err: errs[i]})
+		w.t.reportRenewFailed(hs[i], errs[i])
 	}
 }
 
 // reschedule applies the outcome of renewing hs (errs, sent at sent,
 // answered at now) to their lease ends and next renewal times, and returns
 // the indexes of the locks found gone and of the renewals that failed.
-func (w *watchdog) reschedule(hs []*held, errs []error, sent, now time.Time) (gone, failed []int) {
+func (w *watchdog) reschedule(hs []*hold, errs []error, sent, now time.Time) (gone, failed []int) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for i, h := range hs {
@@ -305,7 +303,7 @@ func backendErr(errs []error) error {
 }
 
 // renewAll renews hs through e's batch renewal if it has one.
-func renewAll(ctx context.Context, e executor.Executor, hs []*held) []error {
+func renewAll(ctx context.Context, e executor.Executor, hs []*hold) []error {
 	if br, ok := e.(executor.BatchRenewer); ok {
 		items := make([]executor.RenewItem, len(hs))
 		for i, h := range hs {
@@ -322,8 +320,8 @@ func renewAll(ctx context.Context, e executor.Executor, hs []*held) []error {
 	return errs
 }
 
-// wdHeap orders held locks by wdAt.
-type wdHeap []*held
+// wdHeap orders holds by wdAt.
+type wdHeap []*hold
 
 func (q wdHeap) Len() int           { return len(q) }
 func (q wdHeap) Less(i, j int) bool { return q[i].wdAt.Before(q[j].wdAt) }
@@ -332,7 +330,7 @@ func (q wdHeap) Swap(i, j int) {
 	q[i].wdIndex, q[j].wdIndex = i, j
 }
 func (q *wdHeap) Push(x any) {
-	h := x.(*held)
+	h := x.(*hold)
 	h.wdIndex = len(*q)
 	*q = append(*q, h)
 }

@@ -2,6 +2,7 @@ package executor
 
 import (
 	"context"
+	"fmt"
 	"time"
 )
 
@@ -22,11 +23,16 @@ type Capabilities struct {
 	// ends them at their [LocalEnder.LocalEnd], which their leases should
 	// implement (without it, such a lease has no local end).
 	SelfRenewing bool
+	// WaitsInAcquire is true when a request with [Request.Wait] that finds
+	// the key busy waits inside Acquire, in the backend's queue, until its
+	// turn, [Request.WaitUntil] or the end of ctx: the model [WaitInAcquire].
+	WaitsInAcquire bool
 	// QueuedWaits is true when the executor's [Waiter] keeps its waiters in
 	// a queue on the backend: an attempt of a request with [Request.Wait]
 	// that finds the key busy joins the queue, and WatchRelease reports
 	// every release handed to the waiter since that attempt. The Template
-	// then waits right after WatchRelease instead of trying again at once.
+	// then waits right after WatchRelease instead of trying again at once:
+	// the model [WaitQueued].
 	QueuedWaits bool
 	// SharedLocks is true when the executor implements read locks
 	// ([Request.Shared]) beside the write lock of the same key.
@@ -34,6 +40,55 @@ type Capabilities struct {
 	// Semaphores is true when the executor implements semaphores
 	// ([Request.Permits]).
 	Semaphores bool
+}
+
+// WaitModel says where a caller waits for a busy key: the three models of
+// the package documentation's table. [Capabilities.WaitModel] tells an
+// executor's; the Template computes it once per executor and waits by it.
+type WaitModel uint8
+
+// The waiting models.
+const (
+	// WaitInAcquire: the executor waits inside Acquire, in its backend's
+	// queue, until the key is its or [Request.WaitUntil] passes; the
+	// Template waits for Acquire ([Capabilities.WaitsInAcquire]).
+	WaitInAcquire WaitModel = iota + 1
+	// WaitQueued: a failed attempt queues the executor on the backend, and
+	// the Template waits until [Waiter.WatchRelease] reports the release
+	// handed to it, or the retry interval passes ([Capabilities.QueuedWaits]).
+	WaitQueued
+	// WaitPolling: the Template tries again at the retry interval, woken
+	// early by [Waiter.WatchRelease] when the executor is a [Waiter].
+	WaitPolling
+)
+
+// String returns "in-acquire", "queued" or "polling".
+func (m WaitModel) String() string {
+	switch m {
+	case WaitInAcquire:
+		return "in-acquire"
+	case WaitQueued:
+		return "queued"
+	case WaitPolling:
+		return "polling"
+	}
+	return fmt.Sprintf("WaitModel(%d)", uint8(m))
+}
+
+// WaitModel returns the waiting model of an executor with these
+// capabilities; waiter tells whether it is a [Waiter]. QueuedWaits with a
+// Waiter is [WaitQueued]; a Waiter without WaitsInAcquire is [WaitPolling];
+// any other executor is taken to wait in Acquire ([WaitInAcquire]): one
+// that does not, and returns a busy answer at once, is tried again at the
+// retry interval.
+func (c Capabilities) WaitModel(waiter bool) WaitModel {
+	switch {
+	case c.QueuedWaits && waiter:
+		return WaitQueued
+	case waiter && !c.WaitsInAcquire:
+		return WaitPolling
+	}
+	return WaitInAcquire
 }
 
 // Waiter is implemented by executors that can tell when a key is released

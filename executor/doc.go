@@ -16,8 +16,8 @@
 //     itself (a ZooKeeper session, an etcd keep-alive); the Template never
 //     calls [Lease.Renew] on it, learns of its loss by [Lease.AfterLost] and
 //     ends it at its [LocalEnder.LocalEnd].
-//   - QueuedWaits: a failed attempt that may wait joins a queue on the
-//     backend, and [Waiter.WatchRelease] reports the releases handed to it.
+//   - WaitsInAcquire and QueuedWaits: where a waiter waits (the table
+//     below).
 //   - SharedLocks and Semaphores: the executor takes read locks
 //     ([Request.Shared]) and permits ([Request.Permits]).
 //
@@ -40,15 +40,25 @@
 // through [Lease.AfterLost] ([NeverLost] when it never does: the Template
 // then relies on renewals and its local clock), and of its Close.
 //
-// A waiter waits in one of three ways, by what its executor offers:
+// A waiter waits in one of three ways, its executor's [WaitModel]
+// ([Capabilities.WaitModel]), which the Template computes once per
+// executor and waits by:
 //
-//	executor                 waits                              woken by
-//	memory, etcd, zookeeper  inside Acquire, in the backend's    its turn in the queue
-//	                         queue, until Request.WaitUntil
-//	redis                    in the Template, queued on the      WatchRelease (a release
-//	                         server by the failed attempt        handed to this executor)
-//	redlock                  in the Template, between attempts   WatchRelease, or the
-//	                                                             retry interval
+//	model          executors           waits                          woken by
+//	WaitInAcquire  memory, etcd,       inside Acquire, in the         its turn in the queue
+//	               zookeeper           backend's queue, until
+//	                                   Request.WaitUntil
+//	WaitQueued     redis, postgres     in the Template, queued on     WatchRelease (a release
+//	                                   the backend by the failed      handed to this executor)
+//	                                   attempt
+//	WaitPolling    redlock             in the Template, between       WatchRelease, or the
+//	                                   attempts                       retry interval
+//
+// An executor says [Capabilities.WaitsInAcquire] for the first,
+// [Capabilities.QueuedWaits] (with a [Waiter]) for the second; a Waiter
+// without either polls. One that is neither a Waiter nor says
+// WaitsInAcquire is taken to wait in Acquire, and tried again at the
+// retry interval when it does not.
 //
 // # Close
 //

@@ -5,61 +5,6 @@ import (
 	"time"
 )
 
-// Request describes one acquisition.
-type Request struct {
-	// Key is the lock key exactly as the caller gave it. Executors may map it
-	// into their own namespace (a ZooKeeper base path, an escaped name), and
-	// document how.
-	Key string
-
-	// Owner is a unique, crypto-random value for this acquisition. Release
-	// and renewal only touch a lock whose stored owner equals it.
-	Owner string
-
-	// TTL is the lease length. It is always positive.
-	TTL time.Duration
-
-	// Renewed is true when the Template's watchdog will keep the lease alive
-	// (no explicit expire). Executors with self-renewing leases may use it to
-	// pick a shared keep-alive session instead of a lease of their own.
-	Renewed bool
-
-	// Wait allows a queue-based executor to wait inside Acquire, in FIFO
-	// order, until WaitUntil (or until ctx is done). When false (TryLock)
-	// Acquire must make one attempt and return at once.
-	Wait bool
-
-	// WaitUntil ends a wait in the queue: at WaitUntil a queue-based
-	// executor gives up, cleans up and returns [ErrNotAcquired]. Zero means
-	// until ctx is done. The Template's ctx ends later than WaitUntil, by its
-	// attempt grace, so that a round trip in flight when the wait ends still
-	// completes and its answer counts: ctx bounds round trips, WaitUntil
-	// bounds waiting.
-	WaitUntil time.Time
-
-	// Shared asks for a read lock of Key: readers exclude only writers
-	// (requests without Shared or Permits, which take the key's write lock,
-	// the same as a mutex). Once a writer waits, readers that come later
-	// wait behind it. Only executors with [Capabilities.SharedLocks] get
-	// such requests from the Template.
-	Shared bool
-
-	// Permits, when positive, asks for one of Permits permits of a
-	// semaphore on Key: at most Permits holders at once, each with its own
-	// lease and token. Holders of one key must agree on Permits: an
-	// executor that sees a different count in use, or the key in use as a
-	// lock, returns an error wrapping [ErrInvalidConfig]. Only executors
-	// with [Capabilities.Semaphores] get such requests from the Template.
-	Permits int
-
-	// Followers is true when other callers of this process wait for the key
-	// behind this request (the Template's local queue). An executor whose
-	// waiters queue on the backend ([Capabilities.QueuedWaits]) may keep
-	// the process queued when this request takes the key, so that the next
-	// caller need not join the queue again.
-	Followers bool
-}
-
 // Executor is a lock backend. Implementations must be safe for concurrent use.
 type Executor interface {
 	// Name identifies the executor in a Template ("redis", "etcd", ...).

@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
+	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/lock4go/lock4go/executor"
+	"github.com/lock4go/lock4go/internal/kit"
 )
 
 // sessionRetries bounds how often one acquisition starts over on a fresh
@@ -84,7 +87,7 @@ func (e *Executor) acquire(ctx context.Context, req executor.Request) (executor.
 		}
 		ref := leaseRef{id: s.id, sess: s}
 		retry := ctx.Err() == nil && i < sessionRetries
-		wctx, cancel := waitContext(ctx, req.WaitUntil)
+		wctx, cancel := withWaitUntil(ctx, req.WaitUntil)
 		unlock, err := e.entryLocks.lock(wctx, entryKey{lease: s.id, pfx: q.entryLockName(req)}, req.Wait, ref.gone())
 		cancel()
 		switch {
@@ -165,7 +168,7 @@ func (e *Executor) attempt(ctx context.Context, req executor.Request, q queue, r
 // (longer than the safety margin) is then renewed once, so that it lasts
 // its full TTL from the grant: the wait must not eat it.
 func (e *Executor) awaitTurn(ctx context.Context, req executor.Request, q queue, own string, rev int64, ref leaseRef) error {
-	wctx, cancel := waitContext(ctx, req.WaitUntil)
+	wctx, cancel := withWaitUntil(ctx, req.WaitUntil)
 	var err error
 	if req.Permits > 0 {
 		err = e.waitPermit(wctx, q, own, rev, ref, req.Permits, req.Wait)
@@ -186,8 +189,9 @@ func (e *Executor) awaitTurn(ctx context.Context, req executor.Request, q queue,
 	return nil
 }
 
-// waitContext returns ctx bounded by until, or ctx itself for a zero until.
-func waitContext(ctx context.Context, until time.Time) (context.Context, context.CancelFunc) {
+// withWaitUntil returns ctx bounded by until, or ctx itself for a zero
+// until.
+func withWaitUntil(ctx context.Context, until time.Time) (context.Context, context.CancelFunc) {
 	if until.IsZero() {
 		return ctx, func() {}
 	}
@@ -233,4 +237,128 @@ func (e *Executor) waitErr(ctx context.Context, key string, err error) error {
 		return fmt.Errorf("etcd: acquire %q: lease ended while waiting: %w: %w", key, executor.ErrBackend, err)
 	}
 	return acquireErr(ctx, key, err)
+}
+
+// tryPut is the no-wait fast path: it writes the own entry only when the
+// range holds no key at all, so a busy key costs one read and no write. It
+// returns the entry's create revision when it wrote it (first), behind
+// when another member is older, and unknown when the range holds only keys
+// of longer locks or a leftover own entry (the caller then queues).
+func (e *Executor) tryPut(ctx context.Context, q queue, own, owner string, id clientv3.LeaseID) (int64, place, error) {
+	resp, err := e.c.Txn(ctx).
+		If(clientv3.Compare(clientv3.CreateRevision(q.dir), "=", 0).WithPrefix()).
+		Then(clientv3.OpPut(own, owner, clientv3.WithLease(id))).
+		Else(q.headOp()).
+		Commit()
+	if err != nil {
+		return 0, unknown, err
+	}
+	if resp.Succeeded {
+		return resp.Header.Revision, first, nil
+	}
+	kv := q.firstMember(resp.Responses[0].GetResponseRange().Kvs)
+	if kv == nil || string(kv.Key) == own {
+		return 0, unknown, nil
+	}
+	return 0, behind, nil
+}
+
+// enqueue writes the own entry and reads the head of the queue in the same
+// round trip, as concurrency.Mutex does. A leftover entry of this lease (a
+// clean-up that has not reached etcd) is taken over with its create
+// revision and its place. It returns the entry's create revision and its
+// place.
+func (e *Executor) enqueue(ctx context.Context, q queue, own, owner string, id clientv3.LeaseID) (int64, place, error) {
+	put := clientv3.OpPut(own, owner, clientv3.WithLease(id))
+	resp, err := e.c.Txn(ctx).
+		If(clientv3.Compare(clientv3.CreateRevision(own), "=", 0)).
+		Then(put, q.headOp()).
+		Else(put, clientv3.OpGet(own, clientv3.WithKeysOnly()), q.headOp()).
+		Commit()
+	if err != nil {
+		return 0, unknown, err
+	}
+	rev := resp.Header.Revision // the put's revision: the entry's creation
+	head := resp.Responses[1].GetResponseRange().Kvs
+	if !resp.Succeeded {
+		kvs := resp.Responses[1].GetResponseRange().Kvs
+		if len(kvs) == 0 { // cannot happen: the put is in the same transaction
+			return 0, unknown, errEntryGone
+		}
+		rev, head = kvs[0].CreateRevision, resp.Responses[2].GetResponseRange().Kvs
+	}
+	return rev, q.placeOf(rev, head), nil
+}
+
+// entryKey names one queue entry: a lock key under one lease. Two
+// acquisitions of one key under one shared lease would write the same etcd
+// key "<key>/<lease>", so the second would find the first's entry and take
+// it for its own: acquisitions of this process take turns on an entry
+// (entryLocks).
+type entryKey struct {
+	lease clientv3.LeaseID
+	pfx   string
+}
+
+// entryLocks are the turns of this process's acquisitions on their queue
+// entries. It is safe for concurrent use.
+type entryLocks struct {
+	turns kit.Turns[entryKey, struct{}]
+}
+
+// lock takes the entry k. When wait is false and the entry is in use it
+// returns errBusy at once; otherwise it waits until the entry is free, ctx
+// ends, or gone is closed. gone is closed when k's lease has ended (a lost
+// or closed session): such an entry is never handed out again, even when
+// its turn is free, so lock returns errSessionLost whenever gone is
+// closed, before or after the wait. The returned unlock may be called any
+// number of times; the first frees the entry.
+func (t *entryLocks) lock(ctx context.Context, k entryKey, wait bool, gone <-chan struct{}) (unlock func(), err error) {
+	if isClosed(gone) {
+		return nil, errSessionLost
+	}
+	turn, held := t.turns.Join(k)
+	if !held {
+		if !wait {
+			t.turns.Leave(turn)
+			return nil, errBusy
+		}
+		if err := turn.Wait(ctx, gone); err != nil {
+			t.turns.Leave(turn)
+			if errors.Is(err, kit.ErrGone) {
+				return nil, errSessionLost
+			}
+			return nil, executor.ContextError(ctx)
+		}
+	}
+	unlock = sync.OnceFunc(func() { t.turns.Release(turn) })
+	if isClosed(gone) {
+		// Lost meanwhile (dropLease may have run before this turn was
+		// made): never hand out an entry of an ended lease.
+		unlock()
+		return nil, errSessionLost
+	}
+	return unlock, nil
+}
+
+// dropLease forgets the entries of lease id. It is called once the lease's
+// session is lost or closed, after its gone channel has closed: the locks
+// that still hold an entry are lost and may never call Release (the
+// Template ends them by AfterLost), and lock hands out no entry of id any
+// more.
+func (t *entryLocks) dropLease(id clientv3.LeaseID) {
+	t.turns.Forget(func(k entryKey) bool { return k.lease == id })
+}
+
+// count returns how many entries are held or waited for.
+func (t *entryLocks) count() int { return len(t.turns.States()) }
+
+// isClosed reports whether ch is closed; a nil ch never is.
+func isClosed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
 }

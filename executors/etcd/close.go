@@ -74,23 +74,3 @@ func (e *Executor) endFixed(ctx context.Context, l *lease) error {
 	}
 	return nil
 }
-
-// hold hands out l, just acquired: a lock with a grant of its own joins the
-// locks Close ends. One acquired while Close ran is released instead.
-func (e *Executor) hold(ctx context.Context, l *lease) (executor.Lease, error) {
-	if l.ref.grant == nil || e.fixed.Add(l) {
-		return l, nil
-	}
-	e.void(ctx, l.entry, l.rev, l.ref, l.finish)
-	return nil, e.closedErr("acquire", l.key)
-}
-
-// closedErr reports a call after Close.
-func (e *Executor) closedErr(op, key string) error {
-	return fmt.Errorf("etcd: %s %q: %w", op, key, executor.ErrClosed)
-}
-
-// isClosed reports whether Close has begun.
-func (e *Executor) isClosed() bool {
-	return e.life.Err() != nil
-}

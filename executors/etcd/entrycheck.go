@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -18,38 +17,6 @@ var errDeleted = errors.New("lock entry deleted behind its holder")
 // etcd refuses a transaction with more operations in a branch than its
 // --max-txn-ops, 128 by default.
 const maxCheckCompares = 128
-
-// heldEntries are the locks held under one session's lease. It is safe for
-// concurrent use.
-type heldEntries struct {
-	mu sync.Mutex
-	m  map[*lease]struct{}
-}
-
-func (h *heldEntries) add(l *lease) {
-	h.mu.Lock()
-	if h.m == nil {
-		h.m = map[*lease]struct{}{}
-	}
-	h.m[l] = struct{}{}
-	h.mu.Unlock()
-}
-
-func (h *heldEntries) remove(l *lease) {
-	h.mu.Lock()
-	delete(h.m, l)
-	h.mu.Unlock()
-}
-
-func (h *heldEntries) list() []*lease {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	ls := make([]*lease, 0, len(h.m))
-	for l := range h.m {
-		ls = append(ls, l)
-	}
-	return ls
-}
 
 // startCheck checks the entries in the background (so that a slow check
 // never delays a keep-alive), unless a check is still running.

@@ -7,7 +7,13 @@ import (
 )
 
 // newSlots returns an empty table.
-func newSlots() *entryLocks { return &entryLocks{m: map[entryKey]*entryLock{}} }
+func newSlots() *entryLocks { return &entryLocks{} }
+
+// has reports whether tb holds a turn on k.
+func has(tb *entryLocks, k entryKey) bool {
+	st := tb.turns.State(k)
+	return st.Taken || st.Waiting > 0
+}
 
 // A entryLock of a lease whose session is lost is never handed out, even when
 // its token is free (the fast path), waiting or not.
@@ -19,7 +25,7 @@ func TestSlots_lock_goneFastPath(t *testing.T) {
 		if _, err := tb.lock(t.Context(), entryKey{lease: 1, pfx: "k/"}, wait, gone); !errors.Is(err, errSessionLost) {
 			t.Fatalf("lock(wait=%v) of a free entryLock after loss = %v, want errSessionLost", wait, err)
 		}
-		if n := len(tb.m); n != 0 {
+		if n := tb.count(); n != 0 {
 			t.Fatalf("%d entryLocks left after a refused lock, want 0", n)
 		}
 	}
@@ -52,18 +58,18 @@ func TestSlots_dropLease(t *testing.T) {
 	if err := <-waiter; !errors.Is(err, errSessionLost) {
 		t.Fatalf("waiter after loss = %v, want errSessionLost", err)
 	}
-	if _, ok := tb.m[lost]; ok || len(tb.m) != 1 {
-		t.Fatalf("entryLocks after dropLease = %v, want only the other lease's", tb.m)
+	if has(tb, lost) || tb.count() != 1 {
+		t.Fatalf("%d entryLocks after dropLease, want only the other lease's", tb.count())
 	}
 	unlockHeld() // a Release after the loss
 	if _, err := tb.lock(t.Context(), lost, false, gone); !errors.Is(err, errSessionLost) {
 		t.Fatalf("lock after dropLease = %v, want errSessionLost", err)
 	}
-	if _, ok := tb.m[other]; !ok || len(tb.m) != 1 {
-		t.Fatalf("entryLocks after a late unlock = %v, want only the other lease's", tb.m)
+	if !has(tb, other) || tb.count() != 1 {
+		t.Fatalf("%d entryLocks after a late unlock, want only the other lease's", tb.count())
 	}
 	unlockOther()
-	if len(tb.m) != 0 {
-		t.Fatalf("entryLocks at the end = %v, want none", tb.m)
+	if tb.count() != 0 {
+		t.Fatalf("%d entryLocks at the end, want none", tb.count())
 	}
 }

@@ -75,7 +75,6 @@ func New(client *clientv3.Client, opts Options) (*Executor, error) {
 		recipeWrites: opts.RWLockLayout,
 		log:          opts.Logger,
 		pollAfter:    defaultPollAfter,
-		entryLocks:   entryLocks{m: map[entryKey]*entryLock{}},
 		renewals:     newRenewStream(),
 		sessions:     map[int64]*session{},
 		pending:      map[int64]*pendingSession{},
@@ -94,11 +93,31 @@ func (e *Executor) Priority() int { return e.priority }
 // shared keep-alive session, and the executor has read locks (in the
 // layout of etcd's recipes RWMutex) and semaphores (see docs/etcd.md).
 func (e *Executor) Capabilities() executor.Capabilities {
-	return executor.Capabilities{SelfRenewing: true, SharedLocks: true, Semaphores: true}
+	return executor.Capabilities{SelfRenewing: true, WaitsInAcquire: true, SharedLocks: true, Semaphores: true}
 }
 
 // detached returns a context for a clean-up round trip: free of the
 // caller's cancellation, bounded by cleanupTimeout and ended by Close.
 func (e *Executor) detached() (context.Context, context.CancelFunc) {
 	return context.WithTimeout(e.life, cleanupTimeout)
+}
+
+// hold hands out l, just acquired: a lock with a grant of its own joins the
+// locks Close ends. One acquired while Close ran is released instead.
+func (e *Executor) hold(ctx context.Context, l *lease) (executor.Lease, error) {
+	if l.ref.grant == nil || e.fixed.Add(l) {
+		return l, nil
+	}
+	e.void(ctx, l.entry, l.rev, l.ref, l.finish)
+	return nil, e.closedErr("acquire", l.key)
+}
+
+// closedErr reports a call after Close.
+func (e *Executor) closedErr(op, key string) error {
+	return fmt.Errorf("etcd: %s %q: %w", op, key, executor.ErrClosed)
+}
+
+// isClosed reports whether Close has begun.
+func (e *Executor) isClosed() bool {
+	return e.life.Err() != nil
 }

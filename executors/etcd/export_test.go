@@ -30,11 +30,7 @@ var Refused = refused
 var ErrNoConnection = errNoConnection
 
 // SlotCount returns how many queue entries e's table of entryLocks holds.
-func SlotCount(e *Executor) int {
-	e.entryLocks.mu.Lock()
-	defer e.entryLocks.mu.Unlock()
-	return len(e.entryLocks.m)
-}
+func SlotCount(e *Executor) int { return e.entryLocks.count() }
 
 // SessionLease returns the lease of e's shared session for ttl, or 0.
 func SessionLease(e *Executor, ttl time.Duration) clientv3.LeaseID {

@@ -253,3 +253,35 @@ func (l *lease) isReleased() bool {
 	defer l.mu.Unlock()
 	return l.released
 }
+
+// heldEntries are the locks held under one session's lease. It is safe for
+// concurrent use.
+type heldEntries struct {
+	mu sync.Mutex
+	m  map[*lease]struct{}
+}
+
+func (h *heldEntries) add(l *lease) {
+	h.mu.Lock()
+	if h.m == nil {
+		h.m = map[*lease]struct{}{}
+	}
+	h.m[l] = struct{}{}
+	h.mu.Unlock()
+}
+
+func (h *heldEntries) remove(l *lease) {
+	h.mu.Lock()
+	delete(h.m, l)
+	h.mu.Unlock()
+}
+
+func (h *heldEntries) list() []*lease {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	ls := make([]*lease, 0, len(h.m))
+	for l := range h.m {
+		ls = append(ls, l)
+	}
+	return ls
+}

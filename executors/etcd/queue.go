@@ -2,6 +2,7 @@ package etcd
 
 import (
 	"bytes"
+	"context"
 	"strconv"
 
 	"go.etcd.io/etcd/api/v3/mvccpb"
@@ -77,9 +78,9 @@ func (q queue) writeEntry(id clientv3.LeaseID) string {
 	return q.dir + writeDir + strconv.FormatInt(int64(id), 16)
 }
 
-// entryLockName names the entry lock of req's entry in this process (see
-// entryLocks): the queue's for a lock, whose entry is the lease's, and the
-// entry's own for a read lock.
+// entryLockName names req's entry among this process's turns on entries
+// (entryLocks): the queue's for a lock, whose entry is the lease's, and
+// the entry's own for a read lock or permit.
 func (q queue) entryLockName(req executor.Request) string {
 	switch {
 	case req.Shared:
@@ -163,4 +164,90 @@ func (q queue) placeOf(rev int64, head []*mvccpb.KeyValue) place {
 	default:
 		return behind
 	}
+}
+
+// position is a read of the queue from the own entry's point of view.
+type position struct {
+	// blockers are the members the own entry waits for, newest first: the
+	// member created last before it (for a read lock, the writer created
+	// last before it), and when that is a reader, for a writer, every
+	// reader before it back to the first older writer, which is included.
+	// Empty when the own entry holds the lock.
+	blockers []*mvccpb.KeyValue
+	at       int64 // the revision of the read
+	size     int64 // keys in the range, longer locks' included
+}
+
+// pred returns the blocker created last, or nil.
+func (t position) pred() *mvccpb.KeyValue {
+	if len(t.blockers) == 0 {
+		return nil
+	}
+	return t.blockers[0]
+}
+
+// blockerPage is the page of the reads after the first: of the members
+// created before an entry, newest first.
+const blockerPage = 64
+
+// blockers reads the blockers of the own entry of create revision rev
+// (see position.blockers; shared is a read lock's wait). Every read also checks
+// that the own entry still has create revision rev, so a lease that expired
+// or was revoked while waiting is never mistaken for the lock (the Jepsen
+// etcd 3.4.3 finding); it fails with errEntryGone then. A plain queue costs
+// one read of one key (limit 1); a writer behind readers reads on, in
+// pages of blockerPage. A re-read of readers known to block a writer
+// starts with limit blockerPage: one round trip.
+func (e *Executor) blockers(ctx context.Context, q queue, own string, rev int64, shared bool, limit int64) (position, error) {
+	below := rev
+	var t position
+	for {
+		opts := []clientv3.OpOption{
+			clientv3.WithPrefix(), clientv3.WithKeysOnly(), clientv3.WithLimit(limit),
+			clientv3.WithSort(clientv3.SortByCreateRevision, clientv3.SortDescend),
+			clientv3.WithMaxCreateRev(below - 1),
+		}
+		resp, err := e.c.Txn(ctx).
+			If(clientv3.Compare(clientv3.CreateRevision(own), "=", rev)).
+			Then(clientv3.OpGet(q.dir, opts...)).
+			Commit()
+		if err != nil {
+			return position{}, err
+		}
+		if !resp.Succeeded {
+			return position{}, errEntryGone
+		}
+		rr := resp.Responses[0].GetResponseRange()
+		if t.at == 0 {
+			t.at = resp.Header.Revision
+			t.size = rr.Count // etcd counts the range before the revision filter
+		}
+		if t.addBlockers(q, rr.Kvs, shared) {
+			return t, nil
+		}
+		if !rr.More || len(rr.Kvs) == 0 || rr.Kvs[len(rr.Kvs)-1].CreateRevision <= 1 {
+			return t, nil
+		}
+		// A page of longer locks' entries, of readers for a reader, or of
+		// readers a writer waits for: read on, in larger pages.
+		below, limit = rr.Kvs[len(rr.Kvs)-1].CreateRevision, blockerPage
+	}
+}
+
+// addBlockers adds the blockers among kvs (a page of the range, newest
+// first) and reports whether the set is complete: a read lock waits for
+// the last writer before it only; a writer for the member created last
+// before it and, when that is a reader, for every reader before it back to
+// the first older writer.
+func (t *position) addBlockers(q queue, kvs []*mvccpb.KeyValue, shared bool) bool {
+	for _, kv := range kvs {
+		if !q.member(kv.Key) || (shared && q.reader(kv.Key)) {
+			continue
+		}
+		t.blockers = append(t.blockers, kv)
+		if shared || !q.reader(kv.Key) {
+			return true
+		}
+	}
+	return false
 }

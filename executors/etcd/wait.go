@@ -3,148 +3,15 @@ package etcd
 import (
 	"context"
 	"errors"
+	"fmt"
+	"sync"
 	"time"
 
 	"go.etcd.io/etcd/api/v3/mvccpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/lock4go/lock4go/internal/kit"
 )
-
-// tryPut is the no-wait fast path: it writes the own entry only when the
-// range holds no key at all, so a busy key costs one read and no write. It
-// returns the entry's create revision when it wrote it (first), behind
-// when another member is older, and unknown when the range holds only keys
-// of longer locks or a leftover own entry (the caller then queues).
-func (e *Executor) tryPut(ctx context.Context, q queue, own, owner string, id clientv3.LeaseID) (int64, place, error) {
-	resp, err := e.c.Txn(ctx).
-		If(clientv3.Compare(clientv3.CreateRevision(q.dir), "=", 0).WithPrefix()).
-		Then(clientv3.OpPut(own, owner, clientv3.WithLease(id))).
-		Else(q.headOp()).
-		Commit()
-	if err != nil {
-		return 0, unknown, err
-	}
-	if resp.Succeeded {
-		return resp.Header.Revision, first, nil
-	}
-	kv := q.firstMember(resp.Responses[0].GetResponseRange().Kvs)
-	if kv == nil || string(kv.Key) == own {
-		return 0, unknown, nil
-	}
-	return 0, behind, nil
-}
-
-// enqueue writes the own entry and reads the head of the queue in the same
-// round trip, as concurrency.Mutex does. A leftover entry of this lease (a
-// clean-up that has not reached etcd) is taken over with its create
-// revision and its place. It returns the entry's create revision and its
-// place.
-func (e *Executor) enqueue(ctx context.Context, q queue, own, owner string, id clientv3.LeaseID) (int64, place, error) {
-	put := clientv3.OpPut(own, owner, clientv3.WithLease(id))
-	resp, err := e.c.Txn(ctx).
-		If(clientv3.Compare(clientv3.CreateRevision(own), "=", 0)).
-		Then(put, q.headOp()).
-		Else(put, clientv3.OpGet(own, clientv3.WithKeysOnly()), q.headOp()).
-		Commit()
-	if err != nil {
-		return 0, unknown, err
-	}
-	rev := resp.Header.Revision // the put's revision: the entry's creation
-	head := resp.Responses[1].GetResponseRange().Kvs
-	if !resp.Succeeded {
-		kvs := resp.Responses[1].GetResponseRange().Kvs
-		if len(kvs) == 0 { // cannot happen: the put is in the same transaction
-			return 0, unknown, errEntryGone
-		}
-		rev, head = kvs[0].CreateRevision, resp.Responses[2].GetResponseRange().Kvs
-	}
-	return rev, q.placeOf(rev, head), nil
-}
-
-// turn is a read of the queue from the own entry's point of view.
-type turn struct {
-	// blockers are the members the own entry waits for, newest first: the
-	// member created last before it (for a read lock, the writer created
-	// last before it), and when that is a reader, for a writer, every
-	// reader before it back to the first older writer, which is included.
-	// Empty when the own entry holds the lock.
-	blockers []*mvccpb.KeyValue
-	at       int64 // the revision of the read
-	size     int64 // keys in the range, longer locks' included
-}
-
-// pred returns the blocker created last, or nil.
-func (t turn) pred() *mvccpb.KeyValue {
-	if len(t.blockers) == 0 {
-		return nil
-	}
-	return t.blockers[0]
-}
-
-// blockerPage is the page of the reads after the first: of the members
-// created before an entry, newest first.
-const blockerPage = 64
-
-// blockers reads the blockers of the own entry of create revision rev
-// (see turn.blockers; shared is a read lock's wait). Every read also checks
-// that the own entry still has create revision rev, so a lease that expired
-// or was revoked while waiting is never mistaken for the lock (the Jepsen
-// etcd 3.4.3 finding); it fails with errEntryGone then. A plain queue costs
-// one read of one key (limit 1); a writer behind readers reads on, in
-// pages of blockerPage. A re-read of readers known to block a writer
-// starts with limit blockerPage: one round trip.
-func (e *Executor) blockers(ctx context.Context, q queue, own string, rev int64, shared bool, limit int64) (turn, error) {
-	below := rev
-	var t turn
-	for {
-		opts := []clientv3.OpOption{
-			clientv3.WithPrefix(), clientv3.WithKeysOnly(), clientv3.WithLimit(limit),
-			clientv3.WithSort(clientv3.SortByCreateRevision, clientv3.SortDescend),
-			clientv3.WithMaxCreateRev(below - 1),
-		}
-		resp, err := e.c.Txn(ctx).
-			If(clientv3.Compare(clientv3.CreateRevision(own), "=", rev)).
-			Then(clientv3.OpGet(q.dir, opts...)).
-			Commit()
-		if err != nil {
-			return turn{}, err
-		}
-		if !resp.Succeeded {
-			return turn{}, errEntryGone
-		}
-		rr := resp.Responses[0].GetResponseRange()
-		if t.at == 0 {
-			t.at = resp.Header.Revision
-			t.size = rr.Count // etcd counts the range before the revision filter
-		}
-		if t.addBlockers(q, rr.Kvs, shared) {
-			return t, nil
-		}
-		if !rr.More || len(rr.Kvs) == 0 || rr.Kvs[len(rr.Kvs)-1].CreateRevision <= 1 {
-			return t, nil
-		}
-		// A page of longer locks' entries, of readers for a reader, or of
-		// readers a writer waits for: read on, in larger pages.
-		below, limit = rr.Kvs[len(rr.Kvs)-1].CreateRevision, blockerPage
-	}
-}
-
-// addBlockers adds the blockers among kvs (a page of the range, newest
-// first) and reports whether the set is complete: a read lock waits for
-// the last writer before it only; a writer for the member created last
-// before it and, when that is a reader, for every reader before it back to
-// the first older writer.
-func (t *turn) addBlockers(q queue, kvs []*mvccpb.KeyValue, shared bool) bool {
-	for _, kv := range kvs {
-		if !q.member(kv.Key) || (shared && q.reader(kv.Key)) {
-			continue
-		}
-		t.blockers = append(t.blockers, kv)
-		if shared || !q.reader(kv.Key) {
-			return true
-		}
-	}
-	return false
-}
 
 // waitTurn waits until the own entry of create revision rev is the first
 // member: it reads its blockers, watches only them (the predecessor's key,
@@ -205,4 +72,274 @@ func (e *Executor) renewWaiting(ctx context.Context, ref leaseRef, timer *time.T
 	}
 	timer.Reset(ref.grant.renewIn())
 	return nil
+}
+
+// blockWatch is one wait for the blockers of the own entry to go: one watch, on
+// the predecessor's key when it is the only blocker (a release then wakes
+// only the next waiter), on the queue's range when several readers block a
+// writer (one watch sees them all go, instead of one watch per reader).
+//
+// The watch is opened without a start revision. A watch whose start is at
+// or below the store's current revision is "unsynced" in etcd: its events
+// wait for etcd's 100 ms catch-up loop. That is what gives
+// concurrency.Mutex, which watches from the read revision, hand-off tails
+// of up to 100 ms, and it also hits a watch from the read revision + 1
+// whenever any write lands between the read and the watch. Without a start
+// revision etcd starts the watch at its current revision + 1, which is
+// synced unless a write races the registration inside etcd; under a steady
+// write load that still happens now and then. So:
+//
+//   - the creation reply says at which revision the watch took over; when
+//     that is after the read, the blockers are read again at once, so that
+//     a delete in between is never missed;
+//   - in a short queue (pollQueue keys at most), where the predecessor may
+//     go within the first 100 ms while the watch may be unsynced, it is
+//     also read at growing intervals (defaultPollAfter), a handful of reads
+//     that bound the tail. In a longer queue a new entry waits longer than
+//     that, and its watch is synced by the time it matters. Readers ahead
+//     of a writer are not polled: under their churn each read waits behind
+//     their writes, and the reads cost the writer more than they save.
+//
+// While it waits it keeps a fixed lock's grant alive, so a long queue
+// cannot outlast a fixed-expire lease.
+type blockWatch struct {
+	e      *Executor
+	q      queue
+	t      position
+	own    string
+	rev    int64 // the own entry's create revision
+	shared bool  // a read lock's wait
+
+	left       map[string]bool // blockers not seen deleted yet, when watching the range
+	poll       *time.Timer     // the next backing read
+	renewTimer *time.Timer     // the next renewal of a fixed lock's grant, or nil
+	created    bool            // the watch's creation reply came
+	polls      int             // backing reads scheduled so far
+	started    time.Time       // when the watch was created
+	gap        bool            // the watch started after the read: read again
+}
+
+// wait waits until the blockers are gone (or one of them is, for a single
+// predecessor: the caller reads the queue again).
+func (w *blockWatch) wait(ctx context.Context, ref leaseRef) error {
+	wctx, cancel := context.WithCancel(clientv3.WithRequireLeader(ctx))
+	defer cancel()
+	w.poll = time.NewTimer(time.Hour)
+	w.poll.Stop()
+	defer w.poll.Stop()
+	w.e.holdWatchStream(w.q.dir)
+	wch := w.open(wctx)
+	var renew <-chan time.Time
+	if ref.grant != nil {
+		w.renewTimer = time.NewTimer(ref.grant.renewIn())
+		defer w.renewTimer.Stop()
+		renew = w.renewTimer.C
+	}
+	for {
+		var (
+			done bool
+			err  error
+		)
+		select {
+		case wr, ok := <-wch:
+			done, err = w.watched(ctx, wr, ok)
+		case <-w.poll.C:
+			done, err = w.read(ctx)
+		case <-renew:
+			err = w.e.renewWaiting(ctx, ref, w.renewTimer)
+		case <-ctx.Done():
+			return errWaitEnded
+		case <-ref.gone():
+			return errSessionLost
+		case <-w.e.life.Done():
+			return ErrClosed
+		}
+		if done || err != nil {
+			return err
+		}
+	}
+}
+
+// open opens the watch: on the predecessor's key, or on the queue's range
+// when several members block.
+func (w *blockWatch) open(ctx context.Context) clientv3.WatchChan {
+	opts := []clientv3.OpOption{clientv3.WithCreatedNotify(), clientv3.WithFilterPut()}
+	if len(w.t.blockers) == 1 {
+		return w.e.c.Watch(ctx, string(w.t.pred().Key), opts...)
+	}
+	w.track()
+	return w.e.c.Watch(ctx, w.q.dir, append(opts, clientv3.WithPrefix())...)
+}
+
+// track records the blockers as not yet seen deleted.
+func (w *blockWatch) track() {
+	w.left = make(map[string]bool, len(w.t.blockers))
+	for _, kv := range w.t.blockers {
+		w.left[string(kv.Key)] = true
+	}
+}
+
+// watched handles a watch reply (ok false: the channel closed) and reports
+// whether the wait is over.
+func (w *blockWatch) watched(ctx context.Context, wr clientv3.WatchResponse, ok bool) (bool, error) {
+	switch {
+	case !ok && ctx.Err() != nil:
+		return false, errWaitEnded
+	case !ok:
+		return false, errWatch
+	case wr.Err() != nil:
+		return false, fmt.Errorf("%w: %w", errWatch, wr.Err())
+	case wr.Created:
+		return false, w.onCreated(wr.Header.Revision)
+	}
+	for _, ev := range wr.Events {
+		if ev.Type != mvccpb.DELETE {
+			continue
+		}
+		if w.left == nil {
+			return true, nil // the predecessor's key
+		}
+		// A delete at or before the read was of an earlier entry of the
+		// same key.
+		if ev.Kv.ModRevision > w.t.at && w.left[string(ev.Kv.Key)] {
+			delete(w.left, string(ev.Kv.Key))
+		}
+	}
+	return w.left != nil && len(w.left) == 0, nil
+}
+
+// onCreated starts the backing reads once the watch exists at revision
+// rev: one at once if the watch started after the read of the queue, else
+// the configured ones while the blockers may go soon.
+func (w *blockWatch) onCreated(rev int64) error {
+	if w.created {
+		return errWatch
+	}
+	w.created, w.started = true, time.Now()
+	if rev > w.t.at {
+		w.gap = true
+		w.poll.Reset(0)
+	} else if len(w.e.pollAfter) > 0 && w.polled() {
+		w.poll.Reset(w.e.pollAfter[0])
+		w.polls = 1
+	}
+	return nil
+}
+
+// polled reports whether the watch is backed by reads during its first
+// 100 ms: in a short queue.
+func (w *blockWatch) polled() bool {
+	return w.t.size <= pollQueue
+}
+
+// read reads the blockers again and reports whether the wait is over; it
+// schedules the next backing read.
+func (w *blockWatch) read(ctx context.Context) (bool, error) {
+	gone, err := w.readBlockers(ctx)
+	switch {
+	case ctx.Err() != nil:
+		return false, errWaitEnded
+	case err != nil && w.gap:
+		return false, fmt.Errorf("%w: %w", errWatch, err) // read the queue again
+	case err == nil && gone:
+		return true, nil
+	case err == nil:
+		w.gap = false
+	}
+	if w.polls < len(w.e.pollAfter) && w.polled() {
+		w.poll.Reset(time.Until(w.started.Add(w.e.pollAfter[w.polls])))
+		w.polls++
+	}
+	return false, nil
+}
+
+// readBlockers reads the predecessor's key (it reports whether that entry
+// is gone), or, when watching the range, the blockers (it reports whether
+// none is left, and tracks those that are).
+func (w *blockWatch) readBlockers(ctx context.Context) (bool, error) {
+	if w.left == nil {
+		pred := w.t.pred()
+		resp, err := w.e.c.Get(ctx, string(pred.Key), clientv3.WithKeysOnly())
+		if err != nil {
+			return false, err
+		}
+		return len(resp.Kvs) == 0 || resp.Kvs[0].CreateRevision != pred.CreateRevision, nil
+	}
+	t, err := w.e.blockers(ctx, w.q, w.own, w.rev, w.shared, blockerPage)
+	if err != nil {
+		return false, err
+	}
+	w.t = t
+	w.track()
+	return len(t.blockers) == 0, nil
+}
+
+// pollQueue is the longest queue (in keys) whose waiters back a new watch
+// with reads.
+const pollQueue = 4
+
+// defaultPollAfter is when, after its creation, a watch that may still be
+// unsynced is backed by a read of the blockers. etcd syncs a watch within
+// 100 ms.
+var defaultPollAfter = []time.Duration{3 * time.Millisecond, 10 * time.Millisecond, 25 * time.Millisecond, 50 * time.Millisecond, 100 * time.Millisecond}
+
+// streamHold keeps the client's watch stream open between waits.
+//
+// clientv3 authenticates again each time it opens a gRPC stream (its stream
+// interceptor calls Authenticate, etcd issue 11954's fix), and it closes a
+// watch stream when the last watch on it ends. With a user and password,
+// each wait for a turn would open a stream and pay an Authenticate: a bcrypt
+// check of the password on the server, ~90 ms on this project's machines,
+// which made hand-offs with auth enabled ten times slower than without.
+// One watch held open for the executor's lifetime keeps the stream, and
+// every later watch (same metadata: WithRequireLeader) rides on it.
+type streamHold struct {
+	once sync.Once
+}
+
+// Bounds of the pause before the held watch is opened again after it ended
+// (no leader, a refused permission, a broken connection).
+const (
+	holdRetryMin = 50 * time.Millisecond
+	holdRetryMax = 5 * time.Second
+)
+
+// holdWatchStream opens the held watch, on key, the first time a wait needs
+// a watch, when the client authenticates with a password; clients without
+// one pay nothing. key is a key the caller may read (the exact queue
+// directory "<pfx>/", where lock4go never writes).
+func (e *Executor) holdWatchStream(key string) {
+	if e.c.Username == "" || e.c.Password == "" {
+		return
+	}
+	e.stream.once.Do(func() {
+		// Opened here, before the caller's own watch, so that both share
+		// the stream this opens.
+		ctx, cancel := context.WithCancel(clientv3.WithRequireLeader(e.life))
+		wch := e.c.Watch(ctx, key)
+		if !e.bg.Go(func() { e.keepWatchStream(key, wch, cancel) }) {
+			cancel()
+		}
+	})
+}
+
+// keepWatchStream drains the held watch and opens it again whenever it
+// ends, until the executor closes.
+func (e *Executor) keepWatchStream(key string, wch clientv3.WatchChan, cancel context.CancelFunc) {
+	backoff := kit.Backoff{Min: holdRetryMin, Max: holdRetryMax}
+	for {
+		opened := time.Now()
+		for range wch { // nothing is written at key; the channel closes when the watch ends
+		}
+		cancel()
+		if time.Since(opened) > holdRetryMax {
+			backoff.Reset()
+		}
+		if !backoff.Wait(e.life.Done()) {
+			return
+		}
+		var ctx context.Context
+		ctx, cancel = context.WithCancel(clientv3.WithRequireLeader(e.life))
+		wch = e.c.Watch(ctx, key)
+	}
 }

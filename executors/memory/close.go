@@ -23,7 +23,7 @@ func (e *Executor) Close() error {
 	}
 	e.closed = true
 	close(e.done)
-	var fs []lostFunc
+	var runs []func()
 	for _, en := range e.keys {
 		for _, l := range append([]*lease{en.writer}, en.shared...) {
 			if l == nil {
@@ -31,7 +31,7 @@ func (e *Executor) Close() error {
 			}
 			l.held = false
 			l.timer.Stop()
-			fs = append(fs, l.markLost(errClosed)...)
+			runs = append(runs, l.loss.End(errClosed))
 		}
 		// The waiters see done and leave: nothing is granted any more.
 		en.writer, en.shared, en.queue = nil, nil, nil
@@ -45,8 +45,8 @@ func (e *Executor) Close() error {
 		}
 	}
 	e.mu.Unlock()
-	for _, lf := range fs {
-		lf.f()
+	for _, run := range runs {
+		run()
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/lock4go/lock4go/executor"
+	"github.com/lock4go/lock4go/internal/kit"
 )
 
 // lease is one held lock of an [Executor]. key, owner and token are
@@ -19,15 +20,10 @@ type lease struct {
 	start    time.Time
 	deadline time.Time
 	timer    *time.Timer
-	held     bool  // a holder of its key
-	lost     error // why it was lost, or nil
-	onLost   []lostFunc
-	nextID   int
-}
-
-type lostFunc struct {
-	id int
-	f  func()
+	held     bool // a holder of its key
+	// loss is set, under e.mu, when the lease is lost: expired,
+	// force-released or ended by Close.
+	loss kit.Loss
 }
 
 var (
@@ -76,44 +72,18 @@ func (l *lease) Release(context.Context) error {
 // notHeld is the error of op on a lease no longer held, with the cause of
 // its loss if it was lost. The caller holds l.e.mu.
 func (l *lease) notHeld(op string) error {
-	if l.lost != nil {
-		return fmt.Errorf("memory: %s %q: %w: %w", op, l.key, executor.ErrLockNotHeld, l.lost)
+	if cause := l.loss.Cause(); cause != nil {
+		return fmt.Errorf("memory: %s %q: %w: %w", op, l.key, executor.ErrLockNotHeld, cause)
 	}
 	return fmt.Errorf("memory: %s %q: %w", op, l.key, executor.ErrLockNotHeld)
 }
 
 // LostCause implements [executor.LostCauser].
-func (l *lease) LostCause() error {
-	l.e.mu.Lock()
-	defer l.e.mu.Unlock()
-	return l.lost
-}
+func (l *lease) LostCause() error { return l.loss.Cause() }
 
 // AfterLost implements [executor.Lease] without a goroutine per lease:
-// f runs when the lease expires.
-func (l *lease) AfterLost(f func()) func() bool {
-	l.e.mu.Lock()
-	if l.lost != nil {
-		l.e.mu.Unlock()
-		go f()
-		return func() bool { return false }
-	}
-	id := l.nextID
-	l.nextID++
-	l.onLost = append(l.onLost, lostFunc{id: id, f: f})
-	l.e.mu.Unlock()
-	return func() bool {
-		l.e.mu.Lock()
-		defer l.e.mu.Unlock()
-		for i, lf := range l.onLost {
-			if lf.id == id {
-				l.onLost = append(l.onLost[:i], l.onLost[i+1:]...)
-				return true
-			}
-		}
-		return false
-	}
-}
+// f runs when the lease expires, is force-released or Close ends it.
+func (l *lease) AfterLost(f func()) func() bool { return l.loss.After(f) }
 
 // expire runs from the lease's timer. A renewal may have raced with the
 // timer firing, so the deadline decides.
@@ -129,19 +99,7 @@ func (l *lease) expire() {
 		return
 	}
 	l.e.drop(l)
-	fs := l.markLost(errExpired)
+	run := l.loss.End(errExpired)
 	l.e.mu.Unlock()
-	for _, lf := range fs {
-		lf.f()
-	}
-}
-
-// markLost marks l lost for cause and returns the functions registered
-// with AfterLost, for the caller to run once it has unlocked l.e.mu, which
-// it holds.
-func (l *lease) markLost(cause error) []lostFunc {
-	l.lost = cause
-	fs := l.onLost
-	l.onLost = nil
-	return fs
+	run()
 }

@@ -134,7 +134,7 @@ func (e *Executor) wait(ctx context.Context, en *entry, w *waiter) (executor.Lea
 // I/O, so the Template need not bound its calls with deadlines, and it has
 // read locks and semaphores.
 func (e *Executor) Capabilities() executor.Capabilities {
-	return executor.Capabilities{InProcess: true, SharedLocks: true, Semaphores: true}
+	return executor.Capabilities{InProcess: true, WaitsInAcquire: true, SharedLocks: true, Semaphores: true}
 }
 
 // WatchRelease implements [executor.Waiter]: the channel receives a value
@@ -219,11 +219,9 @@ func (e *Executor) ForceRelease(_ context.Context, key string, h executor.Holder
 		return fmt.Errorf("memory: force release %q: %w", key, executor.ErrLockNotHeld)
 	}
 	e.drop(l)
-	fs := l.markLost(errForced)
+	run := l.loss.End(errForced)
 	e.mu.Unlock()
-	for _, lf := range fs {
-		lf.f()
-	}
+	run()
 	return nil
 }
 

@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/lock4go/lock4go/executor"
@@ -84,44 +83,4 @@ func (e *Executor) endHeld(held []*lease, keys []string) error {
 		}
 		return nil
 	})
-}
-
-// isClosed reports whether Close has begun.
-func (e *Executor) isClosed() bool { return e.life.Err() != nil }
-
-// closedErr is the error of op on key after Close.
-func closedErr(op, key string) error {
-	return fmt.Errorf("postgres: %s %q: %w", op, key, executor.ErrClosed)
-}
-
-// refuseLate releases l, acquired while Close ran, and returns the error
-// of the acquisition: no lease is handed out after Close has taken the
-// held ones.
-func (e *Executor) refuseLate(l *lease) error {
-	ctx, cancel := context.WithTimeout(context.Background(), e.opts.CleanupTimeout)
-	defer cancel()
-	_, _ = e.queryInt(ctx, e.sql.release, l.key, l.owner, e.claimMs, "")
-	return closedErr("acquire", l.key)
-}
-
-// fired returns a channel that is ready at once: the watch of a closed
-// executor.
-func fired() <-chan struct{} {
-	ch := make(chan struct{}, 1)
-	ch <- struct{}{}
-	return ch
-}
-
-// lostErr is the error of op on a lease [Executor.Close] ended.
-func (l *lease) lostErr(op string) error {
-	return fmt.Errorf("postgres: %s %q: %w: %w", op, l.key, executor.ErrLockNotHeld, l.loss.Cause())
-}
-
-// settle forgets l, found no longer held by a renewal or release, in the
-// executor's held leases, and returns err.
-func (l *lease) settle(err error) error {
-	if err != nil && errors.Is(err, executor.ErrLockNotHeld) {
-		l.e.held.Remove(l)
-	}
-	return err
 }

@@ -4,9 +4,11 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -148,4 +150,73 @@ func newMember() string {
 	var b [8]byte
 	_, _ = rand.Read(b[:]) // never fails (crypto/rand)
 	return hex.EncodeToString(b[:])
+}
+
+// callContext returns the context a statement runs on: ctx's values and
+// deadline, but not at once its cancellation. pgx answers a context that
+// ends mid-statement by closing the connection, and a new one costs the
+// database a process and the caller a handshake: callers that cancel often
+// (a storm of abandoned HTTP requests) would churn the pool. A statement
+// whose ctx is cancelled gets CleanupTimeout more to answer, which on a
+// healthy database it does within a round trip; the caller then undoes
+// what the statement did if it must (Acquire releases a grant). A deadline
+// still ends it at once.
+func (e *Executor) callContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	if ctx.Done() == nil {
+		return ctx, func() {}
+	}
+	var (
+		cctx   context.Context
+		cancel context.CancelFunc
+	)
+	if d, ok := ctx.Deadline(); ok {
+		cctx, cancel = context.WithDeadline(context.WithoutCancel(ctx), d)
+	} else {
+		cctx, cancel = context.WithCancel(context.WithoutCancel(ctx))
+	}
+	done := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			cancel()
+			return
+		}
+		t := time.NewTimer(e.opts.CleanupTimeout)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			cancel()
+		case <-done:
+		}
+	})
+	return cctx, func() {
+		close(done)
+		stop()
+		cancel()
+	}
+}
+
+// isClosed reports whether Close has begun.
+func (e *Executor) isClosed() bool { return e.life.Err() != nil }
+
+// closedErr is the error of op on key after Close.
+func closedErr(op, key string) error {
+	return fmt.Errorf("postgres: %s %q: %w", op, key, executor.ErrClosed)
+}
+
+// refuseLate releases l, acquired while Close ran, and returns the error
+// of the acquisition: no lease is handed out after Close has taken the
+// held ones.
+func (e *Executor) refuseLate(l *lease) error {
+	ctx, cancel := context.WithTimeout(context.Background(), e.opts.CleanupTimeout)
+	defer cancel()
+	_, _ = e.queryInt(ctx, e.sql.release, l.key, l.owner, e.claimMs, "")
+	return closedErr("acquire", l.key)
+}
+
+// fired returns a channel that is ready at once: the watch of a closed
+// executor.
+func fired() <-chan struct{} {
+	ch := make(chan struct{}, 1)
+	ch <- struct{}{}
+	return ch
 }

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -147,4 +148,18 @@ func (e *Executor) renew(ctx context.Context, keys, owners []string, ttls []int6
 		return nil, err
 	}
 	return renewed, nil
+}
+
+// lostErr is the error of op on a lease [Executor.Close] ended.
+func (l *lease) lostErr(op string) error {
+	return fmt.Errorf("postgres: %s %q: %w: %w", op, l.key, executor.ErrLockNotHeld, l.loss.Cause())
+}
+
+// settle forgets l, found no longer held by a renewal or release, in the
+// executor's held leases, and returns err.
+func (l *lease) settle(err error) error {
+	if err != nil && errors.Is(err, executor.ErrLockNotHeld) {
+		l.e.held.Remove(l)
+	}
+	return err
 }

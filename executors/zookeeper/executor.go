@@ -110,7 +110,7 @@ func (e *Executor) Priority() int { return e.priority }
 // layouts of Curator's InterProcessReadWriteLock and
 // InterProcessSemaphoreV2).
 func (e *Executor) Capabilities() executor.Capabilities {
-	return executor.Capabilities{SelfRenewing: true, SharedLocks: true, Semaphores: true}
+	return executor.Capabilities{SelfRenewing: true, WaitsInAcquire: true, SharedLocks: true, Semaphores: true}
 }
 
 // do runs f, ZooKeeper calls made by background work, in a goroutine of its
@@ -151,9 +151,6 @@ func (e *Executor) isClosed() bool {
 		return false
 	}
 }
-
-// keyPath returns the lock parent of key.
-func (e *Executor) keyPath(key string) string { return e.base + "/" + escapeKey(key) }
 
 // backendErr wraps cause for operation op on key with [executor.ErrBackend].
 func backendErr(op, key string, cause error) error {

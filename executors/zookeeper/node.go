@@ -3,10 +3,17 @@ package zookeeper
 import (
 	"cmp"
 	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
 	"fmt"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/go-zookeeper/zk"
 )
 
 const (
@@ -135,4 +142,227 @@ func queue(children []string) []string {
 		q[i] = n.name
 	}
 	return q
+}
+
+const (
+	// maxNameLen caps the length in bytes of an escaped key's znode name.
+	maxNameLen = 200
+	// hashMark separates a long name's prefix from the hash of its key. It
+	// never occurs in a plain escaped name, where '%' is always followed by
+	// two hex digits.
+	hashMark = "%~"
+	// hashedPrefixLen is how much of a long escaped name is kept before
+	// hashMark and the 64 hex digits of the SHA-256 of the key.
+	hashedPrefixLen = maxNameLen - len(hashMark) - 2*sha256.Size
+)
+
+// keyPath returns the lock parent of key.
+func (e *Executor) keyPath(key string) string { return e.base + "/" + escapeKey(key) }
+
+// escapeKey maps a lock key to the name of its znode under the base path.
+// The mapping is injective: every byte that ZooKeeper rejects in a path
+// component, or that would change its meaning ('/', and '%' itself), is
+// percent-encoded as %XX; the names "." and ".." become "%2E" and "%2E%2E";
+// so a name up to maxNameLen bytes decodes back to exactly one key. Longer
+// names keep a prefix and end with hashMark and the SHA-256 of the whole key.
+func escapeKey(key string) string {
+	var b strings.Builder
+	b.Grow(len(key))
+	cut := 0 // the longest prefix of b, at an escape boundary, that fits hashedPrefixLen
+	for i := 0; i < len(key); {
+		r, size := utf8.DecodeRuneInString(key[i:])
+		if keepRune(r, size) {
+			b.WriteString(key[i : i+size])
+		} else {
+			for _, c := range []byte(key[i : i+size]) {
+				b.WriteByte('%')
+				b.WriteString(hexByte(c))
+			}
+		}
+		i += size
+		if b.Len() <= hashedPrefixLen {
+			cut = b.Len()
+		}
+	}
+	name := b.String()
+	switch {
+	case len(name) > maxNameLen:
+		sum := sha256.Sum256([]byte(key))
+		return name[:cut] + hashMark + hex.EncodeToString(sum[:])
+	case name == ".":
+		return "%2E"
+	case name == "..":
+		return "%2E%2E"
+	}
+	return name
+}
+
+// keepRune reports whether the rune r, encoded in size bytes, may appear
+// as is in a znode name. It follows ZooKeeper's PathUtils.validatePath,
+// which checks UTF-16 code units: control characters, U+007F to U+009F,
+// surrogates and the private use area up to U+F8FF, U+FFF0 to U+FFFF and
+// every character outside the BMP (a surrogate pair in UTF-16) are
+// rejected, as are bytes that are not UTF-8.
+func keepRune(r rune, size int) bool {
+	switch {
+	case r == utf8.RuneError && size < 3:
+		return false // not UTF-8
+	case r == '/', r == '%':
+		return false
+	case r < 0x20, r >= 0x7f && r <= 0x9f:
+		return false
+	case r >= 0xd800 && r <= 0xf8ff, r >= 0xfff0:
+		return false
+	}
+	return true
+}
+
+// hexByte returns c as two upper-case hex digits.
+func hexByte(c byte) string {
+	const digits = "0123456789ABCDEF"
+	return string([]byte{digits[c>>4], digits[c&0x0f]})
+}
+
+// LockPath returns the lock parent of key: the znode, [Options.BasePath] +
+// "/" + the escaped key, under which key's lock nodes queue (the child with
+// the lowest sequence number holds the lock). It does not touch ZooKeeper.
+// Operators and tests use it to inspect or delete a lock node by hand, as
+// with zkCli: deleting the holder's node makes its lease lost and grants the
+// lock to the next in the queue.
+func (e *Executor) LockPath(key string) string { return e.keyPath(key) }
+
+// maxCreateTries bounds the attempts to create a lock node: a missing parent
+// (a container node ZooKeeper removed after it emptied) or a lost reply each
+// cost one more.
+const maxCreateTries = 5
+
+// errUncertain marks a create whose outcome is unknown: the node may exist,
+// and a background search by GUID deletes it once the connection is back.
+var errUncertain = errors.New("zookeeper: create outcome unknown, cleaning up in the background")
+
+// create creates the protected ephemeral sequential lock node for p's GUID
+// under p's parent, holding data, and returns its name (without the
+// parent). When a reply is lost it finds the node by its GUID rather than
+// creating a second one; when it cannot tell whether the node exists it
+// schedules its removal, whatever session the node may be in, and returns
+// an error wrapping errUncertain. Once p's caller gave up it issues no
+// further create; a node whose create completed is returned all the same
+// (the caller deletes it), and when the outcome of the last create is
+// unknown the void loop the caller scheduled ([Executor.voidPending]) deletes
+// it.
+func (e *Executor) create(p *attemptState, data []byte) (string, error) {
+	parent, guid := p.parent, p.guid
+	prefix := lockPrefix(parent, guid, p.name)
+	var err error
+	for range maxCreateTries {
+		if !p.beginCreate() {
+			return "", errAbandoned
+		}
+		var path string
+		path, err = e.conn.Create(prefix, data, zk.FlagEphemeralSequential, e.acl)
+		abandoned := p.endCreate()
+		switch {
+		case err == nil:
+			return path[len(parent)+1:], nil
+		case abandoned:
+			return "", fmt.Errorf("%w: %w", errAbandoned, err)
+		case errors.Is(err, zk.ErrNoNode):
+			if err = e.ensureParent(parent); err != nil {
+				return "", err
+			}
+		case !maybeApplied(err):
+			return "", err
+		default:
+			name, found, serr := e.findGUID(parent, guid)
+			if serr != nil {
+				e.voidGUID(parent, guid)
+				return "", fmt.Errorf("%w: %w", errUncertain, err)
+			}
+			if found {
+				return name, nil
+			}
+			// The create never took effect: try again with the same GUID.
+		}
+	}
+	return "", err
+}
+
+// findGUID looks for the child of parent created with guid. It syncs the
+// server first, so a create that reached the leader before the connection
+// dropped is visible even on another server of the ensemble.
+func (e *Executor) findGUID(parent, guid string) (string, bool, error) {
+	if _, err := e.conn.Sync(parent); err != nil && !errors.Is(err, zk.ErrNoNode) {
+		return "", false, err
+	}
+	children, _, err := e.conn.Children(parent)
+	if errors.Is(err, zk.ErrNoNode) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, err
+	}
+	for _, c := range children {
+		if hasGUID(c, guid) {
+			return c, true, nil
+		}
+	}
+	return "", false, nil
+}
+
+// ensureParent creates the lock parent as a container node, which ZooKeeper
+// (3.5 and later) deletes once its last child is gone, so parents do not
+// pile up with key cardinality. The base path is created, persistent, when
+// missing.
+func (e *Executor) ensureParent(parent string) error {
+	_, err := e.conn.CreateContainer(parent, nil, zk.FlagContainer, e.acl)
+	if errors.Is(err, zk.ErrNoNode) {
+		// A semaphore's "locks" and "leases" live under the key's parent,
+		// itself a container.
+		if dir := path.Dir(parent); len(dir) > len(e.base) {
+			err = e.ensureParent(dir)
+		} else {
+			err = e.ensureBase()
+		}
+		if err != nil {
+			return err
+		}
+		_, err = e.conn.CreateContainer(parent, nil, zk.FlagContainer, e.acl)
+	}
+	if err != nil && !errors.Is(err, zk.ErrNodeExists) {
+		return err
+	}
+	return nil
+}
+
+// ensureBase creates every missing node of the base path.
+func (e *Executor) ensureBase() error {
+	for i := 1; i <= len(e.base); i++ {
+		if i < len(e.base) && e.base[i] != '/' {
+			continue
+		}
+		p := e.base[:i]
+		if _, err := e.conn.Create(p, nil, zk.FlagPersistent, e.acl); err != nil && !errors.Is(err, zk.ErrNodeExists) {
+			return err
+		}
+	}
+	return nil
+}
+
+// maybeApplied reports whether a write that failed with err may still have
+// taken effect: its request may have reached the server while the reply was
+// lost. Errors the server returned, requests go-zookeeper never sent, and
+// failures that end the session (which takes ephemeral nodes with it) are
+// certain.
+func maybeApplied(err error) bool {
+	for _, sure := range []error{
+		zk.ErrNoNode, zk.ErrNodeExists, zk.ErrNoAuth, zk.ErrInvalidACL, zk.ErrBadArguments,
+		zk.ErrNoChildrenForEphemerals, zk.ErrInvalidPath, zk.ErrInvalidFlags, zk.ErrBadVersion,
+		zk.ErrNotEmpty, zk.ErrAPIError, zk.ErrAuthFailed, zk.ErrSessionMoved,
+		zk.ErrNoServer, zk.ErrSessionExpired, zk.ErrClosing,
+	} {
+		if errors.Is(err, sure) {
+			return false
+		}
+	}
+	return true
 }

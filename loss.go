@@ -1,0 +1,62 @@
+package lock4go
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/lock4go/lock4go/executor"
+)
+
+// How a held lock ends as lost: the backend reports its lease gone
+// (AfterLost, armed by track), a renewal finds it gone, or its local end
+// passes (expire) before anything noticed.
+
+// What lose does with the backend's lease. A lease the backend reported
+// gone, or found gone by a renewal, is left alone; one that ran out by the
+// local clock may still be there and is released in the background.
+type leaseAfterLoss bool
+
+const (
+	leaveLease   leaseAfterLoss = false
+	releaseLease leaseAfterLoss = true
+)
+
+// lose ends a held lock as lost: it closes Done, cancels bound contexts,
+// frees the local queue and, when lease is releaseLease (the backend may still
+// hold it), deletes it from the backend in the background.
+func (h *hold) lose(reason string, cause error, lease leaseAfterLoss) {
+	err := fmt.Errorf("%w: %q: %s", ErrLockLost, h.key, reason)
+	if cause != nil {
+		err = fmt.Errorf("%w: %q: %s: %w", ErrLockLost, h.key, reason, cause)
+	}
+	if !h.end(err, endedByLoss) {
+		return
+	}
+	now := time.Now()
+	h.t.untrack(h, now)
+	planned := !h.renewed && (lease == releaseLease || h.pastEnd(now))
+	h.t.reportLoss(h, err, now.Sub(h.acquiredAt), planned)
+	if lease == releaseLease {
+		go h.t.releaseDetached(h.reg, h.key, h.lease)
+	}
+}
+
+// lostByBackend ends the lock as lost because its executor reported the
+// lease gone ([executor.Lease.AfterLost]).
+func (h *hold) lostByBackend() {
+	h.lose("the backend reported the lease gone", executor.LostCause(h.lease), leaveLease)
+}
+
+// expire ends the lock as lost because its lease ran out by the local
+// clock. The backend may still hold it, so it is released in the
+// background.
+func (h *hold) expire() {
+	switch {
+	case h.self:
+		h.lose("lease ran out by the local clock: the backend confirmed no keep-alive in time", nil, releaseLease)
+	case h.renewed:
+		h.lose("lease ran out by the local clock before a renewal succeeded", h.t.wd.renewErr(h), releaseLease)
+	default:
+		h.lose("fixed lease expired", nil, releaseLease)
+	}
+}
