@@ -14,6 +14,7 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/lock4go/lock4go"
+	"github.com/lock4go/lock4go/internal/testwait"
 )
 
 // TestKeyCardinality acquires and releases 10k distinct keys (from 32
@@ -110,7 +111,7 @@ func TestKeyCardinality(t *testing.T) {
 		if len(inv.LockNodes) > 0 {
 			// What a failed round or a departed waiter left is removed in
 			// the background.
-			eventually(30*time.Second, func() bool { inv = s.inventory(t); return len(inv.LockNodes) == 0 })
+			testwait.Every(30*time.Second, readStep, func() bool { inv = s.inventory(t); return len(inv.LockNodes) == 0 })
 		}
 		if len(inv.LockNodes) != 0 {
 			t.Errorf("%d lock entries left, e.g. %q", len(inv.LockNodes), inv.LockNodes[:min(3, len(inv.LockNodes))])
@@ -143,7 +144,7 @@ func TestKeyCardinality(t *testing.T) {
 			}
 			detail = fmt.Sprintf("%d empty lock parents (containers)", len(inv.Parents))
 			if soak() {
-				gone := eventually(4*time.Minute, func() bool { return len(s.inventory(t).Parents) == 0 })
+				gone := testwait.Every(4*time.Minute, readStep, func() bool { return len(s.inventory(t).Parents) == 0 })
 				if !gone {
 					t.Errorf("lock parents still there 4 minutes later: %d", len(s.inventory(t).Parents))
 				}

@@ -283,19 +283,9 @@ type quiet struct{}
 
 func (quiet) Printf(string, ...any) {}
 
-// eventually polls cond every 50ms until it holds or d passes.
-func eventually(d time.Duration, cond func() bool) bool {
-	deadline := time.Now().Add(d)
-	for {
-		if cond() {
-			return true
-		}
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
+// readStep is how often a test re-reads what costs a listing: an
+// inventory of the backend, or the run's logs.
+const readStep = 50 * time.Millisecond
 
 // containsKey reports whether the backend entry n (a Redis key, an etcd
 // key, a znode path) belongs to lock key k, as each executor lays keys out.

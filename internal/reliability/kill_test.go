@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/lock4go/lock4go"
+	"github.com/lock4go/lock4go/internal/testwait"
 )
 
 // TestKilledHolder is scenario 2: the holder's process is killed with
@@ -51,7 +52,7 @@ func killedHolder(t *testing.T, e *env, mode string, kind lockKind) {
 	// waiters (a queue entry, or a Redis release subscription). Starting
 	// the process takes seconds on a busy machine.
 	tpl, _ := s.open(t, lock4go.Config{})
-	if !eventually(20*time.Second, func() bool {
+	if !testwait.Until(20*time.Second, func() bool {
 		h, err := tpl.Inspect(t.Context(), s.key("kill"))
 		return err == nil && h.Waiters > 0
 	}) {
@@ -95,11 +96,11 @@ func TestKilledWaiter(t *testing.T) {
 		}
 		waitArgs := []string{"--goroutines", "1", "--acquisitions", "1", "--hold", "10ms", "--acquire-timeout", "1m"}
 		dead := r.start(t, "dead", waitArgs...)
-		if !eventually(20*time.Second, func() bool { return waiters(1) }) {
+		if !testwait.Until(20*time.Second, func() bool { return waiters(1) }) {
 			t.Fatal("the first waiter is not queued after 20s")
 		}
 		next := r.start(t, "next", waitArgs...)
-		if !eventually(20*time.Second, func() bool { return waiters(2) }) {
+		if !testwait.Until(20*time.Second, func() bool { return waiters(2) }) {
 			t.Fatal("the second waiter is not queued behind the first after 20s")
 		}
 		killed := dead.signal(t, syscall.SIGKILL)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/lock4go/lock4go"
 	"github.com/lock4go/lock4go/internal/testserver"
+	"github.com/lock4go/lock4go/internal/testwait"
 )
 
 // TestLostAcquireReplies is scenario 4: the proxy forwards acquisition
@@ -128,7 +129,7 @@ func lostReplies(t *testing.T, e *env, partition bool, opts ...lock4go.LockOptio
 	}
 	var left []string
 	freedIn := time.Duration(-1)
-	if eventually(L+3*time.Second, func() bool { left = orphans(); return len(left) == 0 }) {
+	if testwait.Every(L+3*time.Second, readStep, func() bool { left = orphans(); return len(left) == 0 }) {
 		freedIn = time.Since(dropsEnded)
 	}
 	if len(left) > 0 {

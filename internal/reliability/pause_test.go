@@ -4,6 +4,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/lock4go/lock4go/internal/testwait"
 )
 
 // TestPausedHolder is scenario 1: the holder's process is paused with
@@ -129,7 +131,7 @@ func pausedHolder(t *testing.T, e *env, mode string, linger bool) {
 func awaitSuccessorWrite(t *testing.T, dir string, deadline time.Time) *Interval {
 	t.Helper()
 	var first *Interval
-	wrote := eventuallyEvery(time.Until(deadline), 10*time.Millisecond, func() bool {
+	wrote := testwait.Every(time.Until(deadline), 10*time.Millisecond, func() bool {
 		acqs, done, err := ReadLogs(dir)
 		if err != nil {
 			t.Fatal(err)

@@ -2,12 +2,13 @@ package reliability
 
 import (
 	"fmt"
-
-	goredis "github.com/redis/go-redis/v9"
 	"testing"
 	"time"
 
+	goredis "github.com/redis/go-redis/v9"
+
 	"github.com/lock4go/lock4go/internal/testserver"
+	"github.com/lock4go/lock4go/internal/testwait"
 )
 
 // redlockEnv starts n masters of their own for the Redlock scenarios,
@@ -123,7 +124,7 @@ func redlockFaultRun(t *testing.T, e *env, srvs []*testserver.Server, f redlockF
 	// the shorts' hand-offs) gets the rest at its renewals; the claim "a
 	// minority fault does not cost a lease its lock" is about a lease held
 	// on every master, so the fault waits for it (briefly).
-	everywhere := eventually(L, func() bool { return heldEverywhere(t, srvs, s.key("fault")) })
+	everywhere := testwait.Until(L, func() bool { return heldEverywhere(t, srvs, s.key("fault")) })
 	time.Sleep(time.Until(fromNS(acq.Start).Add(50 * time.Millisecond)))
 	faultAt := time.Now()
 	for i := range hit {
