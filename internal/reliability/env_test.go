@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -23,15 +22,10 @@ import (
 )
 
 // soak reports whether the long settings were asked for (make soak).
-func soak() bool { return os.Getenv("LOCK4GO_SOAK") == "1" }
+func soak() bool { return testserver.Soak() }
 
 // pick returns short, or long under LOCK4GO_SOAK=1.
-func pick[T any](short, long T) T {
-	if soak() {
-		return long
-	}
-	return short
-}
+func pick[T any](short, long T) T { return testserver.Pick(short, long) }
 
 // env is one backend under test: its server and the lease the tests use.
 type env struct {

@@ -78,6 +78,10 @@ type HolderConfig struct {
 	// lost) before releasing it, so that the loss of a lock can be seen
 	// after the holder acted on it. Zero releases at once.
 	Linger time.Duration
+	// EndHolds, once closed, ends the sleep of every hold in progress or
+	// to come at once, as if Hold had passed: a test holds the lock until
+	// the event it waits for has happened. Nil means never.
+	EndHolds <-chan struct{}
 	// Dir holds the record, the fence store and the interval logs.
 	Dir string
 	// ID names this process in the logs.
@@ -411,7 +415,7 @@ func (h *holder) sleep(lctx context.Context, iv *Interval, lostAt *atomic.Int64)
 	case h.cfg.Sample:
 		h.sample(lctx, iv, lostAt)
 	default:
-		awaitOrLost(lctx, h.cfg.Hold, lostAt)
+		awaitOrLost(lctx, h.cfg.Hold, h.cfg.EndHolds, lostAt)
 	}
 }
 
@@ -498,7 +502,7 @@ func (h *holder) hold(lctx context.Context, iv *Interval) {
 	h.act(lctx, iv, &lostAt)
 	iv.End = ns(time.Now())
 	if h.cfg.Linger > 0 {
-		awaitOrLost(lctx, h.cfg.Linger, &lostAt)
+		awaitOrLost(lctx, h.cfg.Linger, nil, &lostAt)
 	}
 	if !stop() {
 		// The callback ran or is running: wait for it, so lostAt is final.
@@ -526,12 +530,14 @@ func noteLost(lctx context.Context, lostAt *atomic.Int64) {
 	}
 }
 
-// awaitOrLost waits d, or until lctx ends (noting a lost lock in lostAt).
-func awaitOrLost(lctx context.Context, d time.Duration, lostAt *atomic.Int64) {
+// awaitOrLost waits d, or until end closes, or until lctx ends (noting a
+// lost lock in lostAt).
+func awaitOrLost(lctx context.Context, d time.Duration, end <-chan struct{}, lostAt *atomic.Int64) {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-t.C:
+	case <-end:
 	case <-lctx.Done():
 		noteLost(lctx, lostAt)
 	}

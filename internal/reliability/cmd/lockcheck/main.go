@@ -12,7 +12,8 @@
 // cancelled at random points, then a goroutine-leak check), analyse (merge
 // the logs of a directory and check them).
 //
-// In holders mode SIGTERM or SIGINT ends the run gracefully.
+// In holders mode SIGTERM or SIGINT ends the run gracefully, and SIGUSR1
+// ends the holds in progress and to come at once, as if --hold had passed.
 //
 // The exit status is 0 when no violation was seen, 1 when one was, 2 on a
 // usage or set-up error.
@@ -116,17 +117,19 @@ func run(args []string) int {
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 	ctx, cancel := context.WithTimeout(context.Background(), f.timeout)
 	defer cancel()
+	var endHolds <-chan struct{}
 	if f.mode == "holders" {
 		var stop context.CancelFunc
 		ctx, stop = stopOnSignal(ctx)
 		defer stop()
+		endHolds = closeOnSignal(syscall.SIGUSR1)
 	}
 	tpl, closeBackend, err := open(ctx, f, logger)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "lockcheck:", err)
 		return 2
 	}
-	rep, err := runMode(ctx, f, tpl)
+	rep, err := runMode(ctx, f, tpl, endHolds)
 	if cerr := closeBackend(); cerr != nil {
 		logger.Warn("lockcheck: close", "err", cerr)
 	}
@@ -175,6 +178,19 @@ func stopOnSignal(ctx context.Context) (context.Context, context.CancelFunc) {
 	return ctx, stop
 }
 
+// closeOnSignal returns a channel that closes when the process receives
+// sig.
+func closeOnSignal(sig os.Signal) <-chan struct{} {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, sig)
+	closed := make(chan struct{})
+	go func() {
+		<-sigs
+		close(closed)
+	}()
+	return closed
+}
+
 // open connects to the backend of f and returns a Template over it and a
 // function that closes the backend.
 func open(ctx context.Context, f flags, logger *slog.Logger) (*lock4go.Template, func() error, error) {
@@ -194,14 +210,16 @@ func open(ctx context.Context, f flags, logger *slog.Logger) (*lock4go.Template,
 	return tpl, closeBackend, nil
 }
 
-// runMode runs the holders or the storm of f over tpl.
-func runMode(ctx context.Context, f flags, tpl *lock4go.Template) (reliability.Report, error) {
+// runMode runs the holders or the storm of f over tpl; closing endHolds
+// ends the holders' holds.
+func runMode(ctx context.Context, f flags, tpl *lock4go.Template, endHolds <-chan struct{}) (reliability.Report, error) {
 	switch f.mode {
 	case "holders":
 		return reliability.RunHolders(ctx, tpl, reliability.HolderConfig{
 			Mode: f.lockKind, Permits: f.permits,
 			Key: f.key, Goroutines: f.goroutines, Acquisitions: f.acquisitions, Duration: f.duration,
 			Hold: f.hold, Expire: f.expire, API: f.api, Sample: f.sample, IgnoreLost: f.ignoreLost, Linger: f.linger, Dir: f.dir, ID: f.id,
+			EndHolds: endHolds,
 		})
 	case "storm":
 		keys := make([]string, f.stormKeys)
