@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/lock4go/lock4go/executor"
+	"github.com/lock4go/lock4go/internal/testwait"
 )
 
 func (s *suite) testAcquireRelease(t *testing.T) {
@@ -29,7 +30,7 @@ func (s *suite) testAcquireRelease(t *testing.T) {
 	if err := l.Release(t.Context()); err != nil {
 		t.Fatalf("Release = %v", err)
 	}
-	if !eventually(s.o.Settle, func() bool { return tryOnce(t, e, k) }) {
+	if !testwait.Until(s.o.Settle, func() bool { return tryOnce(t, e, k) }) {
 		t.Fatal("key not free after Release")
 	}
 }
@@ -52,7 +53,7 @@ func (s *suite) testOwnerOnlyRelease(t *testing.T) {
 		t.Fatalf("Release = %v", err)
 	}
 	var cur executor.Lease
-	if !eventually(s.o.Settle, func() bool {
+	if !testwait.Until(s.o.Settle, func() bool {
 		l, err := b.Acquire(t.Context(), s.req(k, 0, false))
 		cur = l
 		return err == nil
@@ -94,7 +95,7 @@ func (s *suite) testExpiry(t *testing.T) {
 	l := mustAcquire(t, a, s.req(k, s.o.ShortTTL, false))
 	mustNotAcquire(t, b, s.req(k, 0, false))
 	var next executor.Lease
-	if !eventually(s.o.ShortTTL*3+s.o.Settle, func() bool {
+	if !testwait.Until(s.o.ShortTTL*3+s.o.Settle, func() bool {
 		n, err := b.Acquire(t.Context(), s.req(k, 0, false))
 		next = n
 		return err == nil
@@ -190,7 +191,7 @@ func (s *suite) testTokens(t *testing.T) {
 	for i := range 10 {
 		e := execs[i%2]
 		var l executor.Lease
-		if !eventually(s.o.Settle, func() bool {
+		if !testwait.Until(s.o.Settle, func() bool {
 			n, err := e.Acquire(t.Context(), s.req(k, 0, false))
 			l = n
 			return err == nil
@@ -292,7 +293,7 @@ func (s *suite) testCancelWhileWaiting(t *testing.T) {
 		t.Fatalf("Release = %v", err)
 	}
 	// Nothing of the cancelled waiters may be left to block a newcomer.
-	if !eventually(s.o.Settle, func() bool { return tryOnce(t, c, k) }) {
+	if !testwait.Until(s.o.Settle, func() bool { return tryOnce(t, c, k) }) {
 		t.Fatal("cancelled waiters left something behind: key not acquirable after release")
 	}
 }
@@ -307,7 +308,7 @@ func (s *suite) testCancelledBefore(t *testing.T) {
 		_ = l.Release(t.Context())
 		t.Fatal("Acquire with a cancelled context succeeded")
 	}
-	if !eventually(s.o.Settle, func() bool { return tryOnce(t, b, k) }) {
+	if !testwait.Until(s.o.Settle, func() bool { return tryOnce(t, b, k) }) {
 		t.Fatal("Acquire with a cancelled context left the key held")
 	}
 }

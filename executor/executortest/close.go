@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/lock4go/lock4go/executor"
+	"github.com/lock4go/lock4go/internal/testwait"
 )
 
 // closeBound is the longest Close may take against a healthy backend in
@@ -96,14 +97,14 @@ func (s *suite) closeScene(t *testing.T, a, b executor.Executor) *closeScene {
 func (s *suite) checkReleased(t *testing.T, b executor.Executor, sc *closeScene) {
 	t.Helper()
 	for _, k := range sc.keys {
-		if !eventually(s.o.Settle, func() bool { return tryOnce(t, b, k) }) {
+		if !testwait.Until(s.o.Settle, func() bool { return tryOnce(t, b, k) }) {
 			t.Errorf("%s not free %v after Close: Close did not release it", k, s.o.Settle)
 		}
 	}
 	if err := sc.blocker.Release(t.Context()); err != nil {
 		t.Fatalf("Release by the other executor = %v", err)
 	}
-	if !eventually(s.o.Settle, func() bool { return tryOnce(t, b, sc.kWait) }) {
+	if !testwait.Until(s.o.Settle, func() bool { return tryOnce(t, b, sc.kWait) }) {
 		t.Errorf("%s not free %v after its holder released it: the closed executor's waiter stayed in its queue", sc.kWait, s.o.Settle)
 	}
 }
@@ -115,7 +116,7 @@ func (s *suite) awaitWaiter(t *testing.T, e executor.Executor, k string) {
 	if !ok {
 		return
 	}
-	eventually(s.o.Settle, func() bool {
+	testwait.Until(s.o.Settle, func() bool {
 		h, err := in.Inspect(t.Context(), k)
 		return err != nil || h.Waiters != 0
 	})

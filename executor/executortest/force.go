@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/lock4go/lock4go/executor"
+	"github.com/lock4go/lock4go/internal/testwait"
 )
 
 // testForceRelease checks [executor.ForceReleaser]: only the holder that
@@ -33,7 +34,7 @@ func (s *suite) testForceRelease(t *testing.T) {
 		t.Fatalf("ForceRelease of the current holder = %v", err)
 	}
 	var cur executor.Lease
-	if !eventually(s.o.Settle, func() bool {
+	if !testwait.Until(s.o.Settle, func() bool {
 		l, err := op.Acquire(t.Context(), s.req(k, 0, false))
 		cur = l
 		return err == nil

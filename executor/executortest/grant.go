@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/lock4go/lock4go/executor"
+	"github.com/lock4go/lock4go/internal/testwait"
 )
 
 // testFixedLeaseAfterWait: a fixed lease granted after a wait longer than
@@ -85,7 +86,7 @@ func (s *suite) testWaitUntil(t *testing.T) {
 	if err := holder.Release(t.Context()); err != nil {
 		t.Fatalf("Release = %v", err)
 	}
-	if !eventually(s.o.Settle, func() bool { return tryOnce(t, c, k) }) {
+	if !testwait.Until(s.o.Settle, func() bool { return tryOnce(t, c, k) }) {
 		t.Fatal("a wait ended by WaitUntil left something behind: key not acquirable after release")
 	}
 }

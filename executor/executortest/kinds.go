@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/lock4go/lock4go/executor"
+	"github.com/lock4go/lock4go/internal/testwait"
 )
 
 // The cases of read-write locks and semaphores run for executors that
@@ -61,7 +62,7 @@ func (s *suite) testReadersShare(t *testing.T) {
 	mustNotAcquire(t, c, s.req(k, 0, false))
 	release(t, r2)
 	var w executor.Lease
-	if !eventually(s.o.Settle, func() bool {
+	if !testwait.Until(s.o.Settle, func() bool {
 		l, err := c.Acquire(t.Context(), s.req(k, 0, false))
 		w = l
 		return err == nil
@@ -172,7 +173,7 @@ func (s *suite) testSharedExpiry(t *testing.T) {
 			}
 			mustNotAcquire(t, b, writer)
 			var l executor.Lease
-			if !eventually(s.o.ShortTTL+s.o.Settle, func() bool {
+			if !testwait.Until(s.o.ShortTTL+s.o.Settle, func() bool {
 				var err error
 				l, err = b.Acquire(t.Context(), writer)
 				return err == nil
@@ -199,7 +200,7 @@ func (s *suite) testSharedCancelledWaiter(t *testing.T) {
 		t.Fatal("writer granted while a reader holds the key")
 	}
 	var r2 executor.Lease
-	if !eventually(s.o.Settle, func() bool {
+	if !testwait.Until(s.o.Settle, func() bool {
 		var err error
 		r2, err = c.Acquire(t.Context(), s.read(k, 0, false))
 		return err == nil
@@ -225,7 +226,7 @@ func (s *suite) testPermitCancelledWaiter(t *testing.T) {
 	}
 	release(t, p1)
 	var p2 executor.Lease
-	if !eventually(s.o.Settle, func() bool {
+	if !testwait.Until(s.o.Settle, func() bool {
 		var err error
 		p2, err = c.Acquire(t.Context(), s.permit(k, 1, 0, false))
 		return err == nil

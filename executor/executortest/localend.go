@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/lock4go/lock4go/executor"
+	"github.com/lock4go/lock4go/internal/testwait"
 )
 
 // testLocalEnd checks the local end of a lease the backend renews by
@@ -35,7 +36,7 @@ func (s *suite) testLocalEnd(t *testing.T) {
 		t.Fatalf("LocalEnd = %v, without the monotonic clock reading", end)
 	}
 	prev := end
-	moved := eventually(time.Until(end), func() bool {
+	moved := testwait.Until(time.Until(end), func() bool {
 		cur := le.LocalEnd()
 		if cur.Before(prev) {
 			t.Fatalf("LocalEnd moved back from %v to %v", prev, cur)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/lock4go/lock4go/executor"
+	"github.com/lock4go/lock4go/internal/testwait"
 )
 
 // waiting waits until key has at least n waiters by inspector's count, or,
@@ -17,7 +18,7 @@ func waiting(t *testing.T, inspector executor.Executor, key string, n int) {
 	if in, ok := inspector.(executor.Inspector); ok {
 		var h executor.Holder
 		var err error
-		if !eventually(10*time.Second, func() bool {
+		if !testwait.Until(10*time.Second, func() bool {
 			h, err = in.Inspect(t.Context(), key)
 			return err == nil && (h.Waiters < 0 || h.Waiters >= n)
 		}) {

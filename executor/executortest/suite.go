@@ -163,20 +163,6 @@ func mustNotAcquire(t *testing.T, e executor.Executor, r executor.Request) {
 	}
 }
 
-// eventually polls cond every 10ms until it holds or d passes.
-func eventually(d time.Duration, cond func() bool) bool {
-	deadline := time.Now().Add(d)
-	for {
-		if cond() {
-			return true
-		}
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 // tryOnce makes one non-waiting attempt and releases at once on success.
 func tryOnce(t *testing.T, e executor.Executor, k string) bool {
 	l, err := e.Acquire(t.Context(), executor.Request{Key: k, Owner: owner(), TTL: 30 * time.Second})

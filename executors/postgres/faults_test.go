@@ -9,6 +9,7 @@ import (
 	"github.com/lock4go/lock4go/executor"
 	"github.com/lock4go/lock4go/executors/postgres"
 	"github.com/lock4go/lock4go/internal/testserver"
+	"github.com/lock4go/lock4go/internal/testwait"
 )
 
 // newProxy returns a proxy in front of the server, closed at the end of
@@ -63,7 +64,7 @@ func TestAcquire_lostReply(t *testing.T) {
 	wasHeld := held(t, observer, key)
 	p.SetDropReplies(false)
 	p.Cut()
-	if !eventually(10*time.Second, func() bool { return !held(t, observer, key) }) {
+	if !testwait.Until(10*time.Second, func() bool { return !held(t, observer, key) }) {
 		t.Fatal("the lost acquisition's row is still held 10s later: not voided")
 	}
 	t.Logf("the dropped acquisition was granted on the server: %v; voided since", wasHeld)
@@ -90,7 +91,7 @@ func TestTokens_takeoverAndRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	var next executor.Lease
-	if !eventually(5*time.Second, func() bool {
+	if !testwait.Until(5*time.Second, func() bool {
 		next, err = b.Acquire(t.Context(), req(key, time.Minute))
 		return err == nil
 	}) {
@@ -113,7 +114,7 @@ func TestTokens_takeoverAndRestart(t *testing.T) {
 	}
 	c := direct(t)
 	var after executor.Lease
-	if !eventually(10*time.Second, func() bool {
+	if !testwait.Until(10*time.Second, func() bool {
 		after, err = c.Acquire(t.Context(), req(key, time.Minute))
 		return err == nil
 	}) {
@@ -190,7 +191,7 @@ func TestSweep(t *testing.T) {
 	released, stop := live.WatchRelease(t.Context(), key)
 	defer stop()
 	<-released // the first watch fires at once
-	if !eventually(10*time.Second, func() bool { return !held(t, live, key) && !held(t, live, orphan) }) {
+	if !testwait.Until(10*time.Second, func() bool { return !held(t, live, key) && !held(t, live, orphan) }) {
 		t.Fatal("the dead holder's leases did not expire")
 	}
 	if err := dead.Sweep(t.Context()); err != nil {

@@ -91,20 +91,6 @@ func req(key string, ttl time.Duration) executor.Request {
 	return executor.Request{Key: key, Owner: owner(), TTL: ttl}
 }
 
-// eventually polls cond every 10ms until it holds or d passes.
-func eventually(d time.Duration, cond func() bool) bool {
-	deadline := time.Now().Add(d)
-	for {
-		if cond() {
-			return true
-		}
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 // optionsListen returns Options whose LISTEN connection goes to dsn.
 func optionsListen(dsn string) postgres.Options { return postgres.Options{ListenDSN: dsn} }
 

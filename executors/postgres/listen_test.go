@@ -8,6 +8,7 @@ import (
 
 	"github.com/lock4go/lock4go/executor"
 	"github.com/lock4go/lock4go/executors/postgres"
+	"github.com/lock4go/lock4go/internal/testwait"
 )
 
 // listeners counts the executors' LISTEN connections on the server.
@@ -31,11 +32,11 @@ func TestListen_idle(t *testing.T) {
 	e, holder := direct(t), direct(t)
 	key := uniq(t, "idle:")
 	_, stop := e.WatchRelease(t.Context(), key)
-	if !eventually(5*time.Second, func() bool { return listeners(t) == before+1 }) {
+	if !testwait.Until(5*time.Second, func() bool { return listeners(t) == before+1 }) {
 		t.Fatalf("%d LISTEN connections, want %d", listeners(t), before+1)
 	}
 	stop()
-	if !eventually(5*time.Second, func() bool { return listeners(t) == before }) {
+	if !testwait.Until(5*time.Second, func() bool { return listeners(t) == before }) {
 		t.Fatalf("%d LISTEN connections after the waiter left, want %d", listeners(t), before)
 	}
 	l, err := holder.Acquire(t.Context(), req(key, time.Minute))

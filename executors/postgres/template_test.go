@@ -7,6 +7,7 @@ import (
 	"time"
 
 	lock4go "github.com/lock4go/lock4go"
+	"github.com/lock4go/lock4go/internal/testwait"
 )
 
 // Through the Template: a lock broken from outside (ForceRelease) is
@@ -43,7 +44,7 @@ func TestTemplate_Do_forceReleased(t *testing.T) {
 		waiter <- err
 	}()
 	var h lock4go.Holder
-	if !eventually(10*time.Second, func() bool {
+	if !testwait.Until(10*time.Second, func() bool {
 		h, err = tplB.Inspect(t.Context(), k)
 		return err == nil && h.Waiters == 1
 	}) {

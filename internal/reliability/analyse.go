@@ -101,10 +101,29 @@ func Analyse(dir string, o AnalyseOptions) (Analysis, error) {
 		return Analysis{}, err
 	}
 	a := Analysis{Acquisitions: len(acquired), Intervals: len(done), Final: final, Fence: fence}
-	violate := func(format string, args ...any) {
-		a.Violations = append(a.Violations, fmt.Sprintf(format, args...))
+	all := a.holds(acquired, done, o)
+	a.count(done)
+	all = slices.DeleteFunc(all, func(iv Interval) bool { return iv.Void })
+	a.Void = len(done) - countNonVoid(done)
+	a.regressions(all)
+	a.overlaps(all, o.Permits)
+	a.judge(o)
+	if checkHistory != nil {
+		checkHistory(dir, o, &a)
 	}
+	return a, nil
+}
 
+// violate records a broken rule.
+func (a *Analysis) violate(format string, args ...any) {
+	a.Violations = append(a.Violations, fmt.Sprintf(format, args...))
+}
+
+// holds returns every hold of the run sorted by start: the completed ones
+// (done) and, for a process killed mid-hold, its acquisitions that never
+// completed, ending at the kill. An acquisition that never completed in a
+// process that was not killed is a violation; both count as Open.
+func (a *Analysis) holds(acquired, done []Interval, o AnalyseOptions) []Interval {
 	type holdID struct {
 		id     string
 		g, seq int
@@ -121,14 +140,20 @@ func Analyse(dir string, o AnalyseOptions) (Analysis, error) {
 		a.Open++
 		killed, ok := o.Killed[ev.ID]
 		if !ok {
-			violate("hold %s g%d #%d (token %d) acquired but never ended, and its process was not killed", ev.ID, ev.G, ev.Seq, ev.Token)
+			a.violate("hold %s g%d #%d (token %d) acquired but never ended, and its process was not killed", ev.ID, ev.G, ev.Seq, ev.Token)
 			continue
 		}
 		ev.End = ns(killed)
 		all = append(all, ev)
 	}
 	sort.Slice(all, func(i, j int) bool { return all[i].Start < all[j].Start })
+	return all
+}
 
+// count adds up what the completed holds did: writes, stale tokens
+// rejected, holds given up, lost-lock signals and releases of a lock no
+// longer held.
+func (a *Analysis) count(done []Interval) {
 	for _, iv := range done {
 		switch {
 		case iv.Wrote:
@@ -146,33 +171,19 @@ func Analyse(dir string, o AnalyseOptions) (Analysis, error) {
 		}
 	}
 	a.LostCount = len(a.Lost)
-	a.LostUpdates = a.Writes - final
+	a.LostUpdates = a.Writes - a.Final
+}
 
-	all = slices.DeleteFunc(all, func(iv Interval) bool { return iv.Void })
-	a.Void = len(done) - countNonVoid(done)
-	a.regressions(all)
-	// Sweep by start, keeping the intervals still believed held: a new
-	// interval conflicts with a writer among them, or, being a writer,
-	// with any of them; a permit conflicts when Permits are already held.
+// overlaps sweeps all (sorted by start), keeping the intervals still
+// believed held: a new interval conflicts with a writer among them, or,
+// being a writer, with any of them; a permit conflicts when permits (at
+// least one) are already held.
+func (a *Analysis) overlaps(all []Interval, permits int) {
 	var active []*Interval
 	for i := range all {
 		iv := &all[i]
 		active = slices.DeleteFunc(active, func(o *Interval) bool { return o.Believed() <= iv.Start })
-		var with *Interval
-		switch {
-		case iv.Permit:
-			if len(active) >= max(o.Permits, 1) {
-				with = active[0]
-			}
-		default:
-			for _, o := range active {
-				if !iv.Shared || !o.Shared {
-					with = o
-					break
-				}
-			}
-		}
-		if with != nil {
+		if with := conflict(iv, active, permits); with != nil {
 			a.OverlapCount++
 			if len(a.Overlaps) < maxOverlaps {
 				a.Overlaps = append(a.Overlaps, Overlap{First: *with, Second: *iv, By: time.Duration(min(with.Believed(), iv.Believed()) - iv.Start)})
@@ -180,38 +191,62 @@ func Analyse(dir string, o AnalyseOptions) (Analysis, error) {
 		}
 		active = append(active, iv)
 	}
+}
 
+// conflict returns the interval of active that iv may not overlap, or nil.
+func conflict(iv *Interval, active []*Interval, permits int) *Interval {
+	if iv.Permit {
+		if len(active) >= max(permits, 1) {
+			return active[0]
+		}
+		return nil
+	}
+	for _, o := range active {
+		if !iv.Shared || !o.Shared {
+			return o
+		}
+	}
+	return nil
+}
+
+// judge turns what the analysis counted into violations, unless o allows
+// them.
+func (a *Analysis) judge(o AnalyseOptions) {
 	if a.OverlapCount > 0 && !o.AllowOverlap {
 		ov := a.Overlaps[0]
-		violate("%d overlaps of believed-held intervals; first: %s g%d token %d [%s, %s] and %s g%d token %d from %s (%v)",
+		a.violate("%d overlaps of believed-held intervals; first: %s g%d token %d [%s, %s] and %s g%d token %d from %s (%v)",
 			a.OverlapCount, ov.First.ID, ov.First.G, ov.First.Token, clock(ov.First.Start), clock(ov.First.Believed()),
 			ov.Second.ID, ov.Second.G, ov.Second.Token, clock(ov.Second.Start), ov.By)
 	}
 	if a.TokenRegressions > 0 && !o.AllowRegression {
 		r := a.Regressions[0]
-		violate("%d token regressions on a mutex key; first: %s g%d token %d from %s, then %s g%d token %d from %s",
+		a.violate("%d token regressions on a mutex key; first: %s g%d token %d from %s, then %s g%d token %d from %s",
 			a.TokenRegressions, r.First.ID, r.First.G, r.First.Token, clock(r.First.Start),
 			r.Second.ID, r.Second.G, r.Second.Token, clock(r.Second.Start))
 	}
 	if a.LostUpdates > 0 {
-		violate("%d lost updates: %d accepted writes, record %d", a.LostUpdates, a.Writes, final)
+		a.violate("%d lost updates: %d accepted writes, record %d", a.LostUpdates, a.Writes, a.Final)
 	}
 	if a.LostUpdates < 0 && len(o.Killed) == 0 {
-		violate("record %d is ahead of the %d logged writes", final, a.Writes)
+		a.violate("record %d is ahead of the %d logged writes", a.Final, a.Writes)
 	}
 	if a.StaleRejected > 0 && !o.AllowStale {
-		violate("%d stale tokens rejected without any fault injected (tokens did not increase)", a.StaleRejected)
+		a.violate("%d stale tokens rejected without any fault injected (tokens did not increase)", a.StaleRejected)
 	}
-	if fence.Accepted < a.Writes || (len(o.Killed) == 0 && fence.Accepted != a.Writes) {
-		violate("fence accepted %d tokens, holders logged %d writes", fence.Accepted, a.Writes)
+	a.judgeFence(len(o.Killed) > 0)
+}
+
+// judgeFence checks the fence store against the holders' logs: it must
+// have accepted and rejected what they logged, or more when a process was
+// killed between the fence's answer and its log.
+func (a *Analysis) judgeFence(killed bool) {
+	f := a.Fence
+	if f.Accepted < a.Writes || (!killed && f.Accepted != a.Writes) {
+		a.violate("fence accepted %d tokens, holders logged %d writes", f.Accepted, a.Writes)
 	}
-	if int(fence.Rejected) < a.StaleRejected || (len(o.Killed) == 0 && int(fence.Rejected) != a.StaleRejected) {
-		violate("fence rejected %d tokens, holders logged %d rejections", fence.Rejected, a.StaleRejected)
+	if int(f.Rejected) < a.StaleRejected || (!killed && int(f.Rejected) != a.StaleRejected) {
+		a.violate("fence rejected %d tokens, holders logged %d rejections", f.Rejected, a.StaleRejected)
 	}
-	if checkHistory != nil {
-		checkHistory(dir, o, &a)
-	}
-	return a, nil
 }
 
 // regressions counts, per key, the exclusive holds of all (sorted by

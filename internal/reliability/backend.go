@@ -64,68 +64,13 @@ func (b Backend) Open(ctx context.Context) (executor.Executor, func() error, err
 	}
 	switch b.Kind {
 	case Redis:
-		client := goredis.NewUniversalClient(&goredis.UniversalOptions{
-			Addrs:                 b.Addrs,
-			IsClusterMode:         b.Cluster,
-			ContextTimeoutEnabled: true,
-			DialTimeout:           time.Second,
-		})
-		e, err := redis.New(client, redis.Options{Logger: log})
-		if err != nil {
-			_ = client.Close()
-			return nil, nil, err
-		}
-		return e, func() error { return errors.Join(e.Close(), client.Close()) }, nil
+		return openRedis(b, log)
 	case Redlock:
-		clients := make([]goredis.UniversalClient, len(b.Addrs))
-		closeAll := func() error {
-			var errs []error
-			for _, c := range clients {
-				if c != nil {
-					errs = append(errs, c.Close())
-				}
-			}
-			return errors.Join(errs...)
-		}
-		for i, a := range b.Addrs {
-			clients[i] = goredis.NewClient(&goredis.Options{Addr: a, ContextTimeoutEnabled: true, DialTimeout: time.Second})
-		}
-		e, err := redlock.New(clients, redlock.Options{Logger: log})
-		if err != nil {
-			return nil, nil, errors.Join(err, closeAll())
-		}
-		return e, func() error { return errors.Join(e.Close(), closeAll()) }, nil
+		return openRedlock(b.Addrs, log)
 	case ZooKeeper:
-		session := b.Session
-		if session == 0 {
-			session = 2 * time.Second
-		}
-		conn, _, err := zookeeper.Dial(b.Addrs, session)
-		if err != nil {
-			return nil, nil, err
-		}
-		e, err := zookeeper.New(conn, zookeeper.Options{BasePath: b.Namespace, SessionTimeout: session, Logger: log})
-		if err != nil {
-			conn.Close()
-			return nil, nil, err
-		}
-		return e, func() error { err := e.Close(); conn.Close(); return err }, nil
+		return openZooKeeper(b, log)
 	case Etcd:
-		client, err := clientv3.New(clientv3.Config{
-			Endpoints:   b.Addrs,
-			DialTimeout: 2 * time.Second,
-			Logger:      zap.NewNop(),
-			Context:     context.WithoutCancel(ctx),
-		})
-		if err != nil {
-			return nil, nil, fmt.Errorf("reliability: etcd client: %w", err)
-		}
-		e, err := etcd.New(client, etcd.Options{Prefix: b.Namespace, Logger: log})
-		if err != nil {
-			_ = client.Close()
-			return nil, nil, err
-		}
-		return e, func() error { return errors.Join(e.Close(), client.Close()) }, nil
+		return openEtcd(ctx, b, log)
 	case Postgres:
 		return openPostgres(ctx, b.Addrs, log)
 	case Memory:
@@ -133,6 +78,83 @@ func (b Backend) Open(ctx context.Context) (executor.Executor, func() error, err
 		return e, func() error { return nil }, nil
 	}
 	return nil, nil, fmt.Errorf("%w: %q", ErrUnknownBackend, b.Kind)
+}
+
+// openRedis returns a Redis executor over a client of its own (a Redis
+// Cluster client with b.Cluster).
+func openRedis(b Backend, log *slog.Logger) (executor.Executor, func() error, error) {
+	client := goredis.NewUniversalClient(&goredis.UniversalOptions{
+		Addrs:                 b.Addrs,
+		IsClusterMode:         b.Cluster,
+		ContextTimeoutEnabled: true,
+		DialTimeout:           time.Second,
+	})
+	e, err := redis.New(client, redis.Options{Logger: log})
+	if err != nil {
+		_ = client.Close()
+		return nil, nil, err
+	}
+	return e, func() error { return errors.Join(e.Close(), client.Close()) }, nil
+}
+
+// openRedlock returns a Redlock executor over a client of its own per
+// master.
+func openRedlock(addrs []string, log *slog.Logger) (executor.Executor, func() error, error) {
+	clients := make([]goredis.UniversalClient, len(addrs))
+	for i, a := range addrs {
+		clients[i] = goredis.NewClient(&goredis.Options{Addr: a, ContextTimeoutEnabled: true, DialTimeout: time.Second})
+	}
+	closeAll := func() error {
+		var errs []error
+		for _, c := range clients {
+			errs = append(errs, c.Close())
+		}
+		return errors.Join(errs...)
+	}
+	e, err := redlock.New(clients, redlock.Options{Logger: log})
+	if err != nil {
+		return nil, nil, errors.Join(err, closeAll())
+	}
+	return e, func() error { return errors.Join(e.Close(), closeAll()) }, nil
+}
+
+// openZooKeeper returns a ZooKeeper executor over a session of its own
+// (b.Session, 2s by default).
+func openZooKeeper(b Backend, log *slog.Logger) (executor.Executor, func() error, error) {
+	session := b.Session
+	if session == 0 {
+		session = 2 * time.Second
+	}
+	conn, _, err := zookeeper.Dial(b.Addrs, session)
+	if err != nil {
+		return nil, nil, err
+	}
+	e, err := zookeeper.New(conn, zookeeper.Options{BasePath: b.Namespace, SessionTimeout: session, Logger: log})
+	if err != nil {
+		conn.Close()
+		return nil, nil, err
+	}
+	return e, func() error { err := e.Close(); conn.Close(); return err }, nil
+}
+
+// openEtcd returns an etcd executor over a client of its own, which
+// outlives ctx.
+func openEtcd(ctx context.Context, b Backend, log *slog.Logger) (executor.Executor, func() error, error) {
+	client, err := clientv3.New(clientv3.Config{
+		Endpoints:   b.Addrs,
+		DialTimeout: 2 * time.Second,
+		Logger:      zap.NewNop(),
+		Context:     context.WithoutCancel(ctx),
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("reliability: etcd client: %w", err)
+	}
+	e, err := etcd.New(client, etcd.Options{Prefix: b.Namespace, Logger: log})
+	if err != nil {
+		_ = client.Close()
+		return nil, nil, err
+	}
+	return e, func() error { return errors.Join(e.Close(), client.Close()) }, nil
 }
 
 // openPostgres returns a PostgreSQL executor over a pool of its own to the

@@ -9,6 +9,7 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/lock4go/lock4go/internal/testserver"
+	"github.com/lock4go/lock4go/internal/testwait"
 )
 
 // TestClusterFailover is scenario 6: N=3 lockcheck processes × M=4
@@ -130,7 +131,7 @@ func clusterVictim(ctx context.Context, kind string, c *testserver.Cluster, key 
 	if kind != Redis {
 		var i int
 		var err error
-		ok := eventually(20*time.Second, func() bool { i, err = c.Leader(); return err == nil })
+		ok := testwait.Until(20*time.Second, func() bool { i, err = c.Leader(); return err == nil })
 		if !ok {
 			return 0, fmt.Errorf("no leader: %w", err)
 		}

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -23,15 +22,10 @@ import (
 )
 
 // soak reports whether the long settings were asked for (make soak).
-func soak() bool { return os.Getenv("LOCK4GO_SOAK") == "1" }
+func soak() bool { return testserver.Soak() }
 
 // pick returns short, or long under LOCK4GO_SOAK=1.
-func pick[T any](short, long T) T {
-	if soak() {
-		return long
-	}
-	return short
-}
+func pick[T any](short, long T) T { return testserver.Pick(short, long) }
 
 // env is one backend under test: its server and the lease the tests use.
 type env struct {
@@ -283,19 +277,9 @@ type quiet struct{}
 
 func (quiet) Printf(string, ...any) {}
 
-// eventually polls cond every 50ms until it holds or d passes.
-func eventually(d time.Duration, cond func() bool) bool {
-	deadline := time.Now().Add(d)
-	for {
-		if cond() {
-			return true
-		}
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
+// readStep is how often a test re-reads what costs a listing: an
+// inventory of the backend, or the run's logs.
+const readStep = 50 * time.Millisecond
 
 // containsKey reports whether the backend entry n (a Redis key, an etcd
 // key, a znode path) belongs to lock key k, as each executor lays keys out.

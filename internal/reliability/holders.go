@@ -78,6 +78,10 @@ type HolderConfig struct {
 	// lost) before releasing it, so that the loss of a lock can be seen
 	// after the holder acted on it. Zero releases at once.
 	Linger time.Duration
+	// EndHolds, once closed, ends the sleep of every hold in progress or
+	// to come at once, as if Hold had passed: a test holds the lock until
+	// the event it waits for has happened. Nil means never.
+	EndHolds <-chan struct{}
 	// Dir holds the record, the fence store and the interval logs.
 	Dir string
 	// ID names this process in the logs.
@@ -174,28 +178,8 @@ func (r *collector) violation(format string, args ...any) {
 // locks were taken, cfg.Duration passed or ctx ends, and returns what they
 // observed. Each hold is logged to the process's interval file in cfg.Dir.
 func RunHolders(ctx context.Context, tpl *lock4go.Template, cfg HolderConfig) (Report, error) {
-	if cfg.Goroutines <= 0 || cfg.Key == "" || cfg.Dir == "" || cfg.ID == "" {
-		return Report{}, fmt.Errorf("reliability: holders need a key, a dir, an id and goroutines")
-	}
-	if cfg.Acquisitions <= 0 && cfg.Duration <= 0 {
-		return Report{}, fmt.Errorf("reliability: holders need acquisitions or a duration")
-	}
-	if cfg.API == "" {
-		cfg.API = APILock
-	}
-	if cfg.API != APILock && cfg.API != APIDo && cfg.API != APILead {
-		return Report{}, fmt.Errorf("reliability: unknown api %q", cfg.API)
-	}
-	switch cfg.Mode {
-	case "":
-		cfg.Mode = ModeMutex
-	case ModeMutex, ModeRW:
-	case ModePermits:
-		if cfg.Permits <= 0 {
-			return Report{}, fmt.Errorf("reliability: permits mode needs permits")
-		}
-	default:
-		return Report{}, fmt.Errorf("reliability: unknown mode %q", cfg.Mode)
+	if err := cfg.normalise(); err != nil {
+		return Report{}, err
 	}
 	log, err := CreateLog(cfg.Dir, cfg.ID)
 	if err != nil {
@@ -219,21 +203,40 @@ func RunHolders(ctx context.Context, tpl *lock4go.Template, cfg HolderConfig) (R
 		if cfg.Expire > 0 {
 			h.opts = append(h.opts, lock4go.WithExpire(cfg.Expire))
 		}
-		wg.Go(func() {
-			for ctx.Err() == nil {
-				if cfg.Acquisitions > 0 && tickets.Add(-1) < 0 {
-					return
-				}
-				if !h.once(ctx) && cfg.Acquisitions > 0 {
-					tickets.Add(1) // not acquired: the ticket goes back
-				}
-			}
-		})
+		wg.Go(func() { h.loop(ctx, &tickets) })
 	}
 	wg.Wait()
 	r.report.Elapsed = time.Since(began)
 	r.report.TimerDelays = probe.Stop()
 	return r.report, nil
+}
+
+// normalise checks cfg and fills in the defaults of its zero fields.
+func (cfg *HolderConfig) normalise() error {
+	if cfg.Goroutines <= 0 || cfg.Key == "" || cfg.Dir == "" || cfg.ID == "" {
+		return fmt.Errorf("reliability: holders need a key, a dir, an id and goroutines")
+	}
+	if cfg.Acquisitions <= 0 && cfg.Duration <= 0 {
+		return fmt.Errorf("reliability: holders need acquisitions or a duration")
+	}
+	if cfg.API == "" {
+		cfg.API = APILock
+	}
+	if cfg.API != APILock && cfg.API != APIDo && cfg.API != APILead {
+		return fmt.Errorf("reliability: unknown api %q", cfg.API)
+	}
+	switch cfg.Mode {
+	case "":
+		cfg.Mode = ModeMutex
+	case ModeMutex, ModeRW:
+	case ModePermits:
+		if cfg.Permits <= 0 {
+			return fmt.Errorf("reliability: permits mode needs permits")
+		}
+	default:
+		return fmt.Errorf("reliability: unknown mode %q", cfg.Mode)
+	}
+	return nil
 }
 
 // holder is one goroutine taking the lock again and again.
@@ -247,6 +250,20 @@ type holder struct {
 	log    *Log
 	record *Record
 	fence  *Fence
+}
+
+// loop takes the lock again and again until ctx ends or, when the run
+// counts acquisitions, no ticket is left: each hold takes one, and an
+// acquisition that failed gives its ticket back.
+func (h *holder) loop(ctx context.Context, tickets *atomic.Int64) {
+	for ctx.Err() == nil {
+		if h.cfg.Acquisitions > 0 && tickets.Add(-1) < 0 {
+			return
+		}
+		if !h.once(ctx) && h.cfg.Acquisitions > 0 {
+			tickets.Add(1)
+		}
+	}
 }
 
 // kindOpts returns the options of the next hold's kind and sets h.shared.
@@ -385,9 +402,7 @@ func (h *holder) ask(lctx context.Context, iv *Interval, lostAt *atomic.Int64) b
 		iv.LastHeld = at
 		return true
 	}
-	if errors.Is(context.Cause(lctx), lock4go.ErrLockLost) {
-		lostAt.CompareAndSwap(0, ns(time.Now()))
-	}
+	noteLost(lctx, lostAt)
 	return false
 }
 
@@ -400,15 +415,7 @@ func (h *holder) sleep(lctx context.Context, iv *Interval, lostAt *atomic.Int64)
 	case h.cfg.Sample:
 		h.sample(lctx, iv, lostAt)
 	default:
-		t := time.NewTimer(h.cfg.Hold)
-		select {
-		case <-t.C:
-		case <-lctx.Done():
-			t.Stop()
-			if errors.Is(context.Cause(lctx), lock4go.ErrLockLost) {
-				lostAt.CompareAndSwap(0, ns(time.Now()))
-			}
-		}
+		awaitOrLost(lctx, h.cfg.Hold, h.cfg.EndHolds, lostAt)
 	}
 }
 
@@ -477,9 +484,7 @@ func (h *holder) hold(lctx context.Context, iv *Interval) {
 	observed := make(chan struct{})
 	stop := context.AfterFunc(lctx, func() {
 		defer close(observed)
-		if errors.Is(context.Cause(lctx), lock4go.ErrLockLost) {
-			lostAt.CompareAndSwap(0, ns(time.Now()))
-		}
+		noteLost(lctx, &lostAt)
 	})
 	// A lock already over when the hold began was never held.
 	iv.Void = !h.ask(lctx, iv, &lostAt)
@@ -497,15 +502,7 @@ func (h *holder) hold(lctx context.Context, iv *Interval) {
 	h.act(lctx, iv, &lostAt)
 	iv.End = ns(time.Now())
 	if h.cfg.Linger > 0 {
-		t := time.NewTimer(h.cfg.Linger)
-		select {
-		case <-t.C:
-		case <-lctx.Done():
-			t.Stop()
-			if errors.Is(context.Cause(lctx), lock4go.ErrLockLost) {
-				lostAt.CompareAndSwap(0, ns(time.Now()))
-			}
-		}
+		awaitOrLost(lctx, h.cfg.Linger, nil, &lostAt)
 	}
 	if !stop() {
 		// The callback ran or is running: wait for it, so lostAt is final.
@@ -516,12 +513,33 @@ func (h *holder) hold(lctx context.Context, iv *Interval) {
 	}
 	// stop can win the race against a cancellation that has closed Done
 	// but not yet reached the callback; the cause still tells.
-	if lctx.Err() != nil && errors.Is(context.Cause(lctx), lock4go.ErrLockLost) {
-		lostAt.CompareAndSwap(0, ns(time.Now()))
+	if lctx.Err() != nil {
+		noteLost(lctx, &lostAt)
 	}
 	if at := lostAt.Load(); at != 0 {
 		iv.LostAt = at
 		iv.LostErr = context.Cause(lctx).Error()
+	}
+}
+
+// noteLost records now in lostAt, unless a time is already there, if lctx
+// was cancelled because the lock was lost.
+func noteLost(lctx context.Context, lostAt *atomic.Int64) {
+	if errors.Is(context.Cause(lctx), lock4go.ErrLockLost) {
+		lostAt.CompareAndSwap(0, ns(time.Now()))
+	}
+}
+
+// awaitOrLost waits d, or until end closes, or until lctx ends (noting a
+// lost lock in lostAt).
+func awaitOrLost(lctx context.Context, d time.Duration, end <-chan struct{}, lostAt *atomic.Int64) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-end:
+	case <-lctx.Done():
+		noteLost(lctx, lostAt)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/lock4go/lock4go"
+	"github.com/lock4go/lock4go/internal/testwait"
 )
 
 // TestKilledHolder is scenario 2: the holder's process is killed with
@@ -51,7 +52,7 @@ func killedHolder(t *testing.T, e *env, mode string, kind lockKind) {
 	// waiters (a queue entry, or a Redis release subscription). Starting
 	// the process takes seconds on a busy machine.
 	tpl, _ := s.open(t, lock4go.Config{})
-	if !eventually(20*time.Second, func() bool {
+	if !testwait.Until(20*time.Second, func() bool {
 		h, err := tpl.Inspect(t.Context(), s.key("kill"))
 		return err == nil && h.Waiters > 0
 	}) {
@@ -85,8 +86,9 @@ func TestKilledWaiter(t *testing.T) {
 		L := e.lease
 		key := s.key("killed-waiter")
 		r := newRun(t, s.backend(), key, L)
-		const hold = 10 * time.Second
-		holder := r.start(t, "holder", "--goroutines", "1", "--acquisitions", "1", "--hold", hold.String())
+		// The holder keeps the key until both waiters queue and one of
+		// them is dead (SIGUSR1 ends its hold).
+		holder := r.start(t, "holder", "--goroutines", "1", "--acquisitions", "1", "--hold", "1m")
 		r.acquiredBy(t, "holder", time.Time{}, 20*time.Second)
 		tpl, _ := s.open(t, lock4go.Config{})
 		waiters := func(n int) bool {
@@ -95,15 +97,16 @@ func TestKilledWaiter(t *testing.T) {
 		}
 		waitArgs := []string{"--goroutines", "1", "--acquisitions", "1", "--hold", "10ms", "--acquire-timeout", "1m"}
 		dead := r.start(t, "dead", waitArgs...)
-		if !eventually(20*time.Second, func() bool { return waiters(1) }) {
+		if !testwait.Until(20*time.Second, func() bool { return waiters(1) }) {
 			t.Fatal("the first waiter is not queued after 20s")
 		}
 		next := r.start(t, "next", waitArgs...)
-		if !eventually(20*time.Second, func() bool { return waiters(2) }) {
+		if !testwait.Until(20*time.Second, func() bool { return waiters(2) }) {
 			t.Fatal("the second waiter is not queued behind the first after 20s")
 		}
 		killed := dead.signal(t, syscall.SIGKILL)
 		<-dead.done
+		holder.signal(t, syscall.SIGUSR1)
 		holder.wait(t, time.Minute, false)
 		rep := next.wait(t, time.Minute, false)
 		acq := r.acquiredBy(t, "next", time.Time{}, time.Second)
@@ -118,7 +121,7 @@ func TestKilledWaiter(t *testing.T) {
 			}
 		}
 		if released.IsZero() || released.Before(killed) {
-			t.Fatalf("the holder released at %v, before the kill at %v: the scenario did not run as planned (machine too slow for a %v hold?)", released, killed, hold)
+			t.Fatalf("the holder released at %v, before the kill at %v: the scenario did not run as planned", released, killed)
 		}
 		from, bound := released, 200*time.Millisecond+50*time.Millisecond+time.Second // claim window + retry interval + 1s
 		if e.kind != Redis && e.kind != Postgres {

@@ -96,16 +96,23 @@ func TestKinds_killedShareHolder(t *testing.T) {
 // 2-permit semaphore:
 // no writer may overlap anyone, no more than 2 permits may be held at once,
 // and a holder mid-hold when the fault began must be told of the loss
-// within the lease.
+// within the lease. Each fault runs once with one of the kinds (every
+// fault runs with plain locks in TestBackendFault); make soak runs every
+// fault with both.
 func TestKinds_backendFault(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, e *env) {
-		for _, kind := range []lockKind{{mode: ModeRW}, {mode: ModePermits, permits: 2}} {
-			for _, f := range backendFaults {
-				if f.fast {
-					continue // Redis's known caveat, shown for locks
-				}
-				t.Run(kind.mode+"/"+f.name, func(t *testing.T) { backendFaultRun(t, e, f, kind) })
+		kinds := []lockKind{{mode: ModeRW}, {mode: ModePermits, permits: 2}}
+		n := 0
+		for _, f := range backendFaults {
+			if f.fast {
+				continue // Redis's known caveat, shown for locks
 			}
+			for i, kind := range kinds {
+				if soak() || i == n%len(kinds) {
+					t.Run(kind.mode+"/"+f.name, func(t *testing.T) { backendFaultRun(t, e, f, kind) })
+				}
+			}
+			n++
 		}
 	})
 }

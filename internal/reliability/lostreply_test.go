@@ -10,6 +10,7 @@ import (
 
 	"github.com/lock4go/lock4go"
 	"github.com/lock4go/lock4go/internal/testserver"
+	"github.com/lock4go/lock4go/internal/testwait"
 )
 
 // TestLostAcquireReplies is scenario 4: the proxy forwards acquisition
@@ -38,8 +39,13 @@ func TestLostAcquireReplies(t *testing.T) {
 	})
 }
 
+// lostReplyGrace is the attempt grace of the client whose replies are
+// dropped.
+const lostReplyGrace = 300 * time.Millisecond
+
 // lostReplies runs scenario 4 with locks taken with opts (a read lock, a
-// permit; a plain lock without).
+// permit; a plain lock without): three dropped acquisitions (twenty under
+// make soak), with acquire timeouts from 200ms up in steps of 100ms.
 func lostReplies(t *testing.T, e *env, partition bool, opts ...lock4go.LockOption) {
 	s := newSpace(e)
 	L := e.lease
@@ -48,7 +54,9 @@ func lostReplies(t *testing.T, e *env, partition bool, opts ...lock4go.LockOptio
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = proxy.Close() })
-	tpl, _ := s.open(t, lock4go.Config{RetryInterval: 20 * time.Millisecond}, proxy.Addr())
+	// An attempt whose reply was dropped ends at the acquire timeout plus
+	// the attempt grace: a short grace, since no reply is coming.
+	tpl, _ := s.open(t, lock4go.Config{RetryInterval: 20 * time.Millisecond, AttemptGrace: lostReplyGrace}, proxy.Addr())
 
 	ctx := t.Context()
 	// warmUp locks and releases key once, so that the client is connected
@@ -68,7 +76,7 @@ func lostReplies(t *testing.T, e *env, partition bool, opts ...lock4go.LockOptio
 	var keys []string
 	var errs []string
 	granted := 0
-	for i := range pick(5, 20) {
+	for i := range pick(3, 20) {
 		key := s.key(fmt.Sprint("drop-", i))
 		keys = append(keys, key)
 		warmUp(key)
@@ -128,7 +136,7 @@ func lostReplies(t *testing.T, e *env, partition bool, opts ...lock4go.LockOptio
 	}
 	var left []string
 	freedIn := time.Duration(-1)
-	if eventually(L+3*time.Second, func() bool { left = orphans(); return len(left) == 0 }) {
+	if testwait.Every(L+3*time.Second, readStep, func() bool { left = orphans(); return len(left) == 0 }) {
 		freedIn = time.Since(dropsEnded)
 	}
 	if len(left) > 0 {

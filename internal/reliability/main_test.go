@@ -2,10 +2,13 @@ package reliability
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -27,7 +30,18 @@ var (
 	lockcheckErr error
 )
 
+// parallel is how many tests run at once unless -test.parallel says
+// otherwise: every backend's scenarios at once, as forEachBackend means
+// them to run. Their time goes to waiting on servers, processes and
+// leases, not to the CPU; go test's default, GOMAXPROCS, would run two
+// backends at a time on a 2-core machine.
+const parallel = 8
+
 func TestMain(m *testing.M) {
+	flag.Parse()
+	if !flagGiven("test.parallel") {
+		_ = flag.Set("test.parallel", strconv.Itoa(max(parallel, runtime.GOMAXPROCS(0))))
+	}
 	var wg sync.WaitGroup
 	wg.Go(func() { redisSrv, redisErr = testserver.StartRedis() })
 	wg.Go(func() { zkSrv, zkErr = testserver.StartZooKeeper() })
@@ -56,6 +70,13 @@ func TestMain(m *testing.M) {
 		}
 	}
 	os.Exit(code)
+}
+
+// flagGiven reports whether the command line set the flag name.
+func flagGiven(name string) bool {
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	return given
 }
 
 // buildLockcheck compiles cmd/lockcheck into dir, with the race detector

@@ -4,6 +4,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/lock4go/lock4go/internal/testwait"
 )
 
 // TestPausedHolder is scenario 1: the holder's process is paused with
@@ -12,25 +14,43 @@ import (
 // cancelled within one renewal interval (a third of the lease); its fenced
 // write (it sleeps through the loss, as a process paused between its check
 // and its write would) must be rejected; its Release must return
-// ErrLockNotHeld and must not touch the successor's lock.
+// ErrLockNotHeld and must not touch the successor's lock. A watchdog lock
+// that lingers and a fixed lease released at once run in every run; make
+// soak runs the four combinations five times.
 func TestPausedHolder(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, e *env) {
-		rounds := pick(1, 5)
-		for i := range rounds {
-			for _, mode := range []string{"watchdog", "expire"} {
-				for _, linger := range []bool{false, true} {
-					name := mode + "/release-at-once"
-					if linger {
-						name = mode + "/linger"
-					}
-					t.Run(name, func(t *testing.T) { pausedHolder(t, e, mode, linger) })
-				}
+		for i := range pick(1, 5) {
+			for _, c := range pauseCases() {
+				t.Run(c.name(), func(t *testing.T) { pausedHolder(t, e, c.mode, c.linger) })
 			}
 			if t.Failed() {
 				t.Fatalf("round %d failed", i)
 			}
 		}
 	})
+}
+
+// pauseCase is one way of holding the lock through a pause: a watchdog
+// lock or a fixed lease ("expire"), released at once after the write or
+// kept for a lease after it (linger).
+type pauseCase struct {
+	mode   string
+	linger bool
+}
+
+// name is the subtest's name.
+func (c pauseCase) name() string {
+	if c.linger {
+		return c.mode + "/linger"
+	}
+	return c.mode + "/release-at-once"
+}
+
+// pauseCases returns the cases a run covers: each lease mode and each
+// ending once, all four combinations under make soak.
+func pauseCases() []pauseCase {
+	return pick([]pauseCase{{"watchdog", true}, {"expire", false}},
+		[]pauseCase{{"watchdog", false}, {"watchdog", true}, {"expire", false}, {"expire", true}})
 }
 
 // pausedHolder runs one pause. With linger the old holder keeps its lock
@@ -129,7 +149,7 @@ func pausedHolder(t *testing.T, e *env, mode string, linger bool) {
 func awaitSuccessorWrite(t *testing.T, dir string, deadline time.Time) *Interval {
 	t.Helper()
 	var first *Interval
-	wrote := eventuallyEvery(time.Until(deadline), 10*time.Millisecond, func() bool {
+	wrote := testwait.Every(time.Until(deadline), 10*time.Millisecond, func() bool {
 		acqs, done, err := ReadLogs(dir)
 		if err != nil {
 			t.Fatal(err)
@@ -173,12 +193,17 @@ func reportOf(reps []Report, id string) Report {
 // process's timers and goroutines run.
 func TestPausedHolder_sampling(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, e *env) {
-		for _, mode := range []string{"watchdog", "expire"} {
-			for _, api := range []string{APIDo, APILead} {
-				t.Run(mode+"/"+api, func(t *testing.T) { pausedSampler(t, e, mode, api) })
-			}
+		for _, c := range samplingCases() {
+			t.Run(c[0]+"/"+c[1], func(t *testing.T) { pausedSampler(t, e, c[0], c[1]) })
 		}
 	})
+}
+
+// samplingCases returns the lease modes and APIs a sampling run covers:
+// each mode and each API once, all four combinations under make soak.
+func samplingCases() [][2]string {
+	return pick([][2]string{{"watchdog", APIDo}, {"expire", APILead}},
+		[][2]string{{"watchdog", APIDo}, {"watchdog", APILead}, {"expire", APIDo}, {"expire", APILead}})
 }
 
 // pausedSampler runs one pause of a sampling holder.

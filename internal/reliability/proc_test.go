@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/lock4go/lock4go/internal/testwait"
 )
 
 // proc is one lockcheck process.
@@ -149,7 +151,7 @@ func (r *run) waitAll(t *testing.T, timeout time.Duration) []Report {
 func (r *run) acquiredBy(t *testing.T, id string, since time.Time, timeout time.Duration) Interval {
 	t.Helper()
 	var got Interval
-	ok := eventuallyEvery(timeout, 2*time.Millisecond, func() bool {
+	ok := testwait.Every(timeout, 2*time.Millisecond, func() bool {
 		acq, _, err := ReadLogs(r.dir)
 		if err != nil {
 			t.Fatal(err)
@@ -185,20 +187,6 @@ func (r *run) analyse(t *testing.T, o AnalyseOptions) Analysis {
 	return a
 }
 
-// eventuallyEvery polls cond every step until it holds or d passes.
-func eventuallyEvery(d, step time.Duration, cond func() bool) bool {
-	deadline := time.Now().Add(d)
-	for {
-		if cond() {
-			return true
-		}
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(step)
-	}
-}
-
 // latencies formats durations for the report.
 func latencies(ds []time.Duration) string {
 	if len(ds) == 0 {
@@ -216,7 +204,7 @@ func latencies(ds []time.Duration) string {
 // and returns whether they came and the processes' reports.
 func (r *run) recoverAndStop(t *testing.T, healedAt time.Time, d time.Duration, n int) (bool, []Report) {
 	t.Helper()
-	recovered := eventually(d, func() bool {
+	recovered := testwait.Every(d, readStep, func() bool {
 		acqs, _, err := ReadLogs(r.dir)
 		if err != nil {
 			t.Fatal(err)

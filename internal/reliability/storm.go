@@ -83,141 +83,195 @@ func Storm(ctx context.Context, tpl *lock4go.Template, cfg StormConfig) (StormRe
 	if cfg.Tolerance == 0 {
 		cfg.Tolerance = 2 * time.Millisecond
 	}
-	var (
-		rep   StormReport
-		mu    sync.Mutex
-		next  atomic.Int64
-		wg    sync.WaitGroup
-		count = func(p *int64) { atomic.AddInt64(p, 1) }
-	)
-	violate := func(format string, args ...any) {
-		mu.Lock()
-		if len(rep.Violations) < 50 {
-			rep.Violations = append(rep.Violations, fmt.Sprintf(format, args...))
-		}
-		mu.Unlock()
-	}
-	var suspects []lateSuccess // judged once the scheduling delay is known
-	suspect := func(l lateSuccess) {
-		mu.Lock()
-		suspects = append(suspects, l)
-		mu.Unlock()
-	}
+	s := &storm{tpl: tpl, cfg: cfg}
 	stopProbe, schedMax := make(chan struct{}), make(chan time.Duration)
 	go func() { schedMax <- schedProbe(stopProbe) }()
 	began := time.Now()
-	for range cfg.Goroutines {
+	s.run(ctx)
+	s.rep.Elapsed = time.Since(began)
+	close(stopProbe)
+	s.rep.SchedDelayMax = <-schedMax
+	judgeLate(&s.rep, s.suspects, s.violate)
+	s.rep.HeldAfter = tpl.HeldLocks()
+	if s.rep.HeldAfter != 0 {
+		s.violate("%d locks still held after the storm", s.rep.HeldAfter)
+	}
+	if s.rep.LateSuccesses != 0 {
+		s.violate("%d locks obtained after their context was cancelled", s.rep.LateSuccesses)
+	}
+	if cfg.Settle > 0 {
+		if err := s.settle(ctx); err != nil {
+			return s.rep, err
+		}
+	}
+	return s.rep, nil
+}
+
+// storm is one cancellation storm in progress.
+type storm struct {
+	tpl      *lock4go.Template
+	cfg      StormConfig
+	mu       sync.Mutex // guards rep.Violations and suspects
+	rep      StormReport
+	suspects []lateSuccess // judged once the scheduling delay is known
+}
+
+// count adds one to a counter of the report.
+func (s *storm) count(p *int64) { atomic.AddInt64(p, 1) }
+
+// violate records a broken rule (the first 50).
+func (s *storm) violate(format string, args ...any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.rep.Violations) < 50 {
+		s.rep.Violations = append(s.rep.Violations, fmt.Sprintf(format, args...))
+	}
+}
+
+// suspect keeps a success that came after its cancellation.
+func (s *storm) suspect(l lateSuccess) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.suspects = append(s.suspects, l)
+}
+
+// run makes the acquisitions from cfg.Goroutines goroutines, every second
+// one through Do, one in eight cancelled before the call.
+func (s *storm) run(ctx context.Context) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range s.cfg.Goroutines {
 		wg.Go(func() {
 			for ctx.Err() == nil {
 				i := next.Add(1)
-				if i > int64(cfg.Total) {
+				if i > int64(s.cfg.Total) {
 					return
 				}
-				count(&rep.Attempts)
-				key := cfg.Keys[rand.IntN(len(cfg.Keys))]
-				stormOne(ctx, tpl, key, i%2 == 0, i%8 == 0, cfg, &rep, count, violate, suspect)
+				s.count(&s.rep.Attempts)
+				key := s.cfg.Keys[rand.IntN(len(s.cfg.Keys))]
+				s.one(ctx, key, i%2 == 0, i%8 == 0)
 			}
 		})
 	}
 	wg.Wait()
-	rep.Elapsed = time.Since(began)
-	close(stopProbe)
-	rep.SchedDelayMax = <-schedMax
-	judgeLate(&rep, suspects, violate)
-	rep.HeldAfter = tpl.HeldLocks()
-	if rep.HeldAfter != 0 {
-		violate("%d locks still held after the storm", rep.HeldAfter)
-	}
-	if rep.LateSuccesses != 0 {
-		violate("%d locks obtained after their context was cancelled", rep.LateSuccesses)
-	}
-	if cfg.Settle > 0 {
-		select {
-		case <-time.After(cfg.Settle):
-		case <-ctx.Done():
-			return rep, ctx.Err()
-		}
-		for _, k := range cfg.Keys {
-			h, err := tpl.Inspect(ctx, k)
-			switch {
-			case errors.Is(err, lock4go.ErrLockNotHeld), errors.Is(err, errors.ErrUnsupported):
-			case err != nil:
-				violate("inspect %q: %v", k, err)
-			default:
-				rep.Leftovers = append(rep.Leftovers, k)
-				violate("%q still held after the storm and %v: owner %q token %d ttl %v waiters %d",
-					k, cfg.Settle, h.Owner, h.Token, h.TTL, h.Waiters)
-			}
-		}
-	}
-	return rep, nil
 }
 
-// stormOne runs one cancelled acquisition, through Do when useDo is set.
-func stormOne(parent context.Context, tpl *lock4go.Template, key string, useDo, pre bool, cfg StormConfig,
-	rep *StormReport, count func(*int64), violate func(string, ...any), suspect func(lateSuccess)) {
+// settle waits cfg.Settle and then inspects every key: one still held or
+// queued for is a leftover.
+func (s *storm) settle(ctx context.Context) error {
+	select {
+	case <-time.After(s.cfg.Settle):
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	for _, k := range s.cfg.Keys {
+		h, err := s.tpl.Inspect(ctx, k)
+		switch {
+		case errors.Is(err, lock4go.ErrLockNotHeld), errors.Is(err, errors.ErrUnsupported):
+		case err != nil:
+			s.violate("inspect %q: %v", k, err)
+		default:
+			s.rep.Leftovers = append(s.rep.Leftovers, k)
+			s.violate("%q still held after the storm and %v: owner %q token %d ttl %v waiters %d",
+				k, s.cfg.Settle, h.Owner, h.Token, h.TTL, h.Waiters)
+		}
+	}
+	return nil
+}
+
+// one runs one cancelled acquisition of key, through Do when useDo is set,
+// cancelled before the call when pre is set and at a random point within
+// cfg.MaxDelay otherwise.
+func (s *storm) one(parent context.Context, key string, useDo, pre bool) {
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
-	var cancelledAt atomic.Int64
+	a := &attempt{s: s, key: key, pre: pre}
 	if pre {
 		cancel()
-		cancelledAt.Store(time.Now().UnixNano())
-		count(&rep.PreCancelled)
+		a.cancelledAt.Store(time.Now().UnixNano())
+		s.count(&s.rep.PreCancelled)
 	} else {
-		t := time.AfterFunc(rand.N(cfg.MaxDelay+1), func() {
+		t := time.AfterFunc(rand.N(s.cfg.MaxDelay+1), func() {
 			cancel()
-			cancelledAt.Store(time.Now().UnixNano())
+			a.cancelledAt.Store(time.Now().UnixNano())
 		})
 		defer t.Stop()
 	}
-	late := func(acquiredAt time.Time) {
-		c := cancelledAt.Load()
-		if c != 0 && c < acquiredAt.Add(-cfg.Tolerance).UnixNano() {
-			suspect(lateSuccess{key: key, at: acquiredAt, late: acquiredAt.Sub(time.Unix(0, c)), pre: pre})
-		}
-	}
-	classify := func(err error) {
-		switch {
-		case errors.Is(err, lock4go.ErrNotAcquired):
-			count(&rep.Cancelled)
-		default:
-			count(&rep.OtherErrors)
-			if errors.Is(err, lock4go.ErrInvalidConfig) || errors.Is(err, lock4go.ErrInvalidKey) {
-				violate("%q: %v", key, err)
-			}
-		}
-	}
 	if useDo {
-		ran := false
-		err := tpl.Do(ctx, key, func(fctx context.Context) error {
-			ran = true
-			l, err := tpl.Lock(fctx, key) // re-enters; yields AcquiredAt
-			if err != nil {
-				return err
-			}
-			late(l.AcquiredAt())
-			return l.Release(fctx)
-		})
-		if ran {
-			count(&rep.Successes)
-			if err != nil && !errors.Is(err, context.Canceled) {
-				count(&rep.ReleaseErrors)
-			}
-			return
-		}
-		classify(err)
+		a.viaDo(ctx)
 		return
 	}
-	l, err := tpl.Lock(ctx, key)
+	a.viaLock(ctx)
+}
+
+// attempt is one acquisition of a storm.
+type attempt struct {
+	s           *storm
+	key         string
+	pre         bool         // cancelled before the call
+	cancelledAt atomic.Int64 // when its context was cancelled (Unix ns), 0 before
+}
+
+// viaLock takes the lock with Lock and releases it.
+func (a *attempt) viaLock(ctx context.Context) {
+	s := a.s
+	l, err := s.tpl.Lock(ctx, a.key)
 	if err != nil {
-		classify(err)
+		a.failed(err)
 		return
 	}
-	count(&rep.Successes)
-	late(l.AcquiredAt())
+	s.count(&s.rep.Successes)
+	a.late(l.AcquiredAt())
 	if err := l.Release(ctx); err != nil {
-		count(&rep.ReleaseErrors)
-		violate("release of %q: %v", key, err)
+		s.count(&s.rep.ReleaseErrors)
+		s.violate("release of %q: %v", a.key, err)
+	}
+}
+
+// viaDo takes the lock with Do, and learns its AcquiredAt by re-entering
+// it from Do's context.
+func (a *attempt) viaDo(ctx context.Context) {
+	s := a.s
+	ran := false
+	err := s.tpl.Do(ctx, a.key, func(fctx context.Context) error {
+		ran = true
+		l, err := s.tpl.Lock(fctx, a.key) // re-enters; yields AcquiredAt
+		if err != nil {
+			return err
+		}
+		a.late(l.AcquiredAt())
+		return l.Release(fctx)
+	})
+	if !ran {
+		a.failed(err)
+		return
+	}
+	s.count(&s.rep.Successes)
+	if err != nil && !errors.Is(err, context.Canceled) {
+		s.count(&s.rep.ReleaseErrors)
+	}
+}
+
+// late keeps the success as a suspect if its context was cancelled more
+// than cfg.Tolerance before acquiredAt.
+func (a *attempt) late(acquiredAt time.Time) {
+	c := a.cancelledAt.Load()
+	if c != 0 && c < acquiredAt.Add(-a.s.cfg.Tolerance).UnixNano() {
+		a.s.suspect(lateSuccess{key: a.key, at: acquiredAt, late: acquiredAt.Sub(time.Unix(0, c)), pre: a.pre})
+	}
+}
+
+// failed counts an acquisition that did not succeed; invalid input is a
+// violation.
+func (a *attempt) failed(err error) {
+	s := a.s
+	if errors.Is(err, lock4go.ErrNotAcquired) {
+		s.count(&s.rep.Cancelled)
+		return
+	}
+	s.count(&s.rep.OtherErrors)
+	if errors.Is(err, lock4go.ErrInvalidConfig) || errors.Is(err, lock4go.ErrInvalidKey) {
+		s.violate("%q: %v", a.key, err)
 	}
 }
 

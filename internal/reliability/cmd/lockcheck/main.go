@@ -12,7 +12,8 @@
 // cancelled at random points, then a goroutine-leak check), analyse (merge
 // the logs of a directory and check them).
 //
-// In holders mode SIGTERM or SIGINT ends the run gracefully.
+// In holders mode SIGTERM or SIGINT ends the run gracefully, and SIGUSR1
+// ends the holds in progress and to come at once, as if --hold had passed.
 //
 // The exit status is 0 when no violation was seen, 1 when one was, 2 on a
 // usage or set-up error.
@@ -106,15 +107,8 @@ func run(args []string) int {
 		return 2
 	}
 	if f.mode == "analyse" {
-		a, err := reliability.Analyse(f.dir, reliability.AnalyseOptions{AllowOverlap: f.allowOverlap, AllowStale: f.allowStale, AllowRegression: f.allowRegression, Permits: f.permits})
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "lockcheck:", err)
-			return 2
-		}
-		emit(a)
-		return exitFor(a.Violations)
+		return analyse(f)
 	}
-
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(f.logLevel)); err != nil {
 		fmt.Fprintln(os.Stderr, "lockcheck: --log-level:", err)
@@ -123,59 +117,19 @@ func run(args []string) int {
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 	ctx, cancel := context.WithTimeout(context.Background(), f.timeout)
 	defer cancel()
+	var endHolds <-chan struct{}
 	if f.mode == "holders" {
-		// SIGTERM ends the run gracefully: holds in progress finish and
-		// the report is printed. The handler stays until the process
-		// exits, so a late SIGTERM never kills it after its report. (Not
-		// in storm mode, whose leak check would see the signal goroutine.)
 		var stop context.CancelFunc
-		ctx, stop = context.WithCancel(ctx)
+		ctx, stop = stopOnSignal(ctx)
 		defer stop()
-		sigs := make(chan os.Signal, 1)
-		signal.Notify(sigs, syscall.SIGTERM, os.Interrupt)
-		go func() {
-			<-sigs
-			stop()
-		}()
+		endHolds = closeOnSignal(syscall.SIGUSR1)
 	}
-
-	b := reliability.Backend{Kind: f.backend, Addrs: splitAddrs(f.addr), Cluster: f.cluster,
-		Session: f.session, Namespace: f.namespace, Logger: logger}
-	exec, closeBackend, err := b.Open(ctx)
+	tpl, closeBackend, err := open(ctx, f, logger)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "lockcheck:", err)
 		return 2
 	}
-	tpl, err := lock4go.New(lock4go.Config{
-		Expire: f.lease, AcquireTimeout: f.acquireTimeout, RetryInterval: f.retry, Logger: logger,
-	}, exec)
-	if err != nil {
-		_ = closeBackend()
-		fmt.Fprintln(os.Stderr, "lockcheck:", err)
-		return 2
-	}
-
-	var rep reliability.Report
-	switch f.mode {
-	case "holders":
-		rep, err = reliability.RunHolders(ctx, tpl, reliability.HolderConfig{
-			Mode: f.lockKind, Permits: f.permits,
-			Key: f.key, Goroutines: f.goroutines, Acquisitions: f.acquisitions, Duration: f.duration,
-			Hold: f.hold, Expire: f.expire, API: f.api, Sample: f.sample, IgnoreLost: f.ignoreLost, Linger: f.linger, Dir: f.dir, ID: f.id,
-		})
-	case "storm":
-		keys := make([]string, f.stormKeys)
-		for i := range keys {
-			keys[i] = fmt.Sprintf("%s:%d", f.key, i)
-		}
-		var s reliability.StormReport
-		s, err = reliability.Storm(ctx, tpl, reliability.StormConfig{
-			Keys: keys, Goroutines: f.goroutines, Total: f.stormTotal, MaxDelay: f.stormDelay, Settle: f.stormSettle,
-		})
-		rep = reliability.Report{ID: f.id, PID: os.Getpid(), Storm: &s}
-	default:
-		err = fmt.Errorf("unknown --mode %q", f.mode)
-	}
+	rep, err := runMode(ctx, f, tpl, endHolds)
 	if cerr := closeBackend(); cerr != nil {
 		logger.Warn("lockcheck: close", "err", cerr)
 	}
@@ -186,6 +140,7 @@ func run(args []string) int {
 	rep.Backend = f.backend
 	violations := rep.Violations
 	if rep.Storm != nil {
+		// After close: nothing of the executor's may be left running.
 		rep.Storm.Leaks = reliability.FindLeaks()
 		violations = append(violations, rep.Storm.Violations...)
 		if rep.Storm.Leaks != "" {
@@ -194,6 +149,89 @@ func run(args []string) int {
 	}
 	emit(rep)
 	return exitFor(violations)
+}
+
+// analyse merges the logs of --dir, prints the analysis and returns the
+// exit status.
+func analyse(f flags) int {
+	a, err := reliability.Analyse(f.dir, reliability.AnalyseOptions{AllowOverlap: f.allowOverlap, AllowStale: f.allowStale, AllowRegression: f.allowRegression, Permits: f.permits})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "lockcheck:", err)
+		return 2
+	}
+	emit(a)
+	return exitFor(a.Violations)
+}
+
+// stopOnSignal returns a context that SIGTERM or SIGINT cancels: holds in
+// progress finish and the report is printed. The handler stays until the
+// process exits, so a late SIGTERM never kills it after its report. (Not
+// in storm mode, whose leak check would see the signal goroutine.)
+func stopOnSignal(ctx context.Context) (context.Context, context.CancelFunc) {
+	ctx, stop := context.WithCancel(ctx)
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGTERM, os.Interrupt)
+	go func() {
+		<-sigs
+		stop()
+	}()
+	return ctx, stop
+}
+
+// closeOnSignal returns a channel that closes when the process receives
+// sig.
+func closeOnSignal(sig os.Signal) <-chan struct{} {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, sig)
+	closed := make(chan struct{})
+	go func() {
+		<-sigs
+		close(closed)
+	}()
+	return closed
+}
+
+// open connects to the backend of f and returns a Template over it and a
+// function that closes the backend.
+func open(ctx context.Context, f flags, logger *slog.Logger) (*lock4go.Template, func() error, error) {
+	b := reliability.Backend{Kind: f.backend, Addrs: splitAddrs(f.addr), Cluster: f.cluster,
+		Session: f.session, Namespace: f.namespace, Logger: logger}
+	exec, closeBackend, err := b.Open(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	tpl, err := lock4go.New(lock4go.Config{
+		Expire: f.lease, AcquireTimeout: f.acquireTimeout, RetryInterval: f.retry, Logger: logger,
+	}, exec)
+	if err != nil {
+		_ = closeBackend()
+		return nil, nil, err
+	}
+	return tpl, closeBackend, nil
+}
+
+// runMode runs the holders or the storm of f over tpl; closing endHolds
+// ends the holders' holds.
+func runMode(ctx context.Context, f flags, tpl *lock4go.Template, endHolds <-chan struct{}) (reliability.Report, error) {
+	switch f.mode {
+	case "holders":
+		return reliability.RunHolders(ctx, tpl, reliability.HolderConfig{
+			Mode: f.lockKind, Permits: f.permits,
+			Key: f.key, Goroutines: f.goroutines, Acquisitions: f.acquisitions, Duration: f.duration,
+			Hold: f.hold, Expire: f.expire, API: f.api, Sample: f.sample, IgnoreLost: f.ignoreLost, Linger: f.linger, Dir: f.dir, ID: f.id,
+			EndHolds: endHolds,
+		})
+	case "storm":
+		keys := make([]string, f.stormKeys)
+		for i := range keys {
+			keys[i] = fmt.Sprintf("%s:%d", f.key, i)
+		}
+		s, err := reliability.Storm(ctx, tpl, reliability.StormConfig{
+			Keys: keys, Goroutines: f.goroutines, Total: f.stormTotal, MaxDelay: f.stormDelay, Settle: f.stormSettle,
+		})
+		return reliability.Report{ID: f.id, PID: os.Getpid(), Storm: &s}, err
+	}
+	return reliability.Report{}, fmt.Errorf("unknown --mode %q", f.mode)
 }
 
 func splitAddrs(s string) []string {
