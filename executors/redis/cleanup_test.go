@@ -11,6 +11,7 @@ import (
 	"github.com/lock4go/lock4go/executor"
 	"github.com/lock4go/lock4go/executors/redis"
 	"github.com/lock4go/lock4go/internal/testserver"
+	"github.com/lock4go/lock4go/internal/testwait"
 )
 
 // TestExecutor_void_voidsLateWrites covers the two orders in which an
@@ -57,7 +58,7 @@ func writeThenVoid(t *testing.T, c *goredis.Client, e, waiter *redis.Executor, k
 		t.Fatal("the void did not wake the queued waiter")
 	}
 	stop() // the waiter gives up: its claim is freed
-	if !eventually(2*time.Second, func() bool { return c.Exists(t.Context(), key).Val() == 0 }) {
+	if !testwait.Until(2*time.Second, func() bool { return c.Exists(t.Context(), key).Val() == 0 }) {
 		t.Fatal("key still claimed after the waiter gave up")
 	}
 	void := redis.VoidKey(key, r.Owner)
@@ -174,7 +175,7 @@ func TestExecutor_void_outageProbes(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("voids did not recover after the permission came back")
 	}
-	if !eventually(5*time.Second, func() bool {
+	if !testwait.Until(5*time.Second, func() bool {
 		for i := range n {
 			if admin.Exists(t.Context(), redis.VoidKey(keys[i], owners[i])).Val() != 1 {
 				return false

@@ -10,6 +10,7 @@ import (
 	"github.com/lock4go/lock4go/executor"
 	"github.com/lock4go/lock4go/executors/redis"
 	"github.com/lock4go/lock4go/internal/testserver"
+	"github.com/lock4go/lock4go/internal/testwait"
 )
 
 // TestCluster_wakeFollowsSlot checks that the sharded wake subscription
@@ -33,12 +34,12 @@ func TestCluster_wakeFollowsSlot(t *testing.T) {
 			break
 		}
 	}
-	if !eventually(5*time.Second, func() bool { return shardNumSub(t, from, channel) == 1 }) {
+	if !testwait.Until(5*time.Second, func() bool { return shardNumSub(t, from, channel) == 1 }) {
 		t.Fatal("the waiter's sharded subscription is not on the slot's master")
 	}
 	moved := time.Now()
 	moveSlot(t, c, redis.KeySlot(key), from, to)
-	if !eventually(10*time.Second, func() bool { return shardNumSub(t, to, channel) == 1 }) {
+	if !testwait.Until(10*time.Second, func() bool { return shardNumSub(t, to, channel) == 1 }) {
 		t.Fatal("the subscription did not follow the slot to its new master")
 	}
 	t.Logf("subscribed on the slot's new master %v after the move", time.Since(moved).Round(time.Millisecond))
@@ -52,7 +53,7 @@ func wakeAfterMove(t *testing.T, holder, waiter *redis.Executor, key string) {
 	var l executor.Lease
 	var err error
 	// The holder's client learns the new slot map at its first errors.
-	if !eventually(10*time.Second, func() bool { l, err = take(t, holder, key); return err == nil }) {
+	if !testwait.Until(10*time.Second, func() bool { l, err = take(t, holder, key); return err == nil }) {
 		t.Fatal(err)
 	}
 	w, stop2 := queueUp(t, waiter, key)
@@ -127,10 +128,10 @@ func TestCluster_wakeFollowsFailover(t *testing.T) {
 	_, stop := waiter.WatchRelease(t.Context(), key)
 	defer stop()
 	from := slotOwner(t, c, key)
-	if !eventually(5*time.Second, func() bool { return shardNumSub(t, from, channel) == 1 }) {
+	if !testwait.Until(5*time.Second, func() bool { return shardNumSub(t, from, channel) == 1 }) {
 		t.Fatal("the waiter's sharded subscription is not on the slot's master")
 	}
-	if !eventually(20*time.Second, func() bool { return replicasInSync(t, c) }) {
+	if !testwait.Until(20*time.Second, func() bool { return replicasInSync(t, c) }) {
 		t.Fatal("the replicas did not sync with their masters")
 	}
 	killed := time.Now()
@@ -142,7 +143,7 @@ func TestCluster_wakeFollowsFailover(t *testing.T) {
 		}
 	}
 	var to string
-	if !eventually(20*time.Second, func() bool {
+	if !testwait.Until(20*time.Second, func() bool {
 		for _, a := range c.Addrs() {
 			if a != from && isMasterOf(t, a, redis.KeySlot(key)) && shardNumSub(t, a, channel) == 1 {
 				to = a

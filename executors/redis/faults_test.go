@@ -11,6 +11,7 @@ import (
 	"github.com/lock4go/lock4go/executor"
 	"github.com/lock4go/lock4go/executors/redis"
 	"github.com/lock4go/lock4go/internal/testserver"
+	"github.com/lock4go/lock4go/internal/testwait"
 )
 
 // clientModes runs the fault tests with go-redis bounding calls by context
@@ -37,7 +38,7 @@ func TestFault_restartWhileHeld(t *testing.T) {
 	// No persistence: the lock is gone. The first call after the restart may
 	// still see the broken connection; it must never succeed.
 	var renewErr error
-	if !eventually(5*time.Second, func() bool {
+	if !testwait.Until(5*time.Second, func() bool {
 		renewErr = l.Renew(t.Context(), time.Minute)
 		if renewErr == nil {
 			t.Fatal("Renew succeeded on a lock lost in a restart")
@@ -91,7 +92,7 @@ func TestFault_paused(t *testing.T) {
 			}
 			// The acquisition may have run once the server resumed; its
 			// void must remove it long before its TTL.
-			if !eventually(5*time.Second, func() bool { return c.Exists(t.Context(), key).Val() == 0 }) {
+			if !testwait.Until(5*time.Second, func() bool { return c.Exists(t.Context(), key).Val() == 0 }) {
 				t.Fatal("orphan lock left by the timed-out acquisition")
 			}
 			if err := held.Renew(t.Context(), time.Minute); err != nil {
@@ -162,7 +163,7 @@ func TestFault_proxy(t *testing.T) {
 			// Recovery.
 			p.SetBlackhole(false)
 			p.Cut()
-			if !eventually(5*time.Second, func() bool {
+			if !testwait.Until(5*time.Second, func() bool {
 				err := l.Renew(t.Context(), time.Minute)
 				return err == nil || errors.Is(err, executor.ErrLockNotHeld)
 			}) {
@@ -270,7 +271,7 @@ func voidAfterLostReply(t *testing.T, c *goredis.Client, p *testserver.Proxy, e 
 	}
 	p.SetDropReplies(false)
 	// A retry reaches Redis, long before the TTL.
-	if !eventually(10*time.Second, func() bool {
+	if !testwait.Until(10*time.Second, func() bool {
 		return c.Exists(t.Context(), key).Val() == 0 && c.Exists(t.Context(), redis.VoidKey(key, r.Owner)).Val() == 1
 	}) {
 		t.Fatalf("orphan lock left behind: GET = %q", c.Get(t.Context(), key).Val())
@@ -318,7 +319,7 @@ func TestFault_cancelledPaused(t *testing.T) {
 			// The void reaches Redis once it resumes; Close then
 			// waits for the abandoned call, so the acquisition's script has
 			// run too, before or after the void: no lock either way.
-			if !eventually(10*time.Second, func() bool { return c.Exists(t.Context(), redis.VoidKey(r.Key, r.Owner)).Val() == 1 }) {
+			if !testwait.Until(10*time.Second, func() bool { return c.Exists(t.Context(), redis.VoidKey(r.Key, r.Owner)).Val() == 1 }) {
 				t.Fatal("the cancelled acquisition was not voided")
 			}
 			if err := e.Close(); err != nil {
@@ -360,7 +361,7 @@ func takeOverVoided(t *testing.T, e *redis.Executor, key string) {
 	defer stop()
 	var l executor.Lease
 	var err error
-	if !eventually(5*time.Second, func() bool {
+	if !testwait.Until(5*time.Second, func() bool {
 		w := req(key, time.Minute)
 		w.Wait = true
 		l, err = e.Acquire(t.Context(), w)

@@ -103,20 +103,6 @@ func req(key string, ttl time.Duration) executor.Request {
 	return executor.Request{Key: key, Owner: owner(), TTL: ttl}
 }
 
-// eventually polls cond every 10ms until it holds or d passes.
-func eventually(d time.Duration, cond func() bool) bool {
-	deadline := time.Now().Add(d)
-	for {
-		if cond() {
-			return true
-		}
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 // logSignal is a slog.Handler that hands records on to next and closes
 // fired at the first record whose message contains match: a signal to await
 // instead of polling a log.

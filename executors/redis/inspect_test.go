@@ -8,6 +8,7 @@ import (
 
 	"github.com/lock4go/lock4go/executor"
 	"github.com/lock4go/lock4go/executors/redis"
+	"github.com/lock4go/lock4go/internal/testwait"
 )
 
 func TestExecutor_Inspect(t *testing.T) {
@@ -45,7 +46,7 @@ func TestExecutor_Inspect(t *testing.T) {
 		t.Fatalf("Inspect after a release with a waiter queued = %+v, %v; want a claim and no waiter", h, err)
 	}
 	stop() // the waiter gives up: the claim goes, and nobody is left
-	if !eventually(5*time.Second, func() bool {
+	if !testwait.Until(5*time.Second, func() bool {
 		_, err := e.Inspect(t.Context(), key)
 		return errors.Is(err, executor.ErrLockNotHeld)
 	}) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/lock4go/lock4go/executor"
 	"github.com/lock4go/lock4go/executors/redis"
+	"github.com/lock4go/lock4go/internal/testwait"
 )
 
 // lock4jUnlock is the release script of Lock4j's RedisTemplateLockExecutor.
@@ -70,7 +71,7 @@ func TestInterop_neverTouchesOthers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !eventually(2*time.Second, func() bool { return c.SetNX(t.Context(), key, "other", 5*time.Second).Val() }) {
+	if !testwait.Until(2*time.Second, func() bool { return c.SetNX(t.Context(), key, "other", 5*time.Second).Val() }) {
 		t.Fatal("key never expired")
 	}
 	if err := l.Renew(t.Context(), time.Hour); !errors.Is(err, executor.ErrLockNotHeld) {

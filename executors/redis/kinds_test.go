@@ -11,6 +11,7 @@ import (
 
 	"github.com/lock4go/lock4go"
 	"github.com/lock4go/lock4go/executors/redis"
+	"github.com/lock4go/lock4go/internal/testwait"
 )
 
 // kindsTemplates returns n Templates, each over an executor with its own
@@ -101,7 +102,7 @@ func writerAfterReaders(t *testing.T, tpls []*lock4go.Template, key string, held
 // waitQueued waits until key's wait queue holds n executors.
 func waitQueued(t *testing.T, tpl *lock4go.Template, key string, n int) {
 	t.Helper()
-	if !eventually(10*time.Second, func() bool {
+	if !testwait.Until(10*time.Second, func() bool {
 		h, err := tpl.Inspect(t.Context(), key)
 		return err == nil && h.Waiters == n
 	}) {

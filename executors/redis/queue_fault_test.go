@@ -10,6 +10,7 @@ import (
 	"github.com/lock4go/lock4go/executor"
 	"github.com/lock4go/lock4go/executors/redis"
 	"github.com/lock4go/lock4go/internal/testserver"
+	"github.com/lock4go/lock4go/internal/testwait"
 )
 
 // proxied returns an executor whose client reaches s through a proxy of its
@@ -101,7 +102,7 @@ func TestFault_lostReplyOnRegistration(t *testing.T) {
 		t.Fatalf("key after the release = %q, want a claim for the first queued", v)
 	}
 	var l executor.Lease
-	if !eventually(claim+5*time.Second, func() bool {
+	if !testwait.Until(claim+5*time.Second, func() bool {
 		var err error
 		l, err = take(t, other, key)
 		return err == nil

@@ -11,6 +11,7 @@ import (
 	"github.com/lock4go/lock4go"
 	"github.com/lock4go/lock4go/executor"
 	"github.com/lock4go/lock4go/executors/redis"
+	"github.com/lock4go/lock4go/internal/testwait"
 )
 
 // lockAsync runs tpl.Lock(key) with a retry interval of retry in a
@@ -68,7 +69,7 @@ func TestQueue_deadWaiterSkipped(t *testing.T) {
 	mustQueue(t, dead, key)
 	live, _ := newTemplate(t, redis.Options{ClaimWindow: claim})
 	got := lockAsync(t, live, key, retry)
-	if !eventually(5*time.Second, func() bool { return queueLen(t, key) == 2 }) {
+	if !testwait.Until(5*time.Second, func() bool { return queueLen(t, key) == 2 }) {
 		t.Fatal("the live waiter did not queue behind the dead one")
 	}
 	released := time.Now()
@@ -105,7 +106,7 @@ func TestQueue_evictedWaiter(t *testing.T) {
 	l := mustHold(t, holder, key)
 	waiter, _ := newTemplate(t, redis.Options{})
 	got := lockAsync(t, waiter, key, retry)
-	if !eventually(5*time.Second, func() bool { return queueLen(t, key) == 1 }) {
+	if !testwait.Until(5*time.Second, func() bool { return queueLen(t, key) == 1 }) {
 		t.Fatal("the waiter did not queue")
 	}
 	c := newClient(t, s.Addr())
@@ -171,7 +172,7 @@ func TestQueue_fifoAcrossTemplates(t *testing.T) {
 	for i := range n {
 		tpl, _ := newTemplate(t, redis.Options{})
 		waits = append(waits, lockAsync(t, tpl, key, 10*time.Second))
-		if !eventually(5*time.Second, func() bool { return queueLen(t, key) == int64(i+1) }) {
+		if !testwait.Until(5*time.Second, func() bool { return queueLen(t, key) == int64(i+1) }) {
 			t.Fatalf("waiter %d did not queue", i)
 		}
 	}
@@ -300,7 +301,7 @@ func TestQueue_strictFIFO(t *testing.T) {
 			t.Fatal(err)
 		}
 		w, stop := queueUp(t, waiter, key)
-		if !eventually(5*time.Second, func() bool { return c.Exists(t.Context(), key).Val() == 0 }) {
+		if !testwait.Until(5*time.Second, func() bool { return c.Exists(t.Context(), key).Val() == 0 }) {
 			t.Fatal("the lease did not expire")
 		}
 		l, err := take(t, newcomer, key)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/lock4go/lock4go/executor"
 	"github.com/lock4go/lock4go/executors/redis"
+	"github.com/lock4go/lock4go/internal/testwait"
 )
 
 // closedAddr returns an address on which nothing listens: dials are
@@ -69,5 +70,5 @@ func TestAcquire_refusedDial(t *testing.T) {
 
 // waitLog reports whether logs contain match within d.
 func waitLog(logs *logBuffer, match string, d time.Duration) bool {
-	return eventually(d, func() bool { return strings.Contains(logs.String(), match) })
+	return testwait.Until(d, func() bool { return strings.Contains(logs.String(), match) })
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/lock4go/lock4go/executor"
 	"github.com/lock4go/lock4go/executors/redis"
 	"github.com/lock4go/lock4go/internal/testserver"
+	"github.com/lock4go/lock4go/internal/testwait"
 )
 
 // TestReplicas covers Options.Replicas on a master with one replica: an
@@ -39,7 +40,7 @@ func TestReplicas(t *testing.T) {
 			t.Fatalf("%v: %v", cmd, err)
 		}
 	}
-	if !eventually(10*time.Second, func() bool { return admin.Do(t.Context(), "WAIT", 1, 10).Val() == int64(0) }) {
+	if !testwait.Until(10*time.Second, func() bool { return admin.Do(t.Context(), "WAIT", 1, 10).Val() == int64(0) }) {
 		t.Fatal("the replica still acknowledges")
 	}
 	_, err = waiting.Acquire(t.Context(), req(key, time.Minute))

@@ -14,6 +14,7 @@ import (
 	lock4go "github.com/lock4go/lock4go"
 	"github.com/lock4go/lock4go/executors/redis"
 	"github.com/lock4go/lock4go/internal/testserver"
+	"github.com/lock4go/lock4go/internal/testwait"
 )
 
 // sentinelExpire is the watchdog lease of the Sentinel tests: renewed
@@ -198,7 +199,7 @@ func (r *sentinelRun) wait(key string) <-chan waited {
 // test's).
 func (r *sentinelRun) awaitSubscriber(m *testserver.Server, key string, since time.Time) time.Duration {
 	c, q := r.node(m), redis.QueueKey(key)
-	if !eventually(time.Minute, func() bool {
+	if !testwait.Until(time.Minute, func() bool {
 		for _, member := range c.ZRange(r.t.Context(), q, 0, -1).Val() {
 			ch := "lock4go:wake:" + member
 			if c.PubSubNumSub(r.t.Context(), ch).Val()[ch] > 0 {
@@ -228,7 +229,7 @@ func (r *sentinelRun) cutReplicaLink() {
 			r.t.Fatalf("%v: %v", cmd, err)
 		}
 	}
-	if !eventually(10*time.Second, func() bool {
+	if !testwait.Until(10*time.Second, func() bool {
 		info := c.Info(r.t.Context(), "replication").Val()
 		return strings.Contains(info, "master_link_status:down")
 	}) {
@@ -352,7 +353,7 @@ func (r *sentinelRun) checkCaveat(first *lock4go.Lock, replicated bool, t0 time.
 		r.t.Fatalf("first holder: Err %v, want ErrLockLost", first.Err())
 	}
 	// Done closes just before the loss is logged.
-	if !eventually(5*time.Second, func() bool { return r.logs.logged("lock4go: lock lost", first.Key()) }) {
+	if !testwait.Until(5*time.Second, func() bool { return r.logs.logged("lock4go: lock lost", first.Key()) }) {
 		r.t.Fatal("the first holder's loss was not logged")
 	}
 	if l.Token() <= first.Token() {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/lock4go/lock4go/executor"
 	"github.com/lock4go/lock4go/executors/redis"
+	"github.com/lock4go/lock4go/internal/testwait"
 )
 
 // fired reports whether ch receives within d.
@@ -210,7 +211,7 @@ func TestExecutor_WatchRelease_wakeBeforeWatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := newClient(t, s.Addr())
-	if !eventually(2*time.Second, func() bool {
+	if !testwait.Until(2*time.Second, func() bool {
 		v, _ := c.Get(t.Context(), key).Result()
 		return strings.HasPrefix(v, "lock4go:claim:")
 	}) {
@@ -271,7 +272,7 @@ func TestExecutor_WatchRelease_cancelledContext(t *testing.T) {
 		t.Fatalf("WatchRelease with a cancelled context took %v: it waited for the confirmation", took)
 	}
 	<-w // the first watch signals at once
-	if !eventually(2*time.Second, func() bool { return numsub(t, c, e) == 1 }) {
+	if !testwait.Until(2*time.Second, func() bool { return numsub(t, c, e) == 1 }) {
 		t.Fatal("WatchRelease with a cancelled context did not subscribe")
 	}
 	if err := l.Release(t.Context()); err != nil {

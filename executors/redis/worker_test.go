@@ -11,6 +11,7 @@ import (
 
 	"github.com/lock4go/lock4go/executor"
 	"github.com/lock4go/lock4go/executors/redis"
+	"github.com/lock4go/lock4go/internal/testwait"
 )
 
 // workerExecutor returns an executor whose client does not bound calls by
@@ -82,7 +83,7 @@ func TestExecutor_run_abandoned(t *testing.T) {
 		t.Fatalf("%d parked workers while the abandoned call runs, want 0", n)
 	}
 	close(finished)
-	if !eventually(5*time.Second, func() bool { return redis.IdleWorkers(e) == 1 }) {
+	if !testwait.Until(5*time.Second, func() bool { return redis.IdleWorkers(e) == 1 }) {
 		t.Fatal("the worker of the abandoned call was not parked again")
 	}
 }
@@ -163,7 +164,7 @@ func TestFault_cancelledWithDeadline(t *testing.T) {
 // that no lock is left once e closed.
 func voidedOnResume(t *testing.T, c *goredis.Client, e *redis.Executor, r executor.Request) {
 	t.Helper()
-	if !eventually(10*time.Second, func() bool { return c.Exists(t.Context(), redis.VoidKey(r.Key, r.Owner)).Val() == 1 }) {
+	if !testwait.Until(10*time.Second, func() bool { return c.Exists(t.Context(), redis.VoidKey(r.Key, r.Owner)).Val() == 1 }) {
 		t.Fatal("the cancelled acquisition was not voided")
 	}
 	if err := e.Close(); err != nil {

@@ -138,17 +138,5 @@ func ownerOf(v string) string {
 	return v
 }
 
-// eventually polls cond every 10ms until it holds or d passes.
-func eventually(t testing.TB, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("after %v: %s", d, what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 // testLogger logs to t at debug level until t ends (testlog.Logger).
 func testLogger(t testing.TB) *slog.Logger { return testlog.Logger(t) }

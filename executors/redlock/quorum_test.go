@@ -15,6 +15,7 @@ import (
 	"github.com/lock4go/lock4go/executor"
 	"github.com/lock4go/lock4go/executors/redis"
 	"github.com/lock4go/lock4go/executors/redlock"
+	"github.com/lock4go/lock4go/internal/testwait"
 )
 
 func TestNew_invalid(t *testing.T) {
@@ -175,7 +176,7 @@ func TestAcquire_lateGrant(t *testing.T) {
 			t.Fatal(err)
 		}
 		if !releaseFirst {
-			eventually(t, 10*time.Second, "the late master to hold the lease's owner", func() bool {
+			testwait.For(t, 10*time.Second, "the late master to hold the lease's owner", func() bool {
 				return holders(t, a[2:], k)[0] == req.Owner
 			})
 			if err := l.Release(t.Context()); err != nil {
@@ -222,7 +223,7 @@ func TestAcquire_lostReplies(t *testing.T) {
 	}
 	ps[1].SetDropReplies(false)
 	ps[1].Cut() // connections whose replies were dropped are out of step
-	eventually(t, 20*time.Second, "the grant whose reply was lost to be voided", func() bool {
+	testwait.For(t, 20*time.Second, "the grant whose reply was lost to be voided", func() bool {
 		return holders(t, a[1:2], k)[0] == ""
 	})
 	if err := l.Release(t.Context()); err != nil {
@@ -293,7 +294,7 @@ func TestRenew_majority(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 5*time.Second, "every master to grant", func() bool {
+	testwait.For(t, 5*time.Second, "every master to grant", func() bool {
 		for _, v := range holders(t, a, k) {
 			if v == "" {
 				return false
@@ -313,7 +314,7 @@ func TestRenew_majority(t *testing.T) {
 		t.Fatalf("RenewBatch with the lock lost on one master = %v", errs[0])
 	}
 	// A renewal that succeeded asks master 0 for the lock again.
-	eventually(t, 10*time.Second, "master 0 to hold the lock again", func() bool {
+	testwait.For(t, 10*time.Second, "master 0 to hold the lock again", func() bool {
 		return holders(t, a[:1], k)[0] != ""
 	})
 	// Lost on two at once: gone, and the lease frees the master that
@@ -371,7 +372,7 @@ func (h *signalHandler) WithGroup(name string) slog.Handler {
 // a majority, and the last master may still be at it.
 func awaitFree(t testing.TB, addrs []string, key string) {
 	t.Helper()
-	eventually(t, 10*time.Second, "every master to be free", func() bool {
+	testwait.For(t, 10*time.Second, "every master to be free", func() bool {
 		for _, v := range holders(t, addrs, key) {
 			// A floor (a token raised ahead of the clock) is free.
 			if v != "" && v != "lock4go:floor" {

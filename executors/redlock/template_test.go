@@ -10,6 +10,7 @@ import (
 
 	"github.com/lock4go/lock4go"
 	"github.com/lock4go/lock4go/executors/redlock"
+	"github.com/lock4go/lock4go/internal/testwait"
 )
 
 // TestTemplate_exclusion runs 3 Templates (one executor each, as 3
@@ -81,7 +82,7 @@ func TestTemplate_lostOnMajority(t *testing.T) {
 	// A renewal (every 200ms) succeeds on the other two and then asks
 	// master 0 for the lock again: seeing it back there means the lock
 	// went through a renewal with one master gone.
-	eventually(t, 10*time.Second, "master 0 to hold the lock again", func() bool {
+	testwait.For(t, 10*time.Second, "master 0 to hold the lock again", func() bool {
 		return holders(t, a[:1], k)[0] != ""
 	})
 	select {
