@@ -31,8 +31,8 @@ type session struct {
 	ttl time.Duration // as granted: etcd raises a TTL below its minimum
 
 	// lost is cancelled, with the reason as its cause, when the lease is
-	// gone or can no longer be vouched for; its Done channel is Lost() of
-	// every lock of the session. It is a signal, not a request context.
+	// gone or can no longer be vouched for: every lease of the session
+	// reports its loss (AfterLost) from it. It is a signal, not a request context.
 	lost     context.Context
 	markLost context.CancelCauseFunc
 

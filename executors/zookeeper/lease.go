@@ -42,7 +42,7 @@ type lease struct {
 
 	state atomic.Int32
 	// lostCtx is cancelled, with the reason as its cause, when the lease is
-	// lost; its Done channel is Lost().
+	// lost: AfterLost and LostCause read it.
 	lostCtx  context.Context
 	markLost context.CancelCauseFunc
 
