@@ -49,8 +49,9 @@ const (
 type LockInfo struct {
 	Key      string
 	Executor string
-	// Kind is the kind of lock: "mutex" (a lock, or the write lock of a
-	// read-write lock), "read" ([Shared]) or "permit" ([WithPermits]).
+	// Kind is the kind of lock, in the words of [Holder.Kind]: "lock" (a
+	// mutex, or the write lock of a read-write lock), "read" ([Shared]) or
+	// "permits" ([WithPermits]).
 	Kind  string
 	Token int64
 	// Owner is the owner value stored with the lock on the backend.
@@ -203,11 +204,11 @@ func (t *Template) describe(h *hold, now time.Time) (LockInfo, bool) {
 func (h *hold) kind() string {
 	switch {
 	case h.permits > 0:
-		return "permit"
+		return KindPermits.String()
 	case h.shared:
-		return "read"
+		return KindRead.String()
 	}
-	return "mutex"
+	return KindLock.String()
 }
 
 // sharedHolds are the held read locks and permits, which take no turn in

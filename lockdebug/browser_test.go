@@ -242,7 +242,7 @@ func TestHandler_browser(t *testing.T) {
 
 // row is the start of the held-locks row of a lock, as the page renders it.
 func row(key, exec string, token int64, owner string) string {
-	return fmt.Sprintf(`<td class="key" data-label="key"><span>%s</span></td><td data-label="executor">%s</td><td data-label="kind">mutex</td><td class="num mono" data-label="token">%d</td><td class="mono" data-label="owner">%s…</td>`,
+	return fmt.Sprintf(`<td class="key" data-label="key"><span>%s</span></td><td data-label="executor">%s</td><td data-label="kind">lock</td><td class="num mono" data-label="token">%d</td><td class="mono" data-label="owner">%s…</td>`,
 		key, exec, token, owner[:8])
 }
 

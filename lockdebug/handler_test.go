@@ -124,7 +124,7 @@ func TestHandler_json(t *testing.T) {
 			t.Fatalf("held = %+v", tv.Held)
 		}
 		h := tv.Held[0]
-		if h.Key != l.Key() || h.Kind != "mutex" || h.Token != l.Token() || h.Owner != l.Owner()[:8]+"…" ||
+		if h.Key != l.Key() || h.Kind != "lock" || h.Token != l.Token() || h.Owner != l.Owner()[:8]+"…" ||
 			h.AgeMS != 1500 || h.LeaseLeftMS == nil || *h.LeaseLeftMS != 30000-600-1500 || h.Renewal != "watchdog" || h.Handles != 1 {
 			t.Errorf("held = %+v", h)
 		}
