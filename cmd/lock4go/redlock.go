@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 	"strings"
@@ -36,22 +37,7 @@ func dialRedlock(ctx context.Context, c *connFlags) (*backend, error) {
 		clients = append(clients, cl)
 		addrs = append(addrs, opt.Addr)
 	}
-	errs := make([]error, len(clients))
-	var wg sync.WaitGroup
-	for i, cl := range clients {
-		wg.Go(func() { errs[i] = cl.Ping(ctx).Err() })
-	}
-	wg.Wait()
-	var down []string
-	var first error
-	for i, err := range errs {
-		if err != nil {
-			down = append(down, addrs[i])
-			if first == nil {
-				first = err
-			}
-		}
-	}
+	down, first := pingAll(ctx, clients, addrs)
 	if len(down) > (len(clients)-1)/2 {
 		closeAll()
 		return nil, connectErr(ctx, "redlock", down, c.timeout, first)
@@ -65,6 +51,24 @@ func dialRedlock(ctx context.Context, c *connFlags) (*backend, error) {
 		_ = e.Close()
 		closeAll()
 	}}, nil
+}
+
+// pingAll pings every client at once and returns the addresses of those
+// that did not answer, and the first error.
+func pingAll(ctx context.Context, clients []goredis.UniversalClient, addrs []string) (down []string, first error) {
+	errs := make([]error, len(clients))
+	var wg sync.WaitGroup
+	for i, cl := range clients {
+		wg.Go(func() { errs[i] = cl.Ping(ctx).Err() })
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			down = append(down, addrs[i])
+			first = cmp.Or(first, err)
+		}
+	}
+	return down, first
 }
 
 // redlockNote: as on Redis, renewals find out, once a majority is gone.
