@@ -193,6 +193,9 @@ func (l *lease) Renew(ctx context.Context, _ time.Duration) error {
 // delete failed).
 func (l *lease) Release(ctx context.Context) error {
 	if l.loss.Lost() {
+		// Free the entry here too: gone may not have finished yet, and the
+		// caller may take the key again as soon as Release returns.
+		l.finish()
 		return l.closedErr("release")
 	}
 	l.mu.Lock()
