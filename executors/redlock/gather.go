@@ -28,33 +28,41 @@ type answer struct {
 // its timeout. It returns the answers in order of position, nil for those
 // still in flight, and how many are in flight; late answers stay on out.
 func gather(out <-chan answer, n, quorum int, start time.Time) (errs []error, pending []bool, left int) {
-	errs = make([]error, n)
-	pending = make([]bool, n)
+	errs, pending = make([]error, n), make([]bool, n)
 	for i := range pending {
 		pending[i] = true
 	}
-	left = n
-	ok := 0
+	ok, got := 0, 0
+	left = collect(out, n, start, func(a answer) {
+		errs[a.pos], pending[a.pos] = a.err, false
+		got++
+		if a.err == nil {
+			ok++
+		}
+	}, func() bool { return ok >= quorum || ok+n-got < quorum })
+	return errs, pending, left
+}
+
+// collect hands the values sent on out to take until n came, or decided
+// reports the outcome known and a grace has passed: as long as the
+// decided part took since start, at most maxGrace. It returns how many
+// values are still to come.
+func collect[T any](out <-chan T, n int, start time.Time, take func(T), decided func() bool) (left int) {
 	var timer <-chan time.Time
-	for left > 0 {
-		if timer == nil && (ok >= quorum || ok+left < quorum) {
-			grace := min(time.Since(start), maxGrace)
-			t := time.NewTimer(grace)
+	for left = n; left > 0; left-- {
+		if timer == nil && decided() {
+			t := time.NewTimer(min(time.Since(start), maxGrace))
 			defer t.Stop()
 			timer = t.C
 		}
 		select {
-		case a := <-out:
-			errs[a.pos], pending[a.pos] = a.err, false
-			left--
-			if a.err == nil {
-				ok++
-			}
+		case v := <-out:
+			take(v)
 		case <-timer:
-			return errs, pending, left
+			return left
 		}
 	}
-	return errs, pending, left
+	return 0
 }
 
 // fanOut calls call on each of ls (one master's lease each) in the
@@ -69,7 +77,7 @@ func (e *Executor) fanOut(ctx context.Context, ls []executor.Lease, call func(co
 		e.work.run(func() { out <- answer{j, call(dctx, nl)} })
 	}
 	errs, pending, left := gather(out, len(ls), e.quorum, start)
-	e.late(out, left, cancel, onLate)
+	late(e, out, left, cancel, onLate)
 	for j, p := range pending {
 		if p {
 			errs[j] = errInFlight
@@ -82,9 +90,9 @@ func (e *Executor) fanOut(ctx context.Context, ls []executor.Lease, call func(co
 // renewal or release returned.
 var errInFlight = fmt.Errorf("no answer yet: %w", executor.ErrBackend)
 
-// late drains the left answers still to come on out in the background,
-// calling f on each, then cancel.
-func (e *Executor) late(out <-chan answer, left int, cancel context.CancelFunc, f func(answer)) {
+// late hands the left values still to come on out to f in e's
+// background, then calls cancel.
+func late[T any](e *Executor, out <-chan T, left int, cancel context.CancelFunc, f func(T)) {
 	if left == 0 {
 		cancel()
 		return

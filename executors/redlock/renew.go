@@ -40,17 +40,7 @@ func (e *Executor) RenewBatch(ctx context.Context, items []executor.RenewItem) [
 		}
 	}
 	e.repair(ctx, wanted)
-	if left == 0 {
-		cancel()
-		return b.errs
-	}
-	drain := func() {
-		defer cancel()
-		b.drain(out, left)
-	}
-	if !e.bg.Go(drain) {
-		drain()
-	}
+	late(e, out, left, cancel, b.dropNotHeld)
 	return b.errs
 }
 
@@ -109,30 +99,15 @@ func (e *Executor) planRenewals(ctx context.Context, items []executor.RenewItem)
 }
 
 // await receives the masters' replies until all sent came, or every item's
-// outcome is decided and a grace passed (as long as the decided part took,
-// at most maxGrace). It returns how many replies are still to come.
+// outcome is decided and a grace passed (see collect). It returns how many
+// replies are still to come.
 func (b *renewBatch) await(out <-chan batchReply, sent int, start time.Time) int {
-	var timer <-chan time.Time
-	left := sent
-	for left > 0 {
-		if timer == nil && b.decided() {
-			t := time.NewTimer(min(time.Since(start), maxGrace))
-			defer t.Stop()
-			timer = t.C
+	return collect(out, sent, start, func(r batchReply) {
+		for m, err := range r.errs {
+			w := b.where[r.node][m]
+			b.answers[w.item][w.pos] = err
 		}
-		select {
-		case r := <-out:
-			for m, err := range r.errs {
-				w := b.where[r.node][m]
-				b.answers[w.item][w.pos] = err
-			}
-			left--
-			continue
-		case <-timer:
-		}
-		break
-	}
-	return left
+	}, b.decided)
 }
 
 // decided reports whether every item's outcome is known: a majority
@@ -158,16 +133,13 @@ func (b *renewBatch) decided() bool {
 	return true
 }
 
-// drain receives the left replies that came after RenewBatch returned, and
-// drops from their leases the masters that no longer hold them.
-func (b *renewBatch) drain(out <-chan batchReply, left int) {
-	for range left {
-		r := <-out
-		for m, err := range r.errs {
-			if notHeld(err) {
-				w := b.where[r.node][m]
-				b.owned[w.item].drop(b.masters[w.item][w.pos], b.leases[w.item][w.pos])
-			}
+// dropNotHeld drops from their leases the masters of a reply that came
+// after RenewBatch returned and no longer hold them.
+func (b *renewBatch) dropNotHeld(r batchReply) {
+	for m, err := range r.errs {
+		if notHeld(err) {
+			w := b.where[r.node][m]
+			b.owned[w.item].drop(b.masters[w.item][w.pos], b.leases[w.item][w.pos])
 		}
 	}
 }
