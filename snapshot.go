@@ -49,7 +49,7 @@ const (
 type LockInfo struct {
 	Key      string
 	Executor string
-	// Kind is the kind of lock, in the words of [Holder.Kind]: "lock" (a
+	// Kind is the kind of lock, in the words of [executor.Holder.Kind]: "lock" (a
 	// mutex, or the write lock of a read-write lock), "read" ([Shared]) or
 	// "permits" ([WithPermits]).
 	Kind  string
