@@ -67,7 +67,7 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 		return nil, fmt.Errorf("postgres: acquire %q: %w", req.Key, executor.GaveUp(ctx))
 	}
 	e.startSweeper()
-	if req.Wait && !req.Shared && req.Permits == 0 && e.waits.quiet(req.Key) && e.listener.listening() {
+	if req.Wait && !req.Shared && req.Permits == 0 && e.waits.Quiet(req.Key, time.Now(), quietPoll) && e.listener.listening() {
 		// Still queued, nothing heard: no round trip needed to learn that
 		// the key is busy.
 		return nil, fmt.Errorf("postgres: %q: %w", req.Key, executor.ErrNotAcquired)
@@ -90,7 +90,8 @@ func (e *Executor) answer(ctx context.Context, l *lease, req executor.Request, c
 	case err == nil && code > 0:
 		l.token = code
 		if track {
-			e.waits.setQueued(req.Key, false)
+			e.waits.SetQueued(req.Key, false)
+			e.waits.PolledAt(req.Key, time.Now())
 		}
 		if !e.held.Add(l) {
 			return nil, e.refuseLate(l)
@@ -98,7 +99,8 @@ func (e *Executor) answer(ctx context.Context, l *lease, req executor.Request, c
 		return l, nil
 	case err == nil && code == codeQueued:
 		if track {
-			e.waits.setQueued(req.Key, true)
+			e.waits.SetQueued(req.Key, true)
+			e.waits.PolledAt(req.Key, time.Now())
 		}
 		return nil, fmt.Errorf("postgres: %q: %w", req.Key, executor.ErrNotAcquired)
 	case err == nil && code == codeBusy:
@@ -146,7 +148,7 @@ func (e *Executor) try(ctx context.Context, l *lease, req executor.Request) (int
 		kind := shareKind(req)
 		return e.acquireInt(ctx, l, e.sql.acquireShare, req.Key, req.Owner, ttl, member, e.queueMs, kind, int32(req.Permits), e.claimMs)
 	}
-	queued := req.Wait && e.waits.queued(req.Key)
+	queued := req.Wait && e.waits.Queued(req.Key)
 	return e.acquireInt(ctx, l, e.sql.acquire, req.Key, req.Owner, ttl, member, e.queueMs, e.claimMs, queued)
 }
 

@@ -51,7 +51,7 @@ func (e *Executor) Close() error {
 	for _, l := range held {
 		l.loss.Mark(errClosedHeld)
 	}
-	err := e.endHeld(held, e.waits.close())
+	err := e.endHeld(held, e.waits.Close())
 	e.bg.Close()
 	return err
 }

@@ -35,7 +35,7 @@ type Executor struct {
 	claimMs  int64
 	queueMs  int64
 	listener *listener
-	waits    waits
+	waits    kit.Waits
 
 	voids voidQueue        // voids of lost replies
 	held  kit.Held[*lease] // the leases held, for Close

@@ -217,7 +217,7 @@ func (l *listener) serve(conn *pgconn.PgConn) error {
 func (l *listener) idle(since time.Time) time.Time {
 	now := time.Now()
 	switch {
-	case l.e.waits.n.Load() > 0:
+	case l.e.waits.Active():
 		return now
 	case since.IsZero() || now.Sub(since) < listenIdle:
 		if since.IsZero() {
@@ -227,7 +227,7 @@ func (l *listener) idle(since time.Time) time.Time {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.e.waits.n.Load() > 0 { // a waiter came: WatchRelease counts it before start
+	if l.e.waits.Active() { // a waiter came: WatchRelease counts it before start
 		return now
 	}
 	l.started, l.confirmed, l.degraded, l.late = false, false, false, false
@@ -299,7 +299,7 @@ func (l *listener) confirm() {
 	}
 	l.mu.Unlock()
 	if gap {
-		l.e.waits.wakeAll()
+		l.e.waits.WakeAll()
 	}
 }
 

@@ -85,14 +85,14 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 // executor stands in the key's queue, subscribed, and no wake came since its
 // last poll (at most quietPoll ago). Otherwise it records the poll.
 func (e *Executor) busyLocally(key string) bool {
-	if e.waits.takeAhead(key) {
+	if e.waits.TakeAhead(key) {
 		return true
 	}
 	now := time.Now()
-	if !e.opts.PollEveryRetry && e.waits.quiet(key, now, quietPoll) && e.wakesHealthy(key) {
+	if !e.opts.PollEveryRetry && e.waits.Quiet(key, now, quietPoll) && e.wakesHealthy(key) {
 		return true
 	}
-	e.waits.polledAt(key, now)
+	e.waits.PolledAt(key, now)
 	return false
 }
 
@@ -109,9 +109,9 @@ func (e *Executor) outcome(ctx context.Context, l *lease, req executor.Request, 
 			return nil, err
 		}
 		if track {
-			e.waits.setQueued(req.Key, false)
+			e.waits.SetQueued(req.Key, false)
 			if r.joined {
-				e.waits.setAhead(req.Key)
+				e.waits.SetAhead(req.Key)
 			}
 		}
 		if !e.held.Add(l) {
@@ -120,13 +120,13 @@ func (e *Executor) outcome(ctx context.Context, l *lease, req executor.Request, 
 		return l, nil
 	case r.err == nil && r.val == queued:
 		if track {
-			e.waits.setQueued(req.Key, true)
+			e.waits.SetQueued(req.Key, true)
 		}
 		if l.epoch == 0 || l.epoch != e.wakeEpoch(req.Key) {
 			// The wake subscription was not active, or was (re)made, while
 			// this attempt registered: a release meanwhile may have
 			// published to nobody. The next attempt asks the server.
-			e.waits.wake(req.Key, e.opts.ClaimWindow)
+			e.waits.Wake(req.Key, e.opts.ClaimWindow)
 		}
 		return nil, fmt.Errorf("redis: %q: %w", req.Key, executor.ErrNotAcquired)
 	case isNil(r.err):
@@ -171,7 +171,7 @@ func (l *lease) acquire(ctx context.Context, req executor.Request) result {
 		member, inQueue, followers := noArg, noArg, noArg
 		if req.Wait {
 			member = e.memberArg
-			if e.waits.queued(req.Key) {
+			if e.waits.Queued(req.Key) {
 				inQueue = yesArg
 			}
 			if req.Followers {
@@ -197,7 +197,7 @@ func (l *lease) acquire(ctx context.Context, req executor.Request) result {
 
 // quietPoll is how often a waiter that stands in a key's queue, with its
 // wake subscription healthy, asks the server while no wake comes; its other
-// retries are answered without a round trip (see waits.quiet).
+// retries are answered without a round trip (see [kit.Waits.Quiet]).
 const quietPoll = time.Second
 
 // Boxed script arguments shared by every call.

@@ -55,7 +55,7 @@ func (e *Executor) Close() error {
 	for _, l := range held {
 		l.loss.Mark(errClosedHeld)
 	}
-	err := e.endHeld(held, e.waits.close())
+	err := e.endHeld(held, e.waits.Close())
 	err = errors.Join(err, e.hub.close())
 	if e.shards != nil {
 		err = errors.Join(err, e.shards.close())

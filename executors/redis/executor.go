@@ -130,7 +130,7 @@ func New(client goredis.UniversalClient, opts Options) (*Executor, error) {
 	}
 	e.wakeChannel = wakeChannelPrefix + e.member
 	e.grantBase = claimPrefix + e.member + "\x00"
-	e.hub = newHub(classicWire(client), e.log, opts.SubscribeTimeout, func() bool { return e.waits.n.Load() > 0 })
+	e.hub = newHub(classicWire(client), e.log, opts.SubscribeTimeout, func() bool { return e.waits.Active() })
 	if cluster, ok := client.(*goredis.ClusterClient); ok {
 		e.sharded = true
 		e.shards = newShardHubs(cluster, e.log, opts.SubscribeTimeout, e.member)

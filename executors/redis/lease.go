@@ -188,7 +188,7 @@ func (l *lease) release(ctx context.Context) result {
 	if v == requeued {
 		// The key went to another executor, and this one is queued again
 		// for its followers: their next attempt need not ask.
-		l.e.waits.setAhead(l.key())
+		l.e.waits.SetAhead(l.key())
 		v = 1
 	}
 	return result{val: v, err: err}

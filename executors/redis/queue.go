@@ -24,7 +24,8 @@ const (
 	// dead ones.
 	queueTTL = 30 * time.Second
 
-	// maxRecentWakes bounds the wakes kept for watchers yet to come.
+	// maxRecentWakes bounds the direct grants kept for attempts yet to
+	// confirm them.
 	maxRecentWakes = 1024
 )
 

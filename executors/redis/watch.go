@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"sync"
+
+	"github.com/lock4go/lock4go/internal/kit"
 )
 
 // WatchRelease implements [executor.Waiter]. An attempt of a waiting
@@ -30,31 +32,31 @@ import (
 // be called exactly once (later calls do nothing); it never blocks on the
 // network. A stop that leaves nobody of this executor waiting for key
 // removes the executor from key's queue in the background, unless another
-// of its waiters watches key within leaveDelay. Once the executor is
+// of its waiters watches key within [kit.LeaveDelay]. Once the executor is
 // closed the channel is ready at once (see [Executor.Close]).
 func (e *Executor) WatchRelease(ctx context.Context, key string) (released <-chan struct{}, stop func()) {
 	if e.isClosed() {
 		return fired(), func() {}
 	}
-	w := &watcher{ch: make(chan struct{}, 1)}
+	w := kit.NewWatcher()
 	h, channel, unwatch := e.subscription(key)
 	if h == nil {
 		return fired(), func() {}
 	}
-	first := h.listen(channel, e.onWake, e.waits.wakeAll)
-	e.waits.add(key, w, e.opts.ClaimWindow)
+	first := h.listen(channel, e.onWake, e.waits.WakeAll)
+	e.waits.Add(key, w, e.opts.ClaimWindow)
 	h.ready(ctx, channel)
 	if first {
 		// A wake may have come before the subscription: the next attempt
 		// asks the server.
-		e.waits.wake(key, e.opts.ClaimWindow)
+		e.waits.Wake(key, e.opts.ClaimWindow)
 	}
 	var once sync.Once
-	return w.ch, func() {
+	return w.C(), func() {
 		once.Do(func() {
 			unwatch()
-			if e.waits.remove(key, w) {
-				e.waits.leaveLater(key, leaveDelay, func() { e.leaveQueue(key) })
+			if e.waits.Remove(key, w) {
+				e.waits.LeaveLater(key, kit.LeaveDelay, func() { e.leaveQueue(key) })
 			}
 		})
 	}
@@ -66,12 +68,12 @@ func (e *Executor) WatchRelease(ctx context.Context, key string) (released <-cha
 // permits.
 func (e *Executor) onWake(payload string) {
 	if key, ok := strings.CutPrefix(payload, sharedWake); ok {
-		e.waits.wakeShared(key, e.opts.ClaimWindow)
+		e.waits.WakeShared(key, e.opts.ClaimWindow)
 		return
 	}
 	key, granted, ok := strings.Cut(payload, sharedWake)
 	if !ok {
-		e.waits.wake(payload, e.opts.ClaimWindow)
+		e.waits.Wake(payload, e.opts.ClaimWindow)
 		return
 	}
 	e.waits.grant(key, e.grantBase+granted, granted, e.opts.ClaimWindow)

@@ -1,0 +1,125 @@
+package kit
+
+import (
+	"slices"
+	"testing"
+	"time"
+)
+
+// woken reports whether w has a pending wake, taking it.
+func woken(w *Watcher) bool {
+	select {
+	case <-w.C():
+		return true
+	default:
+		return false
+	}
+}
+
+func TestWaits_addRemove(t *testing.T) {
+	var q Waits
+	if q.Active() || q.Queued("k") {
+		t.Fatal("a zero Waits is active")
+	}
+	a, b := NewWatcher(), NewWatcher()
+	q.Add("k", a, time.Second)
+	q.Add("k", b, time.Second)
+	if !q.Active() || !q.Queued("k") {
+		t.Fatal("a watched key is not queued")
+	}
+	if !q.Quiet("k", time.Now(), time.Second) {
+		t.Fatal("a key just queued, with no wake, is not quiet")
+	}
+	if q.Remove("k", a) {
+		t.Fatal("Remove of one of two watchers reported the last")
+	}
+	q.SetQueued("k", false)
+	if q.Remove("k", b) || q.Active() {
+		t.Fatal("the last watcher of a key no longer queued left it queued")
+	}
+}
+
+func TestWaits_wakeBeforeWatcher(t *testing.T) {
+	var q Waits
+	q.Wake("k", time.Minute)
+	w := NewWatcher()
+	q.Add("k", w, time.Minute)
+	if !woken(w) {
+		t.Fatal("a wake that came before the watcher was not kept")
+	}
+	if q.Quiet("k", time.Now(), time.Second) {
+		t.Fatal("a woken key is quiet")
+	}
+	q.PolledAt("k", time.Now())
+	if !q.Quiet("k", time.Now(), time.Second) {
+		t.Fatal("a key polled after its wake is not quiet")
+	}
+	late := NewWatcher()
+	q.Wake("other", 0)
+	q.Add("other", late, 0)
+	if woken(late) {
+		t.Fatal("a wake older than its window woke a watcher")
+	}
+}
+
+func TestWaits_leaveLaterCancelled(t *testing.T) {
+	var q Waits
+	w := NewWatcher()
+	q.Add("k", w, time.Second)
+	if !q.Remove("k", w) {
+		t.Fatal("the last watcher of a queued key did not report it")
+	}
+	left := make(chan struct{})
+	q.LeaveLater("k", time.Hour, func() { close(left) })
+	q.Add("k", NewWatcher(), time.Second) // a waiter comes back
+	if len(q.leaving) != 0 {
+		t.Fatal("a returning watcher did not cancel the departure")
+	}
+	gone := NewWatcher()
+	q.Add("j", gone, time.Second)
+	q.Remove("j", gone)
+	ran := make(chan struct{})
+	q.LeaveLater("j", time.Millisecond, func() { close(ran) })
+	<-ran
+	select {
+	case <-left:
+		t.Fatal("a cancelled departure ran")
+	default:
+	}
+}
+
+func TestWaits_close(t *testing.T) {
+	var q Waits
+	w := NewWatcher()
+	q.Add("watched", w, time.Second)
+	q.SetAhead("ahead")
+	gone := NewWatcher()
+	q.Add("leaving", gone, time.Second)
+	q.Remove("leaving", gone)
+	q.LeaveLater("leaving", time.Hour, func() { t.Error("a departure ran after Close") })
+	keys := q.Close()
+	slices.Sort(keys)
+	if !slices.Equal(keys, []string{"ahead", "leaving", "watched"}) {
+		t.Fatalf("Close returned %v", keys)
+	}
+	if !woken(w) {
+		t.Fatal("Close did not wake a watcher")
+	}
+	q.LeaveLater("watched", time.Millisecond, func() { t.Error("a departure was scheduled after Close") })
+	if q.TakeAhead("ahead") {
+		t.Fatal("Close kept a key queued again for followers")
+	}
+}
+
+func TestWaits_ahead(t *testing.T) {
+	var q Waits
+	q.SetAhead("k")
+	if !q.Active() || !q.TakeAhead("k") || q.TakeAhead("k") {
+		t.Fatal("TakeAhead does not report a key queued again once")
+	}
+	q.SetAhead("k")
+	q.Wake("k", time.Second)
+	if q.TakeAhead("k") {
+		t.Fatal("a wake did not end the key's queueing for followers")
+	}
+}
