@@ -2,8 +2,12 @@ package redis
 
 import (
 	"context"
+	"errors"
+	"fmt"
 
 	goredis "github.com/redis/go-redis/v9"
+
+	"github.com/lock4go/lock4go/executor"
 )
 
 // honoursContext reports whether client bounds its network I/O by context
@@ -71,4 +75,38 @@ func (e *Executor) run(ctx context.Context, fn func(context.Context) result) res
 			return result{err: ctx.Err(), abandoned: true}
 		}
 	}
+}
+
+// runScript runs s by its digest (EVALSHA) and, whenever the server says it
+// does not know the script (a restart, a failover to a replica that never
+// loaded it, SCRIPT FLUSH, or Valkey evicting scripts), again in full
+// (EVAL), which loads it for the next call.
+func runScript(ctx context.Context, c goredis.Scripter, s *goredis.Script, keys []string, args ...any) *goredis.Cmd {
+	cmd := s.EvalSha(ctx, c, keys, args...)
+	if isNoScript(cmd.Err()) {
+		return s.Eval(ctx, c, keys, args...)
+	}
+	return cmd
+}
+
+// isNoScript reports whether err says the server does not know a script.
+// Only the error code counts: servers word the message differently (Valkey
+// 8 changed it), and go-redis may hand over its own [goredis.ErrNoScript].
+func isNoScript(err error) bool {
+	return err != nil && (errors.Is(err, goredis.ErrNoScript) || goredis.HasErrorPrefix(err, "NOSCRIPT"))
+}
+
+// isClosed reports whether Close has begun: every call checks it first.
+func (e *Executor) isClosed() bool {
+	select {
+	case <-e.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// closedErr is the error of op on key after Close.
+func closedErr(op, key string) error {
+	return fmt.Errorf("redis: %s %q: %w", op, key, executor.ErrClosed)
 }

@@ -92,21 +92,6 @@ func (e *Executor) endHeld(held []*lease, keys []string) error {
 	})
 }
 
-// isClosed reports whether Close has begun.
-func (e *Executor) isClosed() bool {
-	select {
-	case <-e.done:
-		return true
-	default:
-		return false
-	}
-}
-
-// closedErr is the error of op on key after Close.
-func closedErr(op, key string) error {
-	return fmt.Errorf("redis: %s %q: %w", op, key, executor.ErrClosed)
-}
-
 // refuseLate releases l, acquired while Close ran, and returns the error
 // of the acquisition: no lease is handed out after Close has taken the
 // held ones.
