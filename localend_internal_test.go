@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/lock4go/lock4go/executors/memory"
+	"github.com/lock4go/lock4go/internal/kit"
 )
 
 var quietLogger = slog.New(slog.DiscardHandler)
@@ -18,16 +19,6 @@ var quietLogger = slog.New(slog.DiscardHandler)
 // the watchdog, whose timer is set for the old end, has not run: what a
 // late timer or a paused process leaves.
 func endNow(h *hold) { h.leaseEnd.Store(time.Now().Add(-time.Millisecond)) }
-
-// isClosed reports whether ch is closed, without waiting.
-func isClosed(ch <-chan struct{}) bool {
-	select {
-	case <-ch:
-		return true
-	default:
-		return false
-	}
-}
 
 // Past the lock's local end, Lock.Err answers lost by itself and ends the
 // lock before it returns: Done closed, contexts cancelled with the cause,
@@ -46,7 +37,7 @@ func TestLock_Err_pastLocalEnd(t *testing.T) {
 			if err := l.Err(); !errors.Is(err, ErrLockLost) {
 				t.Fatalf("Err past the local end = %v, want ErrLockLost", err)
 			}
-			if !isClosed(l.Done()) || !isClosed(ctx.Done()) {
+			if !kit.Closed(l.Done()) || !kit.Closed(ctx.Done()) {
 				t.Fatal("Done not closed when Err returned lost")
 			}
 			if c := context.Cause(ctx); !errors.Is(c, ErrLockLost) {
@@ -81,7 +72,7 @@ func TestLockContext_Err_pastLocalEnd(t *testing.T) {
 			if err := ctx.Err(); !errors.Is(err, context.Canceled) {
 				t.Fatalf("ctx.Err past the end = %v, want Canceled", err)
 			}
-			if !isClosed(ctx.Done()) {
+			if !kit.Closed(ctx.Done()) {
 				t.Fatal("ctx.Done not closed when Err returned")
 			}
 			if c := context.Cause(ctx); !errors.Is(c, ErrLockLost) {
@@ -110,7 +101,7 @@ func TestLockAll_context_pastLocalEnd(t *testing.T) {
 		if err := ctx.Err(); err == nil || !errors.Is(context.Cause(ctx), ErrLockLost) {
 			t.Fatalf("ctx.Err = %v, cause %v, want cancelled with ErrLockLost", err, context.Cause(ctx))
 		}
-		if !errors.Is(l.Err(), ErrLockLost) || !isClosed(l.Done()) {
+		if !errors.Is(l.Err(), ErrLockLost) || !kit.Closed(l.Done()) {
 			t.Fatalf("LockAll's Err = %v, want ErrLockLost and Done closed", l.Err())
 		}
 		_ = l.Release(t.Context())
@@ -135,7 +126,7 @@ func TestLockContext_Err_concurrent(t *testing.T) {
 			if ctx.Err() == nil || l.Err() == nil {
 				t.Error("nil answer past the local end")
 			}
-			if !isClosed(ctx.Done()) || !errors.Is(context.Cause(ctx), ErrLockLost) {
+			if !kit.Closed(ctx.Done()) || !errors.Is(context.Cause(ctx), ErrLockLost) {
 				t.Error("Err answered before Done closed and the cause was set")
 			}
 		})

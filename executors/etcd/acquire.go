@@ -314,7 +314,7 @@ type entryLocks struct {
 // closed, before or after the wait. The returned unlock may be called any
 // number of times; the first frees the entry.
 func (t *entryLocks) lock(ctx context.Context, k entryKey, wait bool, gone <-chan struct{}) (unlock func(), err error) {
-	if isClosed(gone) {
+	if kit.Closed(gone) {
 		return nil, errSessionLost
 	}
 	turn, held := t.turns.Join(k)
@@ -332,7 +332,7 @@ func (t *entryLocks) lock(ctx context.Context, k entryKey, wait bool, gone <-cha
 		}
 	}
 	unlock = sync.OnceFunc(func() { t.turns.Release(turn) })
-	if isClosed(gone) {
+	if kit.Closed(gone) {
 		// Lost meanwhile (dropLease may have run before this turn was
 		// made): never hand out an entry of an ended lease.
 		unlock()
@@ -352,13 +352,3 @@ func (t *entryLocks) dropLease(id clientv3.LeaseID) {
 
 // count returns how many entries are held or waited for.
 func (t *entryLocks) count() int { return len(t.turns.States()) }
-
-// isClosed reports whether ch is closed; a nil ch never is.
-func isClosed(ch <-chan struct{}) bool {
-	select {
-	case <-ch:
-		return true
-	default:
-		return false
-	}
-}

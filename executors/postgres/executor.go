@@ -212,11 +212,3 @@ func (e *Executor) refuseLate(l *lease) error {
 	_, _ = e.queryInt(ctx, e.sql.release, l.key, l.owner, e.claimMs, "")
 	return closedErr("acquire", l.key)
 }
-
-// fired returns a channel that is ready at once: the watch of a closed
-// executor.
-func fired() <-chan struct{} {
-	ch := make(chan struct{}, 1)
-	ch <- struct{}{}
-	return ch
-}

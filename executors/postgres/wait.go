@@ -40,7 +40,7 @@ const (
 // of its waiters watches key within [kit.LeaveDelay].
 func (e *Executor) WatchRelease(ctx context.Context, key string) (released <-chan struct{}, stop func()) {
 	if e.isClosed() {
-		return fired(), func() {}
+		return kit.Fired(), func() {}
 	}
 	w := kit.NewWatcher()
 	// Counted first, so that an idle listener that sees no waiter and

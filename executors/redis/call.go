@@ -8,6 +8,7 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/lock4go/lock4go/executor"
+	"github.com/lock4go/lock4go/internal/kit"
 )
 
 // honoursContext reports whether client bounds its network I/O by context
@@ -97,14 +98,7 @@ func isNoScript(err error) bool {
 }
 
 // isClosed reports whether Close has begun: every call checks it first.
-func (e *Executor) isClosed() bool {
-	select {
-	case <-e.done:
-		return true
-	default:
-		return false
-	}
-}
+func (e *Executor) isClosed() bool { return kit.Closed(e.done) }
 
 // closedErr is the error of op on key after Close.
 func closedErr(op, key string) error {

@@ -101,11 +101,3 @@ func (e *Executor) refuseLate(l *lease) error {
 	_ = l.release(ctx)
 	return closedErr("acquire", l.key())
 }
-
-// fired returns a channel that is ready at once: the watch of a closed
-// executor.
-func fired() <-chan struct{} {
-	ch := make(chan struct{}, 1)
-	ch <- struct{}{}
-	return ch
-}

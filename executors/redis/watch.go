@@ -38,12 +38,12 @@ import (
 // closed the channel is ready at once (see [Executor.Close]).
 func (e *Executor) WatchRelease(ctx context.Context, key string) (released <-chan struct{}, stop func()) {
 	if e.isClosed() {
-		return fired(), func() {}
+		return kit.Fired(), func() {}
 	}
 	w := kit.NewWatcher()
 	h, channel, unwatch := e.subscription(key)
 	if h == nil {
-		return fired(), func() {}
+		return kit.Fired(), func() {}
 	}
 	first := h.listen(channel, e.onWake, e.waits.WakeAll)
 	e.waits.Add(key, w, e.opts.ClaimWindow)

@@ -58,14 +58,7 @@ func (e *Executor) endHeld(ctx context.Context, l *lease) error {
 }
 
 // isClosed reports whether Close has begun.
-func (e *Executor) isClosed() bool {
-	select {
-	case <-e.done:
-		return true
-	default:
-		return false
-	}
-}
+func (e *Executor) isClosed() bool { return kit.Closed(e.done) }
 
 // closedErr is the error of op on key after Close.
 func closedErr(op, key string) error {

@@ -143,14 +143,7 @@ func (e *Executor) call(ctx context.Context, f func()) error {
 }
 
 // isClosed reports whether Close was called.
-func (e *Executor) isClosed() bool {
-	select {
-	case <-e.done:
-		return true
-	default:
-		return false
-	}
-}
+func (e *Executor) isClosed() bool { return kit.Closed(e.done) }
 
 // backendErr wraps cause for operation op on key with [executor.ErrBackend].
 func backendErr(op, key string, cause error) error {
