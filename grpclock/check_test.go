@@ -11,6 +11,7 @@ import (
 
 	"github.com/lock4go/lock4go"
 	"github.com/lock4go/lock4go/grpclock"
+	"github.com/lock4go/lock4go/internal/mwtest"
 )
 
 // TestLocks_Check covers what only the registered services can tell: a
@@ -18,7 +19,7 @@ import (
 // unlocked), a stream Spec that reads the request, and a request field
 // that the method's request type does not have.
 func TestLocks_Check(t *testing.T) {
-	e := newEnv(t)
+	e := mwtest.NewEnv(t)
 	tests := []struct {
 		name  string
 		specs map[string]grpclock.Spec
@@ -40,7 +41,7 @@ func TestLocks_Check(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			locks, err := grpclock.New(e.tpl, tt.specs)
+			locks, err := grpclock.New(e.Tpl, tt.specs)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -55,7 +56,7 @@ func TestLocks_Check(t *testing.T) {
 			}
 		})
 	}
-	locks, _ := grpclock.New(e.tpl, nil)
+	locks, _ := grpclock.New(e.Tpl, nil)
 	if err := locks.Check(nil); !errors.Is(err, lock4go.ErrInvalidConfig) {
 		t.Fatalf("Check(nil) = %v", err)
 	}
@@ -64,22 +65,22 @@ func TestLocks_Check(t *testing.T) {
 // TestLocks_Check_quiet checks that a server whose Specs passed Check
 // logs nothing about it when calls come.
 func TestLocks_Check_quiet(t *testing.T) {
-	e := newEnv(t)
+	e := mwtest.NewEnv(t)
 	svc := newService()
 	close(svc.gate)
 	client := serveGRPC(t, e, svc, map[string]grpclock.Spec{unaryCall: {Keys: []string{"req.response_status.message"}}})
 	if _, err := client.UnaryCall(t.Context(), order("1", false)); err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(e.logs.String(), "Check") {
-		t.Fatalf("logged: %s", e.logs.String())
+	if strings.Contains(e.Logs.String(), "Check") {
+		t.Fatalf("logged: %s", e.Logs.String())
 	}
 }
 
 // TestNew_invalid checks what New refuses: Specs whose error is known
 // without the server.
 func TestNew_invalid(t *testing.T) {
-	e := newEnv(t)
+	e := mwtest.NewEnv(t)
 	for name, specs := range map[string]map[string]grpclock.Spec{
 		"not a full method":        {"UnaryCall": {}},
 		"no method name":           {"/grpc.testing.TestService/": {}},
@@ -94,7 +95,7 @@ func TestNew_invalid(t *testing.T) {
 		"negative permits":         {unaryCall: {Permits: -1}},
 		"unknown executor":         {unaryCall: {Executor: "nope"}},
 	} {
-		if _, err := grpclock.New(e.tpl, specs); !errors.Is(err, lock4go.ErrInvalidConfig) {
+		if _, err := grpclock.New(e.Tpl, specs); !errors.Is(err, lock4go.ErrInvalidConfig) {
 			t.Errorf("%s: New = %v, want ErrInvalidConfig", name, err)
 		}
 	}
@@ -103,7 +104,7 @@ func TestNew_invalid(t *testing.T) {
 		"part len": grpclock.WithMaxPartLen(0),
 		"func":     grpclock.WithKeyFunc("", nil),
 	} {
-		if _, err := grpclock.New(e.tpl, nil, opt); !errors.Is(err, lock4go.ErrInvalidConfig) {
+		if _, err := grpclock.New(e.Tpl, nil, opt); !errors.Is(err, lock4go.ErrInvalidConfig) {
 			t.Errorf("%s: New = %v, want ErrInvalidConfig", name, err)
 		}
 	}

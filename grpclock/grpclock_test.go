@@ -16,6 +16,7 @@ import (
 
 	"github.com/lock4go/lock4go"
 	"github.com/lock4go/lock4go/grpclock"
+	"github.com/lock4go/lock4go/internal/mwtest"
 	"github.com/lock4go/lock4go/keybuilder"
 )
 
@@ -24,7 +25,7 @@ var unarySpecs = map[string]grpclock.Spec{
 }
 
 func TestGRPC_Unary_sameKey(t *testing.T) {
-	e := newEnv(t)
+	e := mwtest.NewEnv(t)
 	svc := newService()
 	client := serveGRPC(t, e, svc, unarySpecs)
 	const n = 20
@@ -48,7 +49,7 @@ func TestGRPC_Unary_sameKey(t *testing.T) {
 }
 
 func TestGRPC_Unary_wait(t *testing.T) {
-	e := newEnv(t)
+	e := mwtest.NewEnv(t)
 	svc := newService()
 	close(svc.gate)
 	client := serveGRPC(t, e, svc, map[string]grpclock.Spec{
@@ -69,7 +70,7 @@ func TestGRPC_Unary_wait(t *testing.T) {
 }
 
 func TestGRPC_Unary_differentKeys(t *testing.T) {
-	e := newEnv(t)
+	e := mwtest.NewEnv(t)
 	svc := newService()
 	client := serveGRPC(t, e, svc, unarySpecs)
 	errs := make(chan error, 2)
@@ -90,7 +91,7 @@ func TestGRPC_Unary_differentKeys(t *testing.T) {
 }
 
 func TestGRPC_Unary_missingKey(t *testing.T) {
-	e := newEnv(t)
+	e := mwtest.NewEnv(t)
 	svc := newService()
 	client := serveGRPC(t, e, svc, unarySpecs)
 	_, err := client.UnaryCall(t.Context(), &testpb.SimpleRequest{})
@@ -101,7 +102,7 @@ func TestGRPC_Unary_missingKey(t *testing.T) {
 }
 
 func TestGRPC_Unary_backendDown(t *testing.T) {
-	e := newEnv(t, downExecutor{})
+	e := mwtest.NewEnv(t, mwtest.DownExecutor{})
 	svc := newService()
 	client := serveGRPC(t, e, svc, map[string]grpclock.Spec{
 		unaryCall: {Keys: []string{"req.response_status.message"}, AcquireTimeout: 50 * time.Millisecond, RetryInterval: 10 * time.Millisecond},
@@ -137,7 +138,7 @@ func recvErr(ctx context.Context, client testpb.TestServiceClient, orderID strin
 }
 
 func TestGRPC_Stream_metadataKey(t *testing.T) {
-	e := newEnv(t)
+	e := mwtest.NewEnv(t)
 	svc := newService()
 	client := serveGRPC(t, e, svc, map[string]grpclock.Spec{
 		streamCall: {Keys: []string{"md.x-order-id"}, NoWait: true},
@@ -173,10 +174,10 @@ func TestGRPC_Stream_metadataKey(t *testing.T) {
 // misconfiguration logged at Error once), methods without a Spec pass
 // through, and the missing Check is logged once.
 func TestGRPC_passThroughAndStreamReadingRequest(t *testing.T) {
-	e := newEnv(t)
+	e := mwtest.NewEnv(t)
 	svc := newService()
 	close(svc.gate)
-	locks, err := grpclock.New(e.tpl, map[string]grpclock.Spec{
+	locks, err := grpclock.New(e.Tpl, map[string]grpclock.Spec{
 		unaryCall:  {Keys: []string{"req.response_status.message"}},
 		duplexCall: {Keys: []string{"req.response_status.message"}}, // cannot lock a stream
 	})
@@ -203,23 +204,23 @@ func TestGRPC_passThroughAndStreamReadingRequest(t *testing.T) {
 	if svc.runs.Load() != 1 { // the StreamingOutputCall only
 		t.Fatalf("%d runs, want 1", svc.runs.Load())
 	}
-	if e.count(lock4go.EventAcquired) != 0 {
+	if e.Count(lock4go.EventAcquired) != 0 {
 		t.Fatal("a lock was taken")
 	}
-	logs := e.logs.String()
+	logs := e.Logs.String()
 	if strings.Count(logs, "level=ERROR") != 1 || strings.Count(logs, "Check was not called") != 1 {
 		t.Fatalf("want one ERROR for the stream's Spec and one warning that Check was not called:\n%s", logs)
 	}
 }
 
 func TestGRPC_each(t *testing.T) {
-	e := newEnv(t)
+	e := mwtest.NewEnv(t)
 	svc := newService()
 	close(svc.gate)
 	client := serveGRPC(t, e, svc, map[string]grpclock.Spec{
 		unaryCall: {Name: "account", Each: []string{"req.response_status.message", "md.to"}, NoWait: true},
 	})
-	held, err := e.tpl.Lock(t.Context(), accountKey(t, "B"))
+	held, err := e.Tpl.Lock(t.Context(), accountKey(t, "B"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,8 +234,8 @@ func TestGRPC_each(t *testing.T) {
 	if svc.runs.Load() != 1 {
 		t.Fatalf("%d runs, want 1", svc.runs.Load())
 	}
-	e.waitEvent(t, lock4go.EventReleased, accountKey(t, "A"))
-	e.waitEvent(t, lock4go.EventReleased, accountKey(t, "B"))
+	e.WaitEvent(t, lock4go.EventReleased, accountKey(t, "A"))
+	e.WaitEvent(t, lock4go.EventReleased, accountKey(t, "B"))
 }
 
 func accountKey(t *testing.T, id string) string {

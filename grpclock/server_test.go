@@ -15,6 +15,7 @@ import (
 
 	"github.com/lock4go/lock4go/failure"
 	"github.com/lock4go/lock4go/grpclock"
+	"github.com/lock4go/lock4go/internal/mwtest"
 )
 
 const (
@@ -72,9 +73,9 @@ func (s *testService) FullDuplexCall(ss grpc.BidiStreamingServer[testpb.Streamin
 
 // serveGRPC starts a real server on a loopback port with the Locks of
 // specs installed and checked, the one way the package documents.
-func serveGRPC(t *testing.T, e *env, svc *testService, specs map[string]grpclock.Spec, opts ...grpclock.Option) testpb.TestServiceClient {
+func serveGRPC(t *testing.T, e *mwtest.Env, svc *testService, specs map[string]grpclock.Spec, opts ...grpclock.Option) testpb.TestServiceClient {
 	t.Helper()
-	locks, err := grpclock.New(e.tpl, specs, opts...)
+	locks, err := grpclock.New(e.Tpl, specs, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}

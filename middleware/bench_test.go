@@ -8,6 +8,7 @@ import (
 
 	"github.com/lock4go/lock4go"
 	"github.com/lock4go/lock4go/executors/memory"
+	"github.com/lock4go/lock4go/internal/mwtest"
 	"github.com/lock4go/lock4go/keybuilder"
 	"github.com/lock4go/lock4go/middleware"
 )
@@ -69,7 +70,7 @@ func BenchmarkHTTP(b *testing.B) {
 		b.RunParallel(func(pb *testing.PB) {
 			r := httptest.NewRequest("POST", "/orders", nil)
 			r.Pattern = route
-			r.URL.RawQuery = "id=" + randomID()
+			r.URL.RawQuery = "id=" + mwtest.RandomID()
 			for pb.Next() {
 				mw.ServeHTTP(w, r)
 			}

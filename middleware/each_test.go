@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/lock4go/lock4go"
+	"github.com/lock4go/lock4go/internal/mwtest"
 	"github.com/lock4go/lock4go/keybuilder"
 	"github.com/lock4go/lock4go/middleware"
 )
@@ -26,12 +27,12 @@ func accountKey(t *testing.T, id string) string {
 // Transfers lock both accounts (Spec.Each): transfers in opposite
 // directions never deadlock and no account has two transfers at once.
 func TestHTTP_each_transfers(t *testing.T) {
-	e := newEnv(t)
+	e := mwtest.NewEnv(t)
 	var mu sync.Mutex
 	busy := map[string]bool{}
 	spec := middleware.Spec{Name: "account", Each: []string{"json.from", "json.to"}, AcquireTimeout: 20 * time.Second}
 	mux := http.NewServeMux()
-	mux.Handle("POST /transfer", middleware.HTTP(e.tpl, spec)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	mux.Handle("POST /transfer", middleware.HTTP(e.Tpl, spec)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		var from, to string
 		fmt.Sscanf(string(body), `{"from":%q,"to":%q}`, &from, &to)
@@ -77,13 +78,13 @@ func TestHTTP_each_transfers(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if n := e.tpl.HeldLocks(); n != 0 {
+	if n := e.Tpl.HeldLocks(); n != 0 {
 		t.Fatalf("HeldLocks = %d after all transfers", n)
 	}
 
 	// A busy account fails the transfer without running it; a missing
 	// account is the client's fault.
-	held, err := e.tpl.Lock(t.Context(), accountKey(t, "C"))
+	held, err := e.Tpl.Lock(t.Context(), accountKey(t, "C"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +93,7 @@ func TestHTTP_each_transfers(t *testing.T) {
 	noWait.NoWait = true
 	mux2 := http.NewServeMux()
 	ran := false
-	mux2.Handle("POST /transfer", middleware.HTTP(e.tpl, noWait)(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { ran = true })))
+	mux2.Handle("POST /transfer", middleware.HTTP(e.Tpl, noWait)(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { ran = true })))
 	srv2 := httptest.NewServer(mux2)
 	defer srv2.Close()
 	if r := post(t.Context(), srv2.Client(), srv2.URL+"/transfer", `{"from":"A","to":"C"}`); r.code != http.StatusTooManyRequests || ran {
@@ -101,7 +102,7 @@ func TestHTTP_each_transfers(t *testing.T) {
 	if r := post(t.Context(), srv2.Client(), srv2.URL+"/transfer", `{"from":"A"}`); r.code != http.StatusBadRequest || ran {
 		t.Fatalf("transfer without to: %+v, want 400", r)
 	}
-	if n := e.tpl.HeldLocks(); n != 1 {
+	if n := e.Tpl.HeldLocks(); n != 1 {
 		t.Fatalf("HeldLocks = %d, want only the test's", n)
 	}
 }
@@ -109,7 +110,7 @@ func TestHTTP_each_transfers(t *testing.T) {
 // Spec.Shared lets reads of one key run together while a write waits for
 // them; Spec.Permits bounds the requests of one key running at once.
 func TestHTTP_sharedAndPermits(t *testing.T) {
-	e := newEnv(t)
+	e := mwtest.NewEnv(t)
 	var mu sync.Mutex
 	inside, peak := map[string]int{}, map[string]int{}
 	gate := make(chan struct{})
@@ -126,9 +127,9 @@ func TestHTTP_sharedAndPermits(t *testing.T) {
 		}
 	}
 	mux := http.NewServeMux()
-	mux.Handle("GET /doc/{id}", middleware.HTTP(e.tpl, middleware.Spec{Name: "doc", Keys: []string{"path.id"}, Shared: true})(handler("read")))
-	mux.Handle("PUT /doc/{id}", middleware.HTTP(e.tpl, middleware.Spec{Name: "doc", Keys: []string{"path.id"}, NoWait: true})(handler("write")))
-	mux.Handle("POST /render/{id}", middleware.HTTP(e.tpl, middleware.Spec{Name: "render", Permits: 2, NoWait: true})(handler("render")))
+	mux.Handle("GET /doc/{id}", middleware.HTTP(e.Tpl, middleware.Spec{Name: "doc", Keys: []string{"path.id"}, Shared: true})(handler("read")))
+	mux.Handle("PUT /doc/{id}", middleware.HTTP(e.Tpl, middleware.Spec{Name: "doc", Keys: []string{"path.id"}, NoWait: true})(handler("write")))
+	mux.Handle("POST /render/{id}", middleware.HTTP(e.Tpl, middleware.Spec{Name: "render", Permits: 2, NoWait: true})(handler("render")))
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
 	do := func(method, path string) int {
@@ -151,9 +152,9 @@ func TestHTTP_sharedAndPermits(t *testing.T) {
 	waitHeld := func(n int) {
 		t.Helper()
 		deadline := time.Now().Add(10 * time.Second)
-		for e.tpl.HeldLocks() < n {
+		for e.Tpl.HeldLocks() < n {
 			if time.Now().After(deadline) {
-				t.Fatalf("HeldLocks = %d, want %d", e.tpl.HeldLocks(), n)
+				t.Fatalf("HeldLocks = %d, want %d", e.Tpl.HeldLocks(), n)
 			}
 			time.Sleep(time.Millisecond)
 		}
@@ -174,7 +175,7 @@ func TestHTTP_sharedAndPermits(t *testing.T) {
 	if peak["read"] != 3 || peak["render"] != 2 || peak["write"] != 0 {
 		t.Fatalf("peaks %v, want 3 readers, 2 renders, no writer", peak)
 	}
-	if _, err := middleware.NewHTTP(e.tpl, middleware.Spec{Shared: true, Permits: 2}); err == nil {
+	if _, err := middleware.NewHTTP(e.Tpl, middleware.Spec{Shared: true, Permits: 2}); err == nil {
 		t.Error("Shared with Permits accepted")
 	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/lock4go/lock4go"
 	"github.com/lock4go/lock4go/failure"
+	"github.com/lock4go/lock4go/internal/mwtest"
 	"github.com/lock4go/lock4go/keybuilder"
 	"github.com/lock4go/lock4go/middleware"
 )
@@ -22,10 +23,10 @@ import (
 const route = "POST /orders/{id}"
 
 // serve starts a real server routing route to h wrapped in the middleware.
-func serve(t *testing.T, e *env, spec middleware.Spec, h http.HandlerFunc, opts ...middleware.Option) *httptest.Server {
+func serve(t *testing.T, e *mwtest.Env, spec middleware.Spec, h http.HandlerFunc, opts ...middleware.Option) *httptest.Server {
 	t.Helper()
 	mux := http.NewServeMux()
-	mux.Handle(route, middleware.HTTP(e.tpl, spec, opts...)(h))
+	mux.Handle(route, middleware.HTTP(e.Tpl, spec, opts...)(h))
 	srv := httptest.NewUnstartedServer(mux)
 	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // panics are expected
 	srv.Start()
@@ -65,7 +66,7 @@ func orderKey(t *testing.T, id string) string {
 }
 
 func TestHTTP_sameKey_noWait(t *testing.T) {
-	e := newEnv(t)
+	e := mwtest.NewEnv(t)
 	const n = 50
 	var inflight, overlaps, runs atomic.Int32
 	gate := make(chan struct{})
@@ -101,7 +102,7 @@ func TestHTTP_sameKey_noWait(t *testing.T) {
 }
 
 func TestHTTP_sameKey_wait(t *testing.T) {
-	e := newEnv(t)
+	e := mwtest.NewEnv(t)
 	const n = 50
 	var inflight, overlaps atomic.Int32
 	srv := serve(t, e, middleware.Spec{Keys: []string{"path.id"}, AcquireTimeout: 20 * time.Second},
@@ -131,7 +132,7 @@ func TestHTTP_sameKey_wait(t *testing.T) {
 }
 
 func TestHTTP_differentKeys_parallel(t *testing.T) {
-	e := newEnv(t)
+	e := mwtest.NewEnv(t)
 	var arrived sync.WaitGroup
 	arrived.Add(2)
 	both := make(chan struct{})
@@ -183,7 +184,7 @@ func TestHTTP_panic(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			e := newEnv(t)
+			e := mwtest.NewEnv(t)
 			var calls atomic.Int32
 			srv := serve(t, e, middleware.Spec{Keys: []string{"path.id"}, NoWait: true},
 				func(w http.ResponseWriter, r *http.Request) {
@@ -207,7 +208,7 @@ func TestHTTP_panic(t *testing.T) {
 					t.Fatalf("got %+v, want %d and never a 500 after the handler wrote", r, tt.wantCode)
 				}
 			}
-			e.waitEvent(t, lock4go.EventReleased, orderKey(t, "7"))
+			e.WaitEvent(t, lock4go.EventReleased, orderKey(t, "7"))
 			if r := post(t.Context(), srv.Client(), srv.URL+"/orders/7", ""); r.code != http.StatusOK || r.body != "second" {
 				t.Fatalf("next request: %+v", r)
 			}
@@ -216,7 +217,7 @@ func TestHTTP_panic(t *testing.T) {
 }
 
 func TestHTTP_clientDisconnect(t *testing.T) {
-	e := newEnv(t)
+	e := mwtest.NewEnv(t)
 	entered := make(chan struct{})
 	var cause atomic.Value
 	srv := serve(t, e, middleware.Spec{Keys: []string{"path.id"}, NoWait: true},
@@ -236,7 +237,7 @@ func TestHTTP_clientDisconnect(t *testing.T) {
 	if r := <-done; r.err == nil {
 		t.Fatalf("got %+v after cancelling", r)
 	}
-	e.waitEvent(t, lock4go.EventReleased, orderKey(t, "9"))
+	e.WaitEvent(t, lock4go.EventReleased, orderKey(t, "9"))
 	if c, _ := cause.Load().(error); errors.Is(c, lock4go.ErrLockLost) {
 		t.Errorf("the handler's context ended with %v, want the client's cancellation", c)
 	}
@@ -246,7 +247,7 @@ func TestHTTP_clientDisconnect(t *testing.T) {
 }
 
 func TestHTTP_keepUntilExpire(t *testing.T) {
-	e := newEnv(t)
+	e := mwtest.NewEnv(t)
 	const window = 300 * time.Millisecond
 	var runs atomic.Int32
 	srv := serve(t, e, middleware.Spec{
@@ -266,14 +267,14 @@ func TestHTTP_keepUntilExpire(t *testing.T) {
 	if r := post(t.Context(), srv.Client(), url, ""); r.code != http.StatusOK {
 		t.Fatalf("after the window: %+v", r)
 	}
-	if runs.Load() != 3 || e.count(lock4go.EventReleased) != 0 {
-		t.Fatalf("%d runs, %d releases; want 3 and 0", runs.Load(), e.count(lock4go.EventReleased))
+	if runs.Load() != 3 || e.Count(lock4go.EventReleased) != 0 {
+		t.Fatalf("%d runs, %d releases; want 3 and 0", runs.Load(), e.Count(lock4go.EventReleased))
 	}
 	time.Sleep(window + 50*time.Millisecond) // let the last windows end before the leak check
 }
 
 func TestHTTP_backendDown(t *testing.T) {
-	e := newEnv(t, downExecutor{})
+	e := mwtest.NewEnv(t, mwtest.DownExecutor{})
 	var runs atomic.Int32
 	srv := serve(t, e, middleware.Spec{Keys: []string{"path.id"}, AcquireTimeout: 50 * time.Millisecond, RetryInterval: 10 * time.Millisecond},
 		func(w http.ResponseWriter, r *http.Request) { runs.Add(1) })
@@ -284,13 +285,13 @@ func TestHTTP_backendDown(t *testing.T) {
 	if runs.Load() != 0 {
 		t.Fatal("the handler ran without the lock")
 	}
-	if !strings.Contains(e.logs.String(), "10.9.9.9") {
-		t.Errorf("the cause was not logged: %s", e.logs.String())
+	if !strings.Contains(e.Logs.String(), "10.9.9.9") {
+		t.Errorf("the cause was not logged: %s", e.Logs.String())
 	}
 }
 
 func TestHTTP_invalidKey(t *testing.T) {
-	e := newEnv(t)
+	e := mwtest.NewEnv(t)
 	var runs atomic.Int32
 	srv := serve(t, e, middleware.Spec{Keys: []string{"path.id", "json.customer.id"}},
 		func(w http.ResponseWriter, r *http.Request) { runs.Add(1) })
@@ -311,12 +312,12 @@ func TestHTTP_invalidKey(t *testing.T) {
 }
 
 func TestHTTP_noPattern(t *testing.T) {
-	e := newEnv(t)
+	e := mwtest.NewEnv(t)
 	// Wrapping the whole mux: no route pattern is known yet, and Spec.Name is
 	// empty, so the key cannot be named: a server-side error, not a shared key.
 	mux := http.NewServeMux()
 	mux.HandleFunc(route, func(w http.ResponseWriter, r *http.Request) {})
-	h := middleware.HTTP(e.tpl, middleware.Spec{})(mux)
+	h := middleware.HTTP(e.Tpl, middleware.Spec{})(mux)
 	w := httptest.NewRecorder()
 	h.ServeHTTP(w, httptest.NewRequest("POST", "/orders/1", nil))
 	if w.Code != http.StatusInternalServerError || w.Body.String() != failure.MisconfiguredMessage {
@@ -325,7 +326,7 @@ func TestHTTP_noPattern(t *testing.T) {
 }
 
 func TestHTTP_jsonBodyRestored(t *testing.T) {
-	e := newEnv(t)
+	e := mwtest.NewEnv(t)
 	body := `{"order":{"id":"o-1"},"note":"` + strings.Repeat("n", 10000) + `"}`
 	srv := serve(t, e, middleware.Spec{Keys: []string{"json.order.id"}},
 		func(w http.ResponseWriter, r *http.Request) {
@@ -337,16 +338,16 @@ func TestHTTP_jsonBodyRestored(t *testing.T) {
 	if r := post(t.Context(), srv.Client(), srv.URL+"/orders/x", body); r.code != http.StatusOK {
 		t.Fatalf("got %+v", r)
 	}
-	e.waitEvent(t, lock4go.EventAcquired, orderKey(t, "o-1"))
+	e.WaitEvent(t, lock4go.EventAcquired, orderKey(t, "o-1"))
 }
 
 func TestHTTP_reentryAndLoss(t *testing.T) {
-	e := newEnv(t)
+	e := mwtest.NewEnv(t)
 	srv := serve(t, e, middleware.Spec{Keys: []string{"path.id"}, Expire: 200 * time.Millisecond, NoWait: true},
 		func(w http.ResponseWriter, r *http.Request) {
 			ctx := r.Context()
 			// A nested lock on the same key re-enters instead of failing.
-			err := e.tpl.Do(ctx, orderKey(t, r.PathValue("id")), func(context.Context) error { return nil },
+			err := e.Tpl.Do(ctx, orderKey(t, r.PathValue("id")), func(context.Context) error { return nil },
 				lock4go.NoWait())
 			if err != nil {
 				http.Error(w, err.Error(), http.StatusInternalServerError)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/lock4go/lock4go"
+	"github.com/lock4go/lock4go/internal/mwtest"
 	"github.com/lock4go/lock4go/middleware"
 )
 
@@ -20,7 +21,7 @@ import (
 // of order 8. The request is refused; a body without id gets through, and
 // the handler reads the body unchanged.
 func TestHTTP_queryAlsoInForm(t *testing.T) {
-	e := newEnv(t)
+	e := mwtest.NewEnv(t)
 	var paid []string
 	var mu sync.Mutex
 	srv := serve(t, e, middleware.Spec{Name: "pay", Keys: []string{"query.id"}},
@@ -61,7 +62,7 @@ func TestHTTP_queryAlsoInForm(t *testing.T) {
 // with json.id|int they share one lock, so while the first runs, the others
 // are refused.
 func TestHTTP_stringIDs(t *testing.T) {
-	e := newEnv(t)
+	e := mwtest.NewEnv(t)
 	started := make(chan struct{}, 3)
 	gate := make(chan struct{})
 	var runs atomic.Int32
@@ -96,8 +97,8 @@ func TestHTTP_stringIDs(t *testing.T) {
 }
 
 func TestHTTP_timeoutHandlerInside(t *testing.T) {
-	e := newEnv(t)
-	mw := middleware.HTTP(e.tpl, middleware.Spec{Name: "pay"})
+	e := mwtest.NewEnv(t)
+	mw := middleware.HTTP(e.Tpl, middleware.Spec{Name: "pay"})
 	defer func() {
 		p := recover()
 		err, _ := p.(error)
@@ -112,17 +113,17 @@ func TestHTTP_timeoutHandlerInside(t *testing.T) {
 // TimeoutHandler answers 503 at its timeout, and the lock stays held until
 // the handler it abandoned has returned.
 func TestHTTP_timeoutHandlerOutside(t *testing.T) {
-	e := newEnv(t)
+	e := mwtest.NewEnv(t)
 	spec := middleware.Spec{Name: "pay", Keys: []string{"path.id"}, NoWait: true}
 	started := make(chan struct{})
 	gate := make(chan struct{})
 	mux := http.NewServeMux()
-	mux.Handle("POST /slow/{id}", http.TimeoutHandler(middleware.HTTP(e.tpl, spec)(http.HandlerFunc(
+	mux.Handle("POST /slow/{id}", http.TimeoutHandler(middleware.HTTP(e.Tpl, spec)(http.HandlerFunc(
 		func(w http.ResponseWriter, r *http.Request) {
 			close(started)
 			<-gate // ignores its context, as a handler stuck in a call may
 		})), 200*time.Millisecond, "timeout"))
-	mux.Handle("POST /fast/{id}", middleware.HTTP(e.tpl, spec)(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})))
+	mux.Handle("POST /fast/{id}", middleware.HTTP(e.Tpl, spec)(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})))
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
 	if r := post(t.Context(), srv.Client(), srv.URL+"/slow/1", ""); r.code != http.StatusServiceUnavailable || r.body != "timeout" {
@@ -137,7 +138,7 @@ func TestHTTP_timeoutHandlerOutside(t *testing.T) {
 		t.Fatalf("order 1 while the timed-out handler still runs: %+v, want 429", r)
 	}
 	close(gate)
-	e.waitEvent(t, lock4go.EventReleased, lock4go.DefaultKeyPrefix+":pay#1")
+	e.WaitEvent(t, lock4go.EventReleased, lock4go.DefaultKeyPrefix+":pay#1")
 	if r := post(t.Context(), srv.Client(), srv.URL+"/fast/1", ""); r.code != http.StatusOK {
 		t.Fatalf("order 1 after the handler returned: %+v", r)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/lock4go/lock4go"
 	"github.com/lock4go/lock4go/executor"
 	"github.com/lock4go/lock4go/failure"
+	"github.com/lock4go/lock4go/internal/mwtest"
 	"github.com/lock4go/lock4go/middleware"
 )
 
@@ -34,16 +35,16 @@ func TestHTTP_misconfigured(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			e := newEnv(t, plain)
+			e := mwtest.NewEnv(t, plain)
 			var runs atomic.Int32
 			handler := http.HandlerFunc(func(http.ResponseWriter, *http.Request) { runs.Add(1) })
 			mux := http.NewServeMux()
 			var h http.Handler = mux
 			if tt.pattern != "" {
-				mux.Handle(tt.pattern, middleware.HTTP(e.tpl, tt.spec)(handler))
+				mux.Handle(tt.pattern, middleware.HTTP(e.Tpl, tt.spec)(handler))
 			} else {
 				mux.Handle("POST /orders/{id}", handler)
-				h = middleware.HTTP(e.tpl, tt.spec)(mux)
+				h = middleware.HTTP(e.Tpl, tt.spec)(mux)
 			}
 			for range 5 {
 				w := httptest.NewRecorder()
@@ -55,7 +56,7 @@ func TestHTTP_misconfigured(t *testing.T) {
 			if runs.Load() != 0 {
 				t.Fatal("the handler ran")
 			}
-			logs := e.logs.String()
+			logs := e.Logs.String()
 			if n := strings.Count(logs, "level=ERROR"); n != 1 || !strings.Contains(logs, "misconfigured") {
 				t.Fatalf("%d records at ERROR for 5 requests, want 1 saying the route is misconfigured:\n%s", n, logs)
 			}
@@ -64,7 +65,7 @@ func TestHTTP_misconfigured(t *testing.T) {
 }
 
 // plainExecutor is an in-process executor with mutexes only.
-type plainExecutor struct{ downExecutor }
+type plainExecutor struct{ mwtest.DownExecutor }
 
 func (*plainExecutor) Name() string { return "plain" }
 func (*plainExecutor) Capabilities() executor.Capabilities {
@@ -75,7 +76,7 @@ func (*plainExecutor) Capabilities() executor.Capabilities {
 // which part, at 400, with nothing of what it sent echoed back and
 // nothing logged above Info.
 func TestHTTP_missingPart(t *testing.T) {
-	e := newEnv(t)
+	e := mwtest.NewEnv(t)
 	srv := serve(t, e, middleware.Spec{Keys: []string{"query.id", "header.X-Tenant|int"}},
 		func(http.ResponseWriter, *http.Request) {})
 	send := func(query, tenant string) result {
@@ -99,15 +100,15 @@ func TestHTTP_missingPart(t *testing.T) {
 			t.Errorf("query %.20q…: got %d %.80q, want 400 %q", c.query, r.code, r.body, c.want)
 		}
 	}
-	if strings.Contains(e.logs.String(), "level=ERROR") || strings.Contains(e.logs.String(), "level=WARN") {
-		t.Errorf("a client's missing part was logged as a server problem:\n%s", e.logs.String())
+	if strings.Contains(e.Logs.String(), "level=ERROR") || strings.Contains(e.Logs.String(), "level=WARN") {
+		t.Errorf("a client's missing part was logged as a server problem:\n%s", e.Logs.String())
 	}
 }
 
 // TestNewHTTP_invalid checks what construction refuses: negative
 // durations and counts, malformed expressions, contradictions.
 func TestNewHTTP_invalid(t *testing.T) {
-	e := newEnv(t)
+	e := mwtest.NewEnv(t)
 	for name, spec := range map[string]middleware.Spec{
 		"negative expire":          {Expire: -time.Second},
 		"negative acquire timeout": {AcquireTimeout: -1},
@@ -121,7 +122,7 @@ func TestNewHTTP_invalid(t *testing.T) {
 		"bad conversion":           {Keys: []string{"path.id|num"}},
 		"name too long":            {Name: strings.Repeat("n", 600)},
 	} {
-		if _, err := middleware.NewHTTP(e.tpl, spec); !errors.Is(err, lock4go.ErrInvalidConfig) {
+		if _, err := middleware.NewHTTP(e.Tpl, spec); !errors.Is(err, lock4go.ErrInvalidConfig) {
 			t.Errorf("%s: NewHTTP = %v, want ErrInvalidConfig", name, err)
 		}
 		func() {
@@ -130,14 +131,14 @@ func TestNewHTTP_invalid(t *testing.T) {
 					t.Errorf("%s: HTTP did not panic with ErrInvalidConfig: %v", name, p)
 				}
 			}()
-			middleware.HTTP(e.tpl, spec)
+			middleware.HTTP(e.Tpl, spec)
 		}()
 	}
 	if _, err := middleware.NewHTTP(nil, middleware.Spec{}); !errors.Is(err, lock4go.ErrInvalidConfig) {
 		t.Errorf("nil Template: %v", err)
 	}
 	// Zero is the default: a Spec of zeros is valid.
-	if _, err := middleware.NewHTTP(e.tpl, middleware.Spec{Name: "pay", NoWait: true, AcquireTimeout: 0, Permits: 0}); err != nil {
+	if _, err := middleware.NewHTTP(e.Tpl, middleware.Spec{Name: "pay", NoWait: true, AcquireTimeout: 0, Permits: 0}); err != nil {
 		t.Errorf("zero Spec fields: %v", err)
 	}
 }
