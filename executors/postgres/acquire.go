@@ -67,7 +67,7 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 		return nil, fmt.Errorf("postgres: acquire %q: %w", req.Key, executor.GaveUp(ctx))
 	}
 	e.startSweeper()
-	if req.Wait && !req.Shared && req.Permits == 0 && e.waits.Quiet(req.Key, time.Now(), quietPoll) && e.listener.listening() {
+	if req.Wait && !req.Shared && req.Permits == 0 && e.busyLocally(req.Key) {
 		// Still queued, nothing heard: no round trip needed to learn that
 		// the key is busy.
 		return nil, fmt.Errorf("postgres: %q: %w", req.Key, executor.ErrNotAcquired)
@@ -91,7 +91,6 @@ func (e *Executor) answer(ctx context.Context, l *lease, req executor.Request, c
 		l.token = code
 		if track {
 			e.waits.SetQueued(req.Key, false)
-			e.waits.PolledAt(req.Key, time.Now())
 		}
 		if !e.held.Add(l) {
 			return nil, e.refuseLate(l)
@@ -100,7 +99,6 @@ func (e *Executor) answer(ctx context.Context, l *lease, req executor.Request, c
 	case err == nil && code == codeQueued:
 		if track {
 			e.waits.SetQueued(req.Key, true)
-			e.waits.PolledAt(req.Key, time.Now())
 		}
 		return nil, fmt.Errorf("postgres: %q: %w", req.Key, executor.ErrNotAcquired)
 	case err == nil && code == codeBusy:

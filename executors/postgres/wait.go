@@ -89,3 +89,16 @@ func (e *Executor) leaveQueue(key string) {
 // no release since, asks the database: the Template's other retries are
 // answered "busy" without a round trip (see [kit.Waits.Quiet]).
 const quietPoll = time.Second
+
+// busyLocally reports whether a waiting attempt of a lock on key can be
+// answered "busy" without a round trip: the executor stands in the key's
+// queue, listening, and no wake came since its last poll (at most
+// quietPoll ago). Otherwise it records the poll, before the round trip.
+func (e *Executor) busyLocally(key string) bool {
+	now := time.Now()
+	if e.waits.Quiet(key, now, quietPoll) && e.listener.listening() {
+		return true
+	}
+	e.waits.PolledAt(key, now)
+	return false
+}

@@ -47,11 +47,21 @@ type keyWaits struct {
 	// queued: the executor may stand in the key's queue (an attempt of a
 	// waiter joined it and none has taken the key since).
 	queued bool
-	// polled is when a waiter last asked the backend; woken: a wake (or a
-	// gap of the wake channel) came since. See Quiet.
+	// polled is when a waiter last asked the backend and had its answer
+	// (zero: none has since the key was first watched); woken: a wake (or
+	// a gap of the wake channel) came since. See Quiet.
 	polled time.Time
 	woken  bool
+	// asked is when the attempt in flight asked (zero: none), and
+	// wokeAsking whether a wake came since: its answer makes them polled
+	// and woken (see PolledAt).
+	asked      time.Time
+	wokeAsking bool
 }
+
+// markWoken records a wake of the key, for Quiet and for the attempt in
+// flight.
+func (kw *keyWaits) markWoken() { kw.woken, kw.wokeAsking = true, true }
 
 // Watcher is one WatchRelease call: its channel receives a value, without
 // blocking the waker, when the key may have been handed to the executor.
@@ -88,8 +98,9 @@ func (q *Waits) Queued(key string) bool {
 	return kw != nil && kw.queued
 }
 
-// SetQueued records the outcome of an attempt of a waiter on key: queued
-// after it joined the queue, not after it took the key. Keys nobody
+// SetQueued records the answer to an attempt of a waiter on key: queued
+// after it joined the queue, not after it took the key; the poll the
+// attempt recorded with [Waits.PolledAt] counts from now on. Keys nobody
 // watches are not recorded (their waiter gave up, or has yet to watch, and
 // then assumes it joined).
 func (q *Waits) SetQueued(key string, queued bool) {
@@ -99,13 +110,18 @@ func (q *Waits) SetQueued(key string, queued bool) {
 	q.mu.Lock()
 	if kw := q.keys[key]; kw != nil {
 		kw.queued = queued
+		if !kw.asked.IsZero() {
+			kw.polled, kw.woken = kw.asked, kw.wokeAsking
+			kw.asked = time.Time{}
+		}
 	}
 	q.mu.Unlock()
 }
 
 // Add registers w as a watcher of key, after an attempt that queued the
-// executor (and so just asked the backend). It wakes w at once if a wake
-// for key came within window.
+// executor. It wakes w at once if a wake for key came within window. The
+// key is not [Waits.Quiet] until a waiter asks the backend again
+// ([Waits.PolledAt]): nothing here tells when the attempt that queued ran.
 func (q *Waits) Add(key string, w *Watcher, window time.Duration) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -114,7 +130,7 @@ func (q *Waits) Add(key string, w *Watcher, window time.Duration) {
 	}
 	kw := q.keys[key]
 	if kw == nil {
-		kw = &keyWaits{watchers: map[*Watcher]struct{}{}, polled: time.Now()}
+		kw = &keyWaits{watchers: map[*Watcher]struct{}{}}
 		q.keys[key] = kw
 		q.count()
 	}
@@ -128,14 +144,14 @@ func (q *Waits) Add(key string, w *Watcher, window time.Duration) {
 	if t, ok := q.recent[key]; ok {
 		delete(q.recent, key)
 		if time.Since(t) < window {
-			kw.woken = true
+			kw.markWoken()
 			w.wake()
 		}
 	}
 	if t, ok := q.recentShared[key]; ok && time.Since(t) < window {
 		// A share handed to this executor may be for this waiter: it
 		// queued the executor and the release outran its watch.
-		kw.woken = true
+		kw.markWoken()
 		w.wake()
 	}
 }
@@ -206,7 +222,7 @@ func (q *Waits) Close() []string {
 		seen[k] = struct{}{}
 	}
 	for k, kw := range q.keys {
-		kw.woken = true
+		kw.markWoken()
 		for w := range kw.watchers {
 			w.wake()
 		}
@@ -255,9 +271,9 @@ func (q *Waits) TakeAhead(key string) bool {
 }
 
 // Quiet reports whether a waiting attempt on key may be answered "busy"
-// without a round trip: the executor stands in key's queue, no wake came
-// since a waiter last asked the backend, and that was less than every
-// ago. A release hands the key to the queue's head and wakes it, so until a
+// without a round trip: the executor stands in key's queue, a waiter asked
+// the backend and had its answer since the key was first watched, asked
+// less than every ago, and no wake came since it asked. A release hands the key to the queue's head and wakes it, so until a
 // wake comes the key is someone else's; asking the backend once per every
 // still catches what wakes nobody (a lease that expired, a claim that
 // lapsed, a release by another program).
@@ -268,17 +284,22 @@ func (q *Waits) Quiet(key string, now time.Time, every time.Duration) bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	kw := q.keys[key]
-	return kw != nil && kw.queued && !kw.woken && now.Sub(kw.polled) < every
+	return kw != nil && kw.queued && !kw.woken && !kw.polled.IsZero() && now.Sub(kw.polled) < every
 }
 
-// PolledAt records that a waiter of key asks the backend at now.
+// PolledAt records that a waiter of key asks the backend at now, before
+// the attempt's round trip. The poll counts for [Waits.Quiet] once the
+// answer is recorded ([Waits.SetQueued]), as of now and with only the wakes
+// that came since: a wake that arrives while the attempt runs is kept for
+// the next one, and an attempt that got no answer (a backend error) leaves
+// the key as it was.
 func (q *Waits) PolledAt(key string, now time.Time) {
 	if !q.Active() {
 		return
 	}
 	q.mu.Lock()
 	if kw := q.keys[key]; kw != nil {
-		kw.polled, kw.woken = now, false
+		kw.asked, kw.wokeAsking = now, false
 	}
 	q.mu.Unlock()
 }
@@ -293,7 +314,7 @@ func (q *Waits) Wake(key string, window time.Duration) {
 		q.count()
 	}
 	if kw := q.keys[key]; kw != nil {
-		kw.woken = true
+		kw.markWoken()
 		for w := range kw.watchers {
 			w.wake()
 		}
@@ -310,7 +331,7 @@ func (q *Waits) WakeShared(key string, window time.Duration) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if kw := q.keys[key]; kw != nil {
-		kw.woken = true
+		kw.markWoken()
 		for w := range kw.watchers {
 			w.wake()
 		}
@@ -347,7 +368,7 @@ func (q *Waits) WakeAll() {
 	clear(q.ahead)
 	q.count()
 	for _, kw := range q.keys {
-		kw.woken = true
+		kw.markWoken()
 		for w := range kw.watchers {
 			w.wake()
 		}
@@ -359,7 +380,7 @@ func (q *Waits) WakeAll() {
 func (q *Waits) WakeKey(key string, w *Watcher) {
 	q.mu.Lock()
 	if kw := q.keys[key]; kw != nil {
-		kw.woken = true
+		kw.markWoken()
 	}
 	q.mu.Unlock()
 	w.wake()

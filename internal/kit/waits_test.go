@@ -27,8 +27,8 @@ func TestWaits_addRemove(t *testing.T) {
 	if !q.Active() || !q.Queued("k") {
 		t.Fatal("a watched key is not queued")
 	}
-	if !q.Quiet("k", time.Now(), time.Second) {
-		t.Fatal("a key just queued, with no wake, is not quiet")
+	if q.Quiet("k", time.Now(), time.Second) {
+		t.Fatal("a key is quiet before any poll since its watch")
 	}
 	if q.Remove("k", a) {
 		t.Fatal("Remove of one of two watchers reported the last")
@@ -51,6 +51,7 @@ func TestWaits_wakeBeforeWatcher(t *testing.T) {
 		t.Fatal("a woken key is quiet")
 	}
 	q.PolledAt("k", time.Now())
+	q.SetQueued("k", true)
 	if !q.Quiet("k", time.Now(), time.Second) {
 		t.Fatal("a key polled after its wake is not quiet")
 	}
@@ -121,5 +122,45 @@ func TestWaits_ahead(t *testing.T) {
 	q.Wake("k", time.Second)
 	if q.TakeAhead("k") {
 		t.Fatal("a wake did not end the key's queueing for followers")
+	}
+}
+
+// TestWaits_Quiet checks when a poll makes a key quiet: once its answer is
+// recorded, for every after the poll was asked, until a wake of any kind; a
+// wake during the poll's round trip, and a poll with no answer, leave the
+// key to the next attempt.
+func TestWaits_Quiet(t *testing.T) {
+	var q Waits
+	now := time.Now()
+	q.Add("k", NewWatcher(), time.Minute)
+	q.PolledAt("k", now)
+	if q.Quiet("k", now, time.Second) {
+		t.Fatal("quiet while the poll's answer is on its way")
+	}
+	q.SetQueued("k", true)
+	if !q.Quiet("k", now, time.Second) || q.Quiet("k", now.Add(time.Second), time.Second) {
+		t.Fatal("an answered poll is not quiet for exactly every after it asked")
+	}
+	for name, wake := range map[string]func(){
+		"Wake":       func() { q.Wake("k", time.Minute) },
+		"WakeShared": func() { q.WakeShared("k", time.Minute) },
+		"WakeAll":    q.WakeAll,
+	} {
+		q.PolledAt("k", now)
+		q.SetQueued("k", true)
+		wake()
+		if q.Quiet("k", now, time.Second) {
+			t.Fatalf("quiet after %s", name)
+		}
+	}
+	q.PolledAt("k", now)
+	q.Wake("k", time.Minute) // the release outran the poll's answer
+	q.SetQueued("k", true)
+	if q.Quiet("k", now, time.Second) {
+		t.Fatal("a wake during the poll's round trip was forgotten")
+	}
+	q.PolledAt("k", now) // no answer: a backend error
+	if q.Quiet("k", now, time.Second) {
+		t.Fatal("a poll with no answer made the key quiet")
 	}
 }
