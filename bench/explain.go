@@ -70,29 +70,33 @@ func (r *Report) behind(b *strings.Builder) {
 }
 
 const (
-	whyRedisScript    = "Same two round trips as the peers, but lock4go's scripts do more on the server: the acquire script also checks the owner's void marker (left when a lost reply is voided) and increments the key's fencing counter (EXISTS + SET NX PX + INCR + PEXPIRE), and the release script hands the key to the head of its wait queue, or deletes it and publishes (GET + ZPOPMIN + DEL + PUBLISH), 10 server commands per pair against 4–5; the Template adds a crypto/rand owner, the local-queue turn and the watchdog bookkeeping."
+	whyRedisScript    = "Same two round trips as the peers; the acquire script reads the server clock for the fencing token (TIME + SET NX PX, the token kept in the value) and the release compares before it deletes (GET + DEL): 6 server commands per pair against 4–5. Most of the gap is the client: the Template's turn, owner, bounds and watchdog and the executor's script call touch more code and memory per pair, which costs most when, as here, 16 libraries take turns and each pair starts with cold caches (the latency guard, which alternates lock4go and the floor op by op, finds a smaller ratio)."
 	whyPollThroughput = "Pollers look faster because they are unfair: the goroutine that just released takes the key back at once while the others sleep out their retry interval (see the min–max acquisitions per goroutine, the max wait and the timeouts). lock4go hands the key to the goroutine that waited longest"
 	whyEtcdUnsynced   = "Across processes each hand-off waits on a watch of the predecessor's key. With no hold time the server-side queue is short (one waiter per process) and turns over fast, so each hand-off pays for setting up a watch and reading the queue again, where concurrency.Mutex's 64 sessions set their watches up long before their turn. etcd 3.4 also holds back the events of a watch that starts at a revision the store has already passed until its 100 ms catch-up loop, which shows in the max wait when it happens."
 	whyLocalQueue     = "In one Template the local queue lets only one goroutine per key reach the backend, so the next waiter starts its backend acquisition only after the release: a hand-off is release plus a fresh acquire (two round trips), where the peer's waiters are already queued on the server and need only the delete event and one read."
 )
+
+const whyPgWrites = "An advisory lock is two trivial statements on a connection pinned for the whole hold, with no lease, no fencing token and no safety through a transaction pooler; lock4go's two statements each write the lock's row and commit (insert or take over an expired row, with a token from a sequence; delete, or hand the key to the head of the queue)."
 
 const whySameRequests = "Same number of requests per pair as the peer (two), but heavier ones: lock4go acquires with a transaction over the key's whole prefix that writes only if the range is empty and otherwise reads the queue's head, and releases with a compare-and-delete transaction on its own entry, where concurrency.Mutex releases with a plain delete; the Template adds its owner, local-queue turn and watchdog bookkeeping."
 
 var whyUncontended = map[Backend]map[bool]string{
 	Redis:     {false: whyRedisScript, true: whyRedisScript},
 	Etcd:      {false: whySameRequests, true: whySameRequests},
+	Postgres:  {false: whyPgWrites, true: whyPgWrites},
 	ZooKeeper: {false: "lock4go sends 4 requests per pair against zk.Lock's 3: besides create, children and delete it reads its own node (ExistsW, in parallel with the children listing) for the fencing token (the node's czxid) and a watch that reports the node's deletion as a lost lock.", true: "lock4go sends 4 requests per pair against zk.Lock's 3: besides create, children and delete it reads its own node (ExistsW, in parallel with the children listing) for the fencing token (the node's czxid) and a watch that reports the node's deletion as a lost lock."},
 }
 
 var whyThroughput = map[Backend]map[bool]string{
 	Redis: {
 		false: whyPollThroughput + " through the local queue, one backend acquisition after another.",
-		true:  whyPollThroughput + "; across processes that costs a pub/sub message, a SUBSCRIBE and an UNSUBSCRIBE per wait (the executor does not keep idle subscriptions) and a retry by each process's waiter when it is woken, of which one wins (see the commands table).",
+		true:  whyPollThroughput + "; across processes a release grants the key to the head of the wait queue and wakes it with a pub/sub message, and the woken waiter confirms the grant with one more script (see the commands table).",
 	},
 	Etcd: {
 		false: whySerial,
 		true:  whyEtcdUnsynced,
 	},
+	Postgres: {false: whySerial + " On PostgreSQL each of those is a committed write; an advisory lock waits in the server's lock manager and is handed over there."},
 	ZooKeeper: {
 		false: whySerial,
 		true:  "Four processes put four waiters in the server's queue against zk.Lock's 64, so fewer round trips overlap, and each lock4go acquisition also reads its own node.",
@@ -103,12 +107,13 @@ const whySerial = "One Template serialises its goroutines in the local queue, so
 
 var whyHandoff = map[Backend]map[bool]string{
 	Etcd:      {false: whyLocalQueue, true: whyEtcdUnsynced},
+	Postgres:  {false: whyLocalQueue + " On PostgreSQL the fresh acquire is a committed write; an advisory lock's waiter is granted inside the server at the unlock."},
 	ZooKeeper: {false: whyLocalQueue, true: "The processes' waiters are queued on the server as zk.Lock's are, but the woken waiter reads its own node as well as the children before it holds the lock."},
 }
 
 var whyCommands = map[Backend]map[bool]string{
 	Redis: {
-		false: "Server counts include what lock4go's scripts call (the void marker's EXISTS, the fencing counter's INCR and PEXPIRE, the release's ZPOPMIN and PUBLISH, the queue check when goroutines follow); round trips (the *sent* column) are the same as the peers'.",
+		false: "Server counts include what lock4go's scripts call (TIME for the fencing token, the release's GET before its DEL, EXISTS on the wait queue when goroutines of the process follow); round trips (the *sent* column) are the same as the peers'.",
 	},
 	ZooKeeper: {true: "Each wait also reads the own node (ExistsW) and, after a wake-up, the children again."},
 }
