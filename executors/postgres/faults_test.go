@@ -8,6 +8,7 @@ import (
 
 	"github.com/lock4go/lock4go/executor"
 	"github.com/lock4go/lock4go/executors/postgres"
+	"github.com/lock4go/lock4go/internal/testlog"
 	"github.com/lock4go/lock4go/internal/testserver"
 	"github.com/lock4go/lock4go/internal/testwait"
 )
@@ -159,7 +160,7 @@ func TestWatchRelease_reconnect(t *testing.T) {
 // PgBouncer in transaction mode (no ListenDSN, a pool on PgBouncer)
 // receives nothing, and the executor says so.
 func TestListen_probeThroughPgBouncer(t *testing.T) {
-	log, warned := newLogSignal(t, "did not reach the LISTEN connection")
+	log, warned := testlog.Signal(t, "did not reach the LISTEN connection")
 	e := newExecutor(t, newPool(t, pgBouncer(t).Addr()), postgres.Options{Logger: log})
 	_, stop := e.WatchRelease(t.Context(), uniq(t, "probe:"))
 	defer stop()

@@ -1,12 +1,9 @@
 package postgres_test
 
 import (
-	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"log/slog"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -107,40 +104,4 @@ func rows(t testing.TB, key string) int {
 		t.Fatal(err)
 	}
 	return n
-}
-
-// logSignal is a slog.Handler that hands records on to next and closes
-// fired at the first record whose message contains match: a signal to await
-// instead of polling a log.
-type logSignal struct {
-	next  slog.Handler
-	match string
-	once  *sync.Once
-	fired chan struct{}
-}
-
-// newLogSignal returns a logger that logs to t and the channel closed when
-// it logs a message containing match.
-func newLogSignal(t testing.TB, match string) (*slog.Logger, <-chan struct{}) {
-	h := logSignal{next: testLogger(t).Handler(), match: match, once: new(sync.Once), fired: make(chan struct{})}
-	return slog.New(h), h.fired
-}
-
-func (h logSignal) Enabled(ctx context.Context, l slog.Level) bool { return h.next.Enabled(ctx, l) }
-
-func (h logSignal) Handle(ctx context.Context, r slog.Record) error {
-	if strings.Contains(r.Message, h.match) {
-		h.once.Do(func() { close(h.fired) })
-	}
-	return h.next.Handle(ctx, r)
-}
-
-func (h logSignal) WithAttrs(as []slog.Attr) slog.Handler {
-	h.next = h.next.WithAttrs(as)
-	return h
-}
-
-func (h logSignal) WithGroup(name string) slog.Handler {
-	h.next = h.next.WithGroup(name)
-	return h
 }

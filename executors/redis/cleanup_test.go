@@ -10,6 +10,7 @@ import (
 
 	"github.com/lock4go/lock4go/executor"
 	"github.com/lock4go/lock4go/executors/redis"
+	"github.com/lock4go/lock4go/internal/testlog"
 	"github.com/lock4go/lock4go/internal/testserver"
 	"github.com/lock4go/lock4go/internal/testwait"
 )
@@ -114,7 +115,7 @@ func TestExecutor_Close_pendingVoid(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = p.Close() }) // after the clients' cleanups
-	log, retrying := newLogSignal(t, "retrying in the background")
+	log, retrying := testlog.Signal(t, "retrying in the background")
 	const cleanup = 100 * time.Millisecond
 	e, err := redis.New(newClient(t, p.Addr(), ctxTimeouts), redis.Options{Logger: log, CleanupTimeout: cleanup})
 	if err != nil {
@@ -151,7 +152,7 @@ func TestExecutor_void_outageProbes(t *testing.T) {
 	s := server(t)
 	admin := newClient(t, s.Addr())
 	user := newACLUser(t, admin, redis.ACLRules("other"))
-	log, recovered := newLogSignal(t, "succeed again")
+	log, recovered := testlog.Signal(t, "succeed again")
 	e := newExecutor(t, newClient(t, s.Addr(), asUser(user, aclPass)), redis.Options{Logger: log})
 	const n = 20
 	keys, owners := make([]string, n), make([]string, n)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/lock4go/lock4go/executor"
 	"github.com/lock4go/lock4go/executors/redis"
+	"github.com/lock4go/lock4go/internal/testlog"
 	"github.com/lock4go/lock4go/internal/testserver"
 	"github.com/lock4go/lock4go/internal/testwait"
 )
@@ -224,7 +225,7 @@ func TestFault_lostReply(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { _ = p.Close() }) // after the clients' cleanups
-			log, retrying := newLogSignal(t, "retrying in the background")
+			log, retrying := testlog.Signal(t, "retrying in the background")
 			e := newExecutor(t, newClient(t, p.Addr(), m.opts...), redis.Options{Logger: log, CleanupTimeout: 500 * time.Millisecond})
 			// Warm the connection and the script cache up.
 			if l, err := e.Acquire(t.Context(), req(uniq(t, "warm:"), time.Minute)); err == nil {
