@@ -18,12 +18,12 @@ func TestConformance(t *testing.T) {
 	t.Run("direct", func(t *testing.T) {
 		executortest.Run(t, func(t *testing.T) executor.Executor {
 			return newExecutor(t, newPool(t, s.Addr()), postgres.Options{})
-		}, executortest.Options{ShortTTL: 300 * time.Millisecond})
+		}, executortest.Options{ShortTTL: time.Second})
 	})
 	t.Run("pgbouncer", func(t *testing.T) {
 		b := pgBouncer(t)
 		executortest.Run(t, func(t *testing.T) executor.Executor {
 			return newExecutor(t, newPool(t, b.Addr()), postgres.Options{ListenDSN: testserver.PostgresDSN(s.Addr())})
-		}, executortest.Options{ShortTTL: 300 * time.Millisecond})
+		}, executortest.Options{ShortTTL: time.Second})
 	})
 }
