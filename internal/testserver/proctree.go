@@ -110,23 +110,12 @@ func (s *Server) killTree() {
 	}
 }
 
-// killChildren kills, with SIGKILL, every process whose parent is pid, each
-// as soon as it is found, and returns their ids.
+// killChildren kills, with SIGKILL, every process whose parent is pid,
+// and returns their ids.
 func killChildren(pid int) []int {
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil
+	kids := children(pid)
+	for _, c := range kids {
+		_ = syscall.Kill(c, syscall.SIGKILL)
 	}
-	var out []int
-	for _, e := range entries {
-		child, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		if ppid, _ := procState(child); ppid == pid {
-			_ = syscall.Kill(child, syscall.SIGKILL)
-			out = append(out, child)
-		}
-	}
-	return out
+	return kids
 }
