@@ -1,8 +1,6 @@
 package postgres_test
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"log/slog"
 	"testing"
 	"time"
@@ -11,6 +9,7 @@ import (
 
 	"github.com/lock4go/lock4go/executor"
 	"github.com/lock4go/lock4go/executors/postgres"
+	"github.com/lock4go/lock4go/internal/testkey"
 	"github.com/lock4go/lock4go/internal/testlog"
 	"github.com/lock4go/lock4go/internal/testserver"
 )
@@ -70,18 +69,10 @@ func direct(t testing.TB) *postgres.Executor {
 func testLogger(t testing.TB) *slog.Logger { return testlog.Logger(t) }
 
 // uniq returns a key unique to this test run.
-func uniq(t testing.TB, prefix string) string {
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	return prefix + t.Name() + ":" + hex.EncodeToString(b[:])
-}
+func uniq(t testing.TB, prefix string) string { return testkey.Unique(t, prefix) }
 
 // owner returns a fresh owner value.
-func owner() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
-}
+func owner() string { return testkey.Owner() }
 
 // req returns a request for key with a fresh owner.
 func req(key string, ttl time.Duration) executor.Request {

@@ -2,9 +2,7 @@ package redis_test
 
 import (
 	"bytes"
-	"crypto/rand"
 	"crypto/tls"
-	"encoding/hex"
 	"log/slog"
 	"strings"
 	"sync"
@@ -15,6 +13,7 @@ import (
 
 	"github.com/lock4go/lock4go/executor"
 	"github.com/lock4go/lock4go/executors/redis"
+	"github.com/lock4go/lock4go/internal/testkey"
 	"github.com/lock4go/lock4go/internal/testlog"
 	"github.com/lock4go/lock4go/internal/testserver"
 )
@@ -84,18 +83,10 @@ func (l *logBuffer) String() string {
 }
 
 // uniq returns a key unique to this test run.
-func uniq(t testing.TB, prefix string) string {
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	return prefix + t.Name() + ":" + hex.EncodeToString(b[:])
-}
+func uniq(t testing.TB, prefix string) string { return testkey.Unique(t, prefix) }
 
 // owner returns a fresh owner value.
-func owner() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
-}
+func owner() string { return testkey.Owner() }
 
 // req returns a request for key with a fresh owner.
 func req(key string, ttl time.Duration) executor.Request {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/lock4go/lock4go/executor"
 	"github.com/lock4go/lock4go/executors/redlock"
+	"github.com/lock4go/lock4go/internal/testkey"
 	"github.com/lock4go/lock4go/internal/testlog"
 	"github.com/lock4go/lock4go/internal/testserver"
 )
@@ -96,11 +97,7 @@ func key(t testing.TB) string {
 }
 
 // owner returns a fresh owner value.
-func owner() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
-}
+func owner() string { return testkey.Owner() }
 
 // request returns a waiting-free request of key with a fresh owner.
 func request(key string, ttl time.Duration) executor.Request {
