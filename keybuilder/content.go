@@ -16,6 +16,15 @@ import (
 // body only when every one of them reads the same value there, and a
 // request is refused when one of them may read another.
 
+// contentType returns r's Content-Type, as r.Header.Get returns it,
+// without canonicalising the constant name on every call.
+func contentType(r *http.Request) string {
+	if vs := r.Header["Content-Type"]; len(vs) > 0 {
+		return vs[0]
+	}
+	return ""
+}
+
 // bodyForm is how net/http parses a body as a form, for r.FormValue,
 // r.PostFormValue and r.ParseMultipartForm.
 type bodyForm uint8
@@ -33,7 +42,7 @@ const (
 // body for any method, only when the Content-Type parses cleanly and has
 // a boundary, as multipartReader requires.
 func formOf(r *http.Request) (bodyForm, string) {
-	ct := r.Header.Get("Content-Type")
+	ct := contentType(r)
 	base, _, _ := strings.Cut(ct, ";")
 	base = strings.TrimSpace(base)
 	switch {
@@ -75,7 +84,7 @@ func checkJSONRequest(r *http.Request) error {
 	if r.Method == http.MethodGet {
 		return errJSONGet
 	}
-	if ct := r.Header.Get("Content-Type"); bindType(ct) != "application/json" {
+	if ct := contentType(r); bindType(ct) != "application/json" {
 		return fmt.Errorf("Content-Type %.60q is not application/json: binders read such a body as a form or not at all: %w",
 			ct, executor.ErrInvalidKey)
 	}
@@ -115,7 +124,7 @@ func rivalOf(r *http.Request, form bodyForm) bodyRival {
 	if form != formNone {
 		return rivalForm
 	}
-	ct := r.Header.Get("Content-Type")
+	ct := contentType(r)
 	switch {
 	case strings.HasPrefix(ct, "application/json"):
 		return rivalJSON

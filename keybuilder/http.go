@@ -273,7 +273,7 @@ func (b *HTTP) notInBody(r *http.Request, i int, st *httpState) error {
 		return nil
 	case rivalOpaque:
 		return fmt.Errorf("query parameter %q beside a %.60q body, which binders read over the query: %w",
-			name, r.Header.Get("Content-Type"), executor.ErrInvalidKey)
+			name, contentType(r), executor.ErrInvalidKey)
 	}
 	body, err := b.body(r, st)
 	if err != nil {

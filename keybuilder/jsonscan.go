@@ -376,22 +376,26 @@ func (s *jsonScanner) member() (onPath bool, level int, ok bool) {
 // same integer, as encoding/json reads the keys of a map[int]T ("07" and
 // "+7" are 7, and the last of them wins).
 func (s *jsonScanner) nameMatches(raw []byte, esc bool, seg *jsonSeg) bool {
-	name := raw
-	if esc {
-		s.scratch = unquote(s.scratch[:0], raw)
-		name = s.scratch
+	if !esc {
+		// Invalid UTF-8 compares as U+FFFD, as in the unescaped name.
+		if bytes.EqualFold(raw, seg.name) {
+			return true
+		}
+		if seg.num == "" {
+			return false
+		}
+		return sameInt(raw, seg.num)
 	}
-	// Invalid UTF-8 compares as U+FFFD, as in the unescaped name.
-	if bytes.EqualFold(name, seg.name) {
-		return true
-	}
-	return seg.num != "" && len(name) > 0 && (name[0] <= '9' && name[0] >= '0' || name[0] == '+' || name[0] == '-') &&
-		sameInt(name, seg.num)
+	s.scratch = unquote(s.scratch[:0], raw)
+	return bytes.EqualFold(s.scratch, seg.name) || seg.num != "" && sameInt(s.scratch, seg.num)
 }
 
 // sameInt reports whether name reads as the integer num (in the form
 // keys.IntPart gives).
 func sameInt(name []byte, num string) bool {
+	if len(name) == 0 || !(name[0] >= '0' && name[0] <= '9' || name[0] == '+' || name[0] == '-') {
+		return false
+	}
 	n, err := keys.IntPart(string(name))
 	return err == nil && n == num
 }
