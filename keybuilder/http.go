@@ -83,9 +83,9 @@ func NewHTTP(prefix, name string, exprs []string, opts ...Option) (*HTTP, error)
 // part cap or not in a form its expression can key, and an error wrapping
 // executor.ErrInvalidConfig when the builder does not fit the route: no
 // name and no route pattern, or a path.<name> whose wildcard the route
-// lacks (or a handler not routed by a pattern at all). json. and form. expressions,
-// and query. expressions on urlencoded or multipart bodies, replace r.Body
-// by a reader of the same bytes.
+// lacks (or a handler not routed by a pattern at all). json. and form.
+// expressions, and query. expressions beside a form or JSON body, replace
+// r.Body by a reader of the same bytes.
 func (b *HTTP) Key(r *http.Request) (string, error) {
 	name := b.name
 	if name == "" {

@@ -29,8 +29,8 @@ const (
 	DefaultMaxPartLen = 64 << 10
 
 	// DefaultMaxBodyBytes is the default maximum number of body bytes read
-	// for json. and form. expressions, and for query. expressions on form
-	// bodies.
+	// for json. and form. expressions, and for query. expressions beside a
+	// form or JSON body.
 	DefaultMaxBodyBytes = 1 << 20
 
 	// DefaultClientIPHeader is the forwarding header the ip expression reads
@@ -109,9 +109,10 @@ func WithMaxPartLen(n int) Option {
 }
 
 // WithMaxBodyBytes sets how many body bytes json. and form. expressions, and
-// query. expressions on form bodies, read at most (default
+// query. expressions beside a form or JSON body, read at most (default
 // [DefaultMaxBodyBytes]). A longer body is an error wrapping
-// executor.ErrInvalidKey.
+// executor.ErrInvalidKey whose chain holds an *http.MaxBytesError, as an
+// outer http.MaxBytesReader's does: failure.HTTPStatus answers it 413.
 func WithMaxBodyBytes(n int64) Option {
 	return func(o *options) {
 		if n <= 0 {
