@@ -15,7 +15,7 @@ import (
 //
 // While fn runs, its context carries the lock (lock4go.LockFrom(ctx,
 // name).Token() fences its writes) and is cancelled with cause
-// lock4go.ErrLockLost if the lock is lost: past its at-most-for without
+// lock4go.ErrLockLost if the lock is lost: at its at-most-for without
 // [KeepAlive], or when a renewal finds it gone. When fn returns, the job
 // stays taken until its at-least-for end, the time the lock was taken
 // plus AtLeastFor: on Redis, Redlock and PostgreSQL the backend is asked
@@ -27,59 +27,39 @@ import (
 // Skipped, Failed or NotRun. If fn panics, the lock is released as for a
 // failure and the panic goes on.
 func (r *Runner) Run(ctx context.Context, name string, fn func(ctx context.Context) error, opts ...Option) Result {
-	b, err := r.resolve(opts)
-	if err == nil && fn == nil {
-		err = fmt.Errorf("%w: jobs: Run of %q with a nil function", lock4go.ErrInvalidConfig, name)
+	if fn == nil {
+		err := fmt.Errorf("%w: jobs: Run of %q with a nil function", lock4go.ErrInvalidConfig, name)
+		return r.report(ctx, name, r.cfg.Executor, Result{Outcome: NotRun, Err: err}, time.Time{})
 	}
-	if err != nil {
-		return r.report(ctx, name, b.executor, Result{Outcome: NotRun, Err: err}, time.Time{})
+	t, res := r.Start(ctx, name, opts...)
+	if t == nil {
+		return res
 	}
-	l, err := r.tpl.TryLock(ctx, name, b.lockOptions()...)
-	if err != nil {
-		out := NotRun
-		if busy(ctx, err) {
-			out, err = Skipped, nil
-		}
-		return r.report(ctx, name, b.executor, Result{Outcome: out, Err: err}, time.Time{})
-	}
-	return r.hold(ctx, l, b, fn)
-}
-
-// busy reports whether err, TryLock's, says that another holder has the
-// key, and nothing else: not a backend failure, nor the caller's ctx.
-func busy(ctx context.Context, err error) bool {
-	return errors.Is(err, lock4go.ErrNotAcquired) && !errors.Is(err, lock4go.ErrBackend) && ctx.Err() == nil
-}
-
-// hold runs fn under l and ends the lock at the job's at-least-for end.
-func (r *Runner) hold(ctx context.Context, l *lock4go.Lock, b bounds, fn func(ctx context.Context) error) Result {
-	info := JobInfo{Name: l.Key(), Executor: l.Executor(), Owner: l.Owner(), Token: l.Token(), Started: l.AcquiredAt(), Running: true}
-	r.track(info)
-	lctx, cancel := l.Context(ctx)
-	begin := time.Now()
+	lctx, cancel := t.Context(ctx)
 	returned := false
 	defer func() {
 		if !returned {
 			cancel()
-			r.finish(ctx, l, b, info, begin, errPanicked)
+			t.Finish(ctx, errPanicked)
 		}
 	}()
 	ferr := fn(lctx)
 	returned = true
 	cancel()
-	return r.finish(ctx, l, b, info, begin, ferr)
+	return t.Finish(ctx, ferr)
 }
 
 // errPanicked is the error of a job whose function panicked.
 var errPanicked = errors.New("jobs: the job panicked")
 
-// finish ends the lock of a job whose function returned ferr, and reports
-// the tick.
-func (r *Runner) finish(ctx context.Context, l *lock4go.Lock, b bounds, info JobInfo, begin time.Time, ferr error) Result {
+// finish ends the lock of t, whose job returned ferr, and reports the
+// tick.
+func (r *Runner) finish(ctx context.Context, t *Tick, ferr error) Result {
 	end := time.Now()
-	res := Result{Outcome: Ran, Token: info.Token, Started: info.Started, Duration: end.Sub(begin)}
-	if lost := l.Err(); lost != nil {
-		_ = l.Release(ctx) // already ended: this only drops the handle
+	info := t.info
+	res := Result{Outcome: Ran, Token: info.Token, Started: info.Started, Duration: end.Sub(t.begin)}
+	if lost := t.l.Err(); lost != nil {
+		_ = t.l.Release(ctx) // already ended: this only drops the handle
 		r.untrack(info, time.Time{})
 		res.Outcome, res.Err = Failed, errors.Join(ferr, lost)
 		return r.report(ctx, info.Name, info.Executor, res, end)
@@ -87,13 +67,13 @@ func (r *Runner) finish(ctx context.Context, l *lock4go.Lock, b bounds, info Job
 	if ferr != nil {
 		res.Outcome, res.Err = Failed, ferr
 	}
-	until := info.Started.Add(b.atLeastFor)
+	until := info.Started.Add(t.b.atLeastFor)
 	var err error
-	if b.atLeastFor > 0 && until.After(time.Now()) {
+	if t.b.atLeastFor > 0 && until.After(time.Now()) {
 		res.HeldUntil = until
-		err = l.ReleaseAt(ctx, until)
+		err = t.l.ReleaseAt(ctx, until)
 	} else {
-		err = l.Release(ctx)
+		err = t.l.Release(ctx)
 	}
 	r.untrack(info, res.HeldUntil)
 	if err != nil {
