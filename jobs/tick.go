@@ -25,11 +25,17 @@ type Tick struct {
 // Start takes the job name for this tick, as [Runner.Run] does, without
 // running anything: it returns the Tick, or nil and the Result of a tick
 // that is not this process's (Skipped or NotRun). Run the job with
-// [Tick.Context], then call [Tick.Finish].
+// [Tick.Context], then call [Tick.Finish]. Inside a run of the same job
+// (ctx carries its lock) the tick is Skipped: it is running already.
 func (r *Runner) Start(ctx context.Context, name string, opts ...Option) (*Tick, Result) {
 	b, err := r.resolve(opts)
 	if err != nil {
 		return nil, r.report(ctx, name, b.executor, Result{Outcome: NotRun, Err: err}, time.Time{})
+	}
+	if lock4go.LockFrom(ctx, name) != nil {
+		// Inside a run of this job: the Template would re-enter its lock,
+		// and the tick would run twice.
+		return nil, r.report(ctx, name, b.executor, Result{Outcome: Skipped}, time.Time{})
 	}
 	l, err := r.tpl.TryLock(ctx, name, b.lockOptions()...)
 	if err != nil {
