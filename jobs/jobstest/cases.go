@@ -73,8 +73,9 @@ func (s *suite) testRelockAfterUnlock(t *testing.T) {
 	a, b := s.runner(t), s.runner(t)
 	n := name(t)
 	for i := range 10 {
-		res := a.Run(ctx, n, func(context.Context) error {
+		res := a.Run(ctx, n, func(jctx context.Context) error {
 			want(t, "another process while held", b.Run(ctx, n, nop), jobs.Skipped)
+			want(t, "the job inside its own run", a.Run(jctx, n, nop), jobs.Skipped)
 			return nil
 		}, jobs.AtMostFor(long))
 		want(t, "run "+string(rune('0'+i)), res, jobs.Ran)
