@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // write presents token to the fence file, which keeps the highest token
@@ -27,4 +28,14 @@ func write(path string, token int64) bool {
 	_ = f.Truncate(0)
 	_, err = f.WriteAt([]byte(strconv.FormatInt(token, 10)), 0)
 	return err == nil
+}
+
+// waitNewer waits up to d for the fence to hold a token above token.
+func waitNewer(path string, token int64, d time.Duration) {
+	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+		b, _ := os.ReadFile(path)
+		if high, _ := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64); high > token {
+			return
+		}
+	}
 }

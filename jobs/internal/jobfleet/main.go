@@ -122,7 +122,8 @@ func long(ctx context.Context, k *gocronlock.Locker, name, fence string) {
 		if l.Err() != nil {
 			emit(map[string]any{"ev": "told", "token": l.Token(), "at": time.Now().UnixNano()})
 			// One more write, as a holder that asked just before it stalled
-			// would make: the fence must refuse it.
+			// would make, once the next holder wrote: the fence must refuse it.
+			waitNewer(fence, l.Token(), 10*time.Second)
 			ok := write(fence, l.Token())
 			emit(map[string]any{"ev": "write", "token": l.Token(), "at": time.Now().UnixNano(), "ok": ok, "late": true})
 			return
