@@ -127,6 +127,7 @@ const (
 	optShared
 	optPermits
 	optCampaign // Lead: wait without a timeout, whatever the caller asked
+	optLease    // WithLease: a renewed lease of its own length
 )
 
 type lockOptions struct {
@@ -220,6 +221,10 @@ func (c *Config) resolve(opts []LockOption) (lockOptions, error) {
 		case optExpire:
 			if opt.d > 0 {
 				o.expire, o.expireSet = opt.d, true
+			}
+		case optLease:
+			if opt.d > 0 {
+				o.expire, o.expireSet = opt.d, false
 			}
 		case optAcquireTimeout:
 			o.acquireTimeout = cmp.Or(opt.d, c.AcquireTimeout)
@@ -335,6 +340,8 @@ func (k optKind) String() string {
 		return "WithAttemptGrace"
 	case optPermits:
 		return "WithPermits"
+	case optLease:
+		return "WithLease"
 	}
 	return "an option"
 }
