@@ -48,6 +48,10 @@ type Executor struct {
 	life context.Context
 	kill context.CancelFunc
 	bg   kit.Group // background work: voids, departures, the sweeper, the listener
+
+	// closeBy is when Close's clean-up must end: CleanupTimeout after Close
+	// began. Set before life is cancelled.
+	closeBy kit.Instant
 }
 
 var (
@@ -197,6 +201,17 @@ func (e *Executor) callContext(ctx context.Context) (context.Context, context.Ca
 
 // isClosed reports whether Close has begun.
 func (e *Executor) isClosed() bool { return e.life.Err() != nil }
+
+// cleanupDeadline returns the deadline of a clean-up statement that starts
+// now: CleanupTimeout from now, or Close's, if Close has begun, when that
+// is sooner. ok is false when Close's has passed.
+func (e *Executor) cleanupDeadline(now time.Time) (deadline time.Time, ok bool) {
+	deadline = now.Add(e.opts.CleanupTimeout)
+	if by := e.closeBy.Load(); e.isClosed() && by.Before(deadline) {
+		deadline = by
+	}
+	return deadline, now.Before(deadline)
+}
 
 // closedErr is the error of op on key after Close.
 func closedErr(op, key string) error {
