@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5/pgconn"
 
@@ -57,7 +55,7 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 	if err := req.Validate(); err != nil {
 		return nil, fmt.Errorf("postgres: acquire: %w", err)
 	}
-	if err := checkKey(req.Key); err != nil {
+	if err := validKey("acquire", req.Key); err != nil {
 		return nil, err
 	}
 	if e.isClosed() {
@@ -173,15 +171,12 @@ func (e *Executor) acquireInt(ctx context.Context, l *lease, sql string, args ..
 // errNotSent marks a statement that was never sent: no connection.
 var errNotSent = errors.New("postgres: no connection")
 
-// checkKey refuses keys that PostgreSQL's text or its indexes cannot hold.
-func checkKey(key string) error {
-	switch {
-	case len(key) > maxKeyLen:
-		return fmt.Errorf("postgres: acquire: key of %d bytes, longer than %d: %w", len(key), maxKeyLen, executor.ErrInvalidKey)
-	case !utf8.ValidString(key):
-		return fmt.Errorf("postgres: acquire %q: not valid UTF-8: %w", key, executor.ErrInvalidKey)
-	case strings.IndexByte(key, 0) >= 0:
-		return fmt.Errorf("postgres: acquire %q: contains NUL: %w", key, executor.ErrInvalidKey)
+// validKey refuses, before any round trip, a key that PostgreSQL's text
+// or its indexes cannot hold (empty, over 2048 bytes, NUL, invalid UTF-8):
+// the same check for every call that takes a key.
+func validKey(op, key string) error {
+	if err := executor.ValidateKey(key, maxKeyLen); err != nil {
+		return fmt.Errorf("postgres: %s: %w", op, err)
 	}
 	return nil
 }

@@ -20,8 +20,13 @@ import (
 // queue, for every kind. A key that a release handed to the head of its
 // queue, and that the head has yet to take, has the owner
 // "lock4go:claim:<member>". It returns an error wrapping
-// [executor.ErrLockNotHeld] when nobody holds key.
+// [executor.ErrLockNotHeld] when nobody holds key, and one wrapping
+// [executor.ErrInvalidKey], without a round trip, for a key Acquire
+// refuses.
 func (e *Executor) Inspect(ctx context.Context, key string) (executor.Holder, error) {
+	if err := validKey("inspect", key); err != nil {
+		return executor.Holder{}, err
+	}
 	if e.isClosed() {
 		return executor.Holder{}, closedErr("inspect", key)
 	}
@@ -74,8 +79,8 @@ func holderKind(kind string) (executor.Kind, int) {
 // next renewal, within a third of its lease; a fixed lease (WithExpire) is
 // never renewed, so its holder is not told.
 func (e *Executor) ForceRelease(ctx context.Context, key string, h executor.Holder) error {
-	if key == "" {
-		return fmt.Errorf("postgres: force release: empty key: %w", executor.ErrInvalidKey)
+	if err := validKey("force release", key); err != nil {
+		return err
 	}
 	if e.isClosed() {
 		return closedErr("force release", key)
