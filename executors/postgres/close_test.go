@@ -13,6 +13,7 @@ import (
 	"github.com/lock4go/lock4go/executor"
 	"github.com/lock4go/lock4go/executors/postgres"
 	"github.com/lock4go/lock4go/internal/testlog"
+	"github.com/lock4go/lock4go/internal/testserver"
 	"github.com/lock4go/lock4go/internal/testwait"
 	"github.com/lock4go/lock4go/internal/timerprobe"
 )
@@ -58,20 +59,8 @@ func TestClose_serverPaused(t *testing.T) {
 	if !testwait.Until(10*time.Second, func() bool { return voidsWaiting(t, admin) > 0 }) {
 		t.Fatal("no void waits for the second session's row locks")
 	}
-	if err := s.Pause(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = s.Resume() })
-	probe := timerprobe.Start()
-	start := time.Now()
-	err := e.Close()
-	took := time.Since(start)
-	late := timerprobe.Max(probe.Stop(), start.UnixNano(), time.Now().UnixNano())
-	if err := s.Resume(); err != nil {
-		t.Fatal(err)
-	}
+	took, late := closePaused(t, s, e)
 	_ = b.Rollback(t.Context())
-	t.Logf("Close took %v (timers up to %v late): %v", took, late, err)
 	if bound := cleanup + 500*time.Millisecond + late; took > bound {
 		t.Fatalf("Close took %v with CleanupTimeout %v, want at most %v", took, cleanup, bound)
 	}
@@ -85,6 +74,26 @@ func TestClose_serverPaused(t *testing.T) {
 	if !testwait.Until(lease+10*time.Second, func() bool { return allFree(t, after, keys) }) {
 		t.Fatalf("keys still held %v after their leases", lease+10*time.Second)
 	}
+}
+
+// closePaused closes e while s is paused, then resumes s, and returns how
+// long Close took and how late this process's timers fired meanwhile.
+func closePaused(t *testing.T, s *testserver.Server, e *postgres.Executor) (took, late time.Duration) {
+	t.Helper()
+	if err := s.Pause(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Resume() })
+	probe := timerprobe.Start()
+	start := time.Now()
+	err := e.Close()
+	took = time.Since(start)
+	late = timerprobe.Max(probe.Stop(), start.UnixNano(), time.Now().UnixNano())
+	if err := s.Resume(); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("Close took %v (timers up to %v late): %v", took, late, err)
+	return took, late
 }
 
 // holdAndQueue takes two keys with a lease of ttl on e, and queues e for a

@@ -34,7 +34,7 @@ func (e *Executor) Inspect(ctx context.Context, key string) (executor.Holder, er
 	defer cancel()
 	rows, err := e.pool.Query(ctx, e.sql.inspect, pgxExec, key)
 	if err != nil {
-		return executor.Holder{}, fmt.Errorf("postgres: inspect %q: %w: %w", key, executor.ErrBackend, err)
+		return executor.Holder{}, e.failed(ctx, "inspect", key, err)
 	}
 	var (
 		h       executor.Holder
@@ -52,7 +52,7 @@ func (e *Executor) Inspect(ctx context.Context, key string) (executor.Holder, er
 	})
 	switch {
 	case err != nil:
-		return executor.Holder{}, fmt.Errorf("postgres: inspect %q: %w: %w", key, executor.ErrBackend, err)
+		return executor.Holder{}, e.failed(ctx, "inspect", key, err)
 	case len(h.Holders) == 0:
 		return executor.Holder{}, fmt.Errorf("postgres: inspect %q: %w", key, executor.ErrLockNotHeld)
 	}
@@ -89,5 +89,5 @@ func (e *Executor) ForceRelease(ctx context.Context, key string, h executor.Hold
 		return fmt.Errorf("postgres: force release %q: the holder has no owner value: %w", key, executor.ErrLockNotHeld)
 	}
 	v, err := e.queryInt(ctx, e.sql.release, key, h.Owner, e.claimMs, "")
-	return check("force release", key, v, err)
+	return e.released(ctx, "force release", key, v, err)
 }
