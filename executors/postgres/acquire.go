@@ -65,10 +65,7 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 		return nil, fmt.Errorf("postgres: acquire %q: %w", req.Key, executor.GaveUp(ctx))
 	}
 	if err := e.checkFirst(ctx); err != nil {
-		if errors.Is(err, errNotSent) {
-			return nil, acquireErr(ctx, req.Key, err)
-		}
-		return nil, fmt.Errorf("postgres: acquire %q: %w", req.Key, err)
+		return nil, e.checkFailed(ctx, req.Key, err)
 	}
 	e.startSweeper()
 	if req.Wait && !req.Shared && req.Permits == 0 && e.busyLocally(req.Key) {

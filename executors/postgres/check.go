@@ -204,3 +204,16 @@ func (e *Executor) checkFirst(ctx context.Context) error {
 	e.checked.Store(true)
 	return nil
 }
+
+// checkFailed is the error of an acquisition of key whose [checkFirst]
+// failed with err: a connection the server refused (a role or database
+// that does not exist, a wrong password) is a wrong configuration too.
+func (e *Executor) checkFailed(ctx context.Context, key string, err error) error {
+	switch cerr := configError(err, e.fix); {
+	case cerr != nil:
+		return fmt.Errorf("postgres: acquire %q: %w", key, cerr)
+	case errors.Is(err, errNotSent):
+		return acquireErr(ctx, key, err)
+	}
+	return fmt.Errorf("postgres: acquire %q: %w", key, err)
+}

@@ -62,10 +62,10 @@ func TestSchema_system(t *testing.T) {
 	}
 }
 
-// TestTemplate_configErrors: a schema that does not exist, or a role
-// without rights on the tables, ends a Lock at its first attempt with
-// ErrInvalidConfig saying what to run, instead of retrying until the
-// acquire timeout and reporting ErrBackend.
+// TestTemplate_configErrors: a schema that does not exist, a role without
+// rights on the tables, or one the server does not know, ends a Lock at
+// its first attempt with ErrInvalidConfig saying what to do, instead of
+// retrying until the acquire timeout and reporting ErrBackend.
 func TestTemplate_configErrors(t *testing.T) {
 	admin := newPool(t, server(t).Addr())
 	newRole(t, admin, "norights")
@@ -77,6 +77,7 @@ func TestTemplate_configErrors(t *testing.T) {
 	}{
 		{"missing schema", "postgres", postgres.Options{Schema: "nosuch"}, `CREATE SCHEMA "nosuch"`},
 		{"no rights", "norights", postgres.Options{}, `GRANT SELECT, INSERT, UPDATE, DELETE ON TABLE lock4go_locks TO "norights";`},
+		{"unknown role", "ghost", postgres.Options{}, "check its user and password"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			e := newExecutor(t, rolePool(t, c.user), c.o)
