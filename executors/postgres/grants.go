@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -19,7 +20,7 @@ var (
 
 	createTable    = regexp.MustCompile(`(?m)^CREATE TABLE IF NOT EXISTS \{\{t\}\}(\w+)`)
 	createSequence = regexp.MustCompile(`(?m)^CREATE SEQUENCE IF NOT EXISTS \{\{t\}\}(\w+)`)
-	createFunction = regexp.MustCompile(`(?m)^CREATE (?:OR REPLACE )?FUNCTION \{\{t\}\}(\w+)\(([^)]*)\)`)
+	createFunction = regexp.MustCompile(`(?ms)^CREATE (?:OR REPLACE )?FUNCTION \{\{t\}\}(\w+)\((.*?)\)\s*RETURNS`)
 )
 
 // objects are the names of schema.sql's tables, sequences and functions
@@ -45,16 +46,54 @@ var schemaObjects = sync.OnceValue(func() objects {
 	return o
 })
 
-// argTypes returns the types of a function's parameter list
-// ("k text, n int" gives "text, int").
+// argTypes returns the argument types of a function's parameter list, as
+// GRANT and to_regprocedure name the function: "k text, n int DEFAULT 0,
+// OUT t bigint" gives "text, int". Each parameter is a name and a type,
+// with an optional mode (OUT parameters are not arguments) and default.
 func argTypes(params string) string {
 	var types []string
-	for _, p := range strings.Split(params, ",") {
-		if f := strings.Fields(p); len(f) > 1 {
+	for _, p := range splitParams(params) {
+		f := strings.Fields(p)
+		if i := slices.IndexFunc(f, func(w string) bool { return strings.EqualFold(w, "DEFAULT") || w == "=" }); i >= 0 {
+			f = f[:i]
+		}
+		mode := ""
+		if len(f) > 0 && paramModes[strings.ToUpper(f[0])] {
+			mode, f = strings.ToUpper(f[0]), f[1:]
+		}
+		if mode != "OUT" && len(f) > 1 {
 			types = append(types, strings.Join(f[1:], " "))
 		}
 	}
 	return strings.Join(types, ", ")
+}
+
+// paramModes are the modes a parameter may start with.
+var paramModes = map[string]bool{"IN": true, "OUT": true, "INOUT": true, "VARIADIC": true}
+
+// splitParams splits a parameter list at its commas, but not those inside
+// parentheses (numeric(10, 2)) or quotes (DEFAULT 'a,b').
+func splitParams(params string) []string {
+	var (
+		out   []string
+		depth int
+		quote bool
+		start int
+	)
+	for i, r := range params {
+		switch {
+		case r == '\'':
+			quote = !quote
+		case quote:
+		case r == '(':
+			depth++
+		case r == ')':
+			depth--
+		case r == ',' && depth == 0:
+			out, start = append(out, params[start:i]), i+1
+		}
+	}
+	return append(out, params[start:])
 }
 
 // grant is one GRANT statement of [Grants]: the rights on one object.

@@ -108,6 +108,7 @@ func TestGrants_ownSchema(t *testing.T) {
 	if err := postgres.Migrate(t.Context(), migrator, o); err != nil {
 		t.Fatalf("Migrate by a role with the documented USAGE and CREATE = %v", err)
 	}
+	everyObject(t, admin, blocks[blockOwnSchema])
 	run(t, migrator, "REVOKE EXECUTE ON ALL FUNCTIONS IN SCHEMA "+ownSchema+" FROM PUBLIC")
 	run(t, admin, blocks[blockOwnSchema])
 	app := rolePool(t, "app")
@@ -116,6 +117,26 @@ func TestGrants_ownSchema(t *testing.T) {
 	}
 	exercise(t, app, o)
 	t.Run("missing", func(t *testing.T) { revokeEach(t, migrator, admin, app, o) })
+}
+
+// everyObject checks that grants has a line for each table, sequence and
+// function Migrate created in ownSchema: none is left out of Grants (and
+// Check) by how schema.sql writes it.
+func everyObject(t *testing.T, admin *pgxpool.Pool, grants string) {
+	t.Helper()
+	var rels, funcs int
+	err := admin.QueryRow(t.Context(), `SELECT
+		(SELECT count(*) FROM pg_class WHERE relnamespace = $1::regnamespace AND relkind IN ('r', 'S')),
+		(SELECT count(*) FROM pg_proc WHERE pronamespace = $1::regnamespace)`, ownSchema).Scan(&rels, &funcs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(grants, " ON TABLE ") + strings.Count(grants, " ON SEQUENCE "); n != rels {
+		t.Errorf("the grants name %d tables and sequences, Migrate created %d", n, rels)
+	}
+	if n := strings.Count(grants, " ON FUNCTION "); n != funcs {
+		t.Errorf("the grants name %d functions, Migrate created %d", n, funcs)
+	}
 }
 
 // revokeEach takes one right at a time away from the role "app" (as
