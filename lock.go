@@ -403,8 +403,12 @@ func (t *Template) releaseContext(r *registered, ctx context.Context) (context.C
 	if r.caps.InProcess {
 		return context.Background(), func() {}
 	}
-	return context.WithTimeout(context.WithoutCancel(ctx), t.cfg.ReleaseTimeout)
+	return context.WithTimeoutCause(context.WithoutCancel(ctx), t.cfg.ReleaseTimeout, errReleaseTimeout)
 }
+
+// errReleaseTimeout is the cause of a release's context ending: the
+// backend did not answer within ReleaseTimeout.
+var errReleaseTimeout = errors.New("lock4go: no answer within the release timeout (Config.ReleaseTimeout)")
 
 // releaseDetached releases a lease that must not be reported as held, on a
 // context of its own.
