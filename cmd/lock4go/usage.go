@@ -14,7 +14,8 @@ Backends (one per command; inspect takes several and prints a section each), hos
   --redlock ADDRS      host:port,... or Redis URLs, one per independent master (3 or more)       (env LOCK4GO_REDLOCK)
   --etcd ENDPOINTS     host:port,... or http(s)://host:port,...                                   (env LOCK4GO_ETCD)
   --zookeeper HOSTS    host:port,... or zk://host:port,...                                        (env LOCK4GO_ZOOKEEPER)
-  --postgres ADDR      host:port, or postgres://[user[:password]@]host:port/db                   (env LOCK4GO_POSTGRES)
+  --postgres ADDR      [user@]host:port[/db], or postgres://[user[:password]@]host:port/db         (env LOCK4GO_POSTGRES)
+                       (without a user: PGUSER, else the OS user, as for psql)
 KEY is the lock key exactly as the Template got it (middleware keys look like lock4go:pay#42);
 --etcd-prefix, --zk-base-path, --postgres-table and --postgres-schema must match the executors' options.
 Run "lock4go COMMAND -h" for every flag.
