@@ -52,7 +52,7 @@ const queueTTL = 30 * time.Second
 // of the current holder returns the holder's lease again; an owner must
 // not be reused after an error.
 func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.Lease, error) {
-	if err := req.Validate(); err != nil {
+	if err := req.ValidateFor(e.Capabilities()); err != nil {
 		return nil, fmt.Errorf("postgres: acquire: %w", err)
 	}
 	if err := validKey("acquire", req.Key); err != nil {
@@ -220,8 +220,10 @@ func shareKind(req executor.Request) string {
 	return "r"
 }
 
-// ms converts a positive duration to whole milliseconds, at least 1.
-func ms(d time.Duration) int64 { return max(d.Milliseconds(), 1) }
+// ms converts a positive duration to whole milliseconds, rounded up and at
+// least 1: the server holds a lease at least as long as the Template
+// counts it.
+func ms(d time.Duration) int64 { return max(int64((d+time.Millisecond-1)/time.Millisecond), 1) }
 
 // errVoided: the owner's acquisitions were voided by the void of an
 // earlier attempt with the same owner; nothing was written.

@@ -46,7 +46,7 @@ import (
 // lease again; an owner must not be reused after an error. After Close
 // Acquire fails with an error wrapping [executor.ErrClosed].
 func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.Lease, error) {
-	if err := req.Validate(); err != nil {
+	if err := req.ValidateFor(e.Capabilities()); err != nil {
 		return nil, fmt.Errorf("redis: acquire: %w", err)
 	}
 	if reservedKey(req.Key) {
@@ -224,8 +224,10 @@ type ttlArg struct {
 	arg any
 }
 
-// ms converts a positive duration to whole milliseconds, at least 1.
-func ms(d time.Duration) int64 { return max(d.Milliseconds(), 1) }
+// ms converts a positive duration to whole milliseconds, rounded up and at
+// least 1: the server holds a lease at least as long as the Template
+// counts it.
+func ms(d time.Duration) int64 { return max(int64((d+time.Millisecond-1)/time.Millisecond), 1) }
 
 // Internal causes, wrapped beside the executor sentinels.
 var (
