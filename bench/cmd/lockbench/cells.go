@@ -19,9 +19,10 @@ const (
 	cellGuard      = "guard"      // the latency guard: lock4go's uncontended x-floor against the baseline
 	cellEtcdAuth   = "etcdauth"   // etcd hand-offs with and without authentication
 	cellServerCost = "servercost" // the Redis server-cost report
+	cellSize       = "size"       // the binary sizes of bench/size's services
 )
 
-var knownCells = []string{cellGuard, cellEtcdAuth, cellServerCost}
+var knownCells = []string{cellGuard, cellEtcdAuth, cellServerCost, cellSize}
 
 // guardFlags are the latency guard's flags.
 type guardFlags struct {
@@ -64,6 +65,8 @@ func runCells(names []string, quick bool, g guardFlags) (err error) {
 			section, err = etcdAuth(ctx, env, quick, command)
 		case cellServerCost:
 			section, err = serverCost(ctx, env, cat, nil, command)
+		case cellSize:
+			section, err = binarySize(ctx, command)
 		}
 		md += section
 		if err != nil {
