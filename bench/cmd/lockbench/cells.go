@@ -44,6 +44,12 @@ func runCells(names []string, quick bool, g guardFlags) (err error) {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	command := "cd bench && go run ./cmd/lockbench -cells " + strings.Join(names, ",")
+	if !slices.ContainsFunc(names, func(n string) bool { return n != cellSize }) {
+		md, err := binarySize(ctx, command) // builds only: no servers
+		fmt.Print(md)
+		return err
+	}
 	env, err := bench.Start()
 	if err != nil {
 		return err
@@ -54,7 +60,6 @@ func runCells(names []string, quick bool, g guardFlags) (err error) {
 		return err
 	}
 	defer func() { err = errors.Join(err, cat.Close()) }()
-	command := "cd bench && go run ./cmd/lockbench -cells " + strings.Join(names, ",")
 	var md string
 	for _, n := range names {
 		var section string
