@@ -3,6 +3,7 @@ package doccheck
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -40,7 +41,11 @@ func figures(file string, src string) ([]figure, []lineProblem) {
 	var out []figure
 	var probs []lineProblem
 	for _, pl := range proseLines(src) {
+		code := codeSpanRe.FindAllStringIndex(pl.text, -1)
 		for _, m := range markerRe.FindAllStringSubmatchIndex(pl.text, -1) {
+			if slices.ContainsFunc(code, func(c []int) bool { return c[0] <= m[0] && m[0] < c[1] }) {
+				continue // shown in code, not a marker
+			}
 			before := strings.TrimRight(pl.text[:m[0]], "*`")
 			f := figure{file: file, line: pl.n, ref: pl.text[m[2]:m[3]], end: len(before)}
 			const dateLen = len("YYYY-MM-DD")

@@ -73,7 +73,8 @@ func TestCheckFigures(t *testing.T) {
 		"Waits of 0.39 s<!-- bench fleet | lock4go/redis, 1 | max wait -->–1.9 s<!-- bench fleet | lock4go/redis, 4 | max wait -->, " + // line 6
 		"4 310<!-- bench fleet | lock4go/redis, 1 | acq/s --> and **720**<!-- bench fleet | lock4go/redis, 4 | acq/s --> acquisitions/s.\n" +
 		"```\n1.00×<!-- bench uncontended | raw redis | p50 --> in a code block is not checked\n```\n" +
-		"No figure<!-- bench uncontended | lock4go/redis | p50 -->; 1.5×<!-- bench uncontended | lock4go/etcd | p50 × raw floor -->; " + // line 10
+		"`1.00×<!-- bench uncontended | raw redis | p50 -->` in a code span is not checked either.\n" +
+		"No figure<!-- bench uncontended | lock4go/redis | p50 -->; 1.5×<!-- bench uncontended | lock4go/etcd | p50 × raw floor -->; " + // line 11
 		"3 ms<!-- bench nope | a | b -->; 2.0<!-- bench uncontended | lock4go/redis | server cmds / sent per pair -->.\n"
 	for name, text := range map[string]string{"doc.md": doc, "norun.md": "1.53×<!-- bench uncontended | lock4go/redis | p50 × raw floor -->\n"} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
@@ -86,10 +87,10 @@ func TestCheckFigures(t *testing.T) {
 	}
 	want := []string{
 		"doc.md:6: 720 names fleet | lock4go/redis, 4 | acq/s, which docs/bench.md gives as 717",
-		`doc.md:10: <!-- bench uncontended | lock4go/redis | p50 --> follows no number`,
-		`doc.md:10: 2.0: the cell "6.0 / 2.0" has 2 numbers: name one with #n after the column`,
-		`doc.md:10: 3 ms: no table "nope" in docs/bench.md (have uncontended, fleet)`,
-		`doc.md:10: 1.5×: table uncontended has no row "lock4go/etcd" (rows: ["raw redis" "lock4go/redis"])`,
+		`doc.md:11: <!-- bench uncontended | lock4go/redis | p50 --> follows no number`,
+		`doc.md:11: 2.0: the cell "6.0 / 2.0" has 2 numbers: name one with #n after the column`,
+		`doc.md:11: 3 ms: no table "nope" in docs/bench.md (have uncontended, fleet)`,
+		`doc.md:11: 1.5×: table uncontended has no row "lock4go/etcd" (rows: ["raw redis" "lock4go/redis"])`,
 		"norun.md: names figures of make bench but not its run: write its date followed by <!-- bench run -->, with the machine and the servers' settings",
 	}
 	if got := strings.Join(probs, "\n"); got != strings.Join(want, "\n") {
