@@ -64,10 +64,13 @@ holds it (compare-and-delete by owner, etcd entry or ZooKeeper node), so a
 holder that took over meanwhile is left alone. Waiters are woken. The broken
 holder is logged to stderr. The holder itself is not asked: it may still be
 writing under the lock, which is what fencing tokens are for.
-  Redis      the holder's Template notices at its next renewal (a third of its lease)
-  etcd       the holder is not told (its lease carries its other locks): it runs on until it releases
+  Redis      a lock4go holder notices at its next renewal (within a third of its lease)
+  etcd       a lock4go watchdog holder notices at its session's next keep-alive (within a third of its lease)
   ZooKeeper  a lock4go holder notices at once (its node's watch fires)
-  PostgreSQL the holder's Template notices at its next renewal (a third of its lease)
+  PostgreSQL a lock4go holder notices at its next renewal (within a third of its lease)
+  Redlock    a lock4go holder notices at its next renewal, which finds fewer than a majority holding it
+Except on ZooKeeper, a holder with a fixed lease (WithExpire) is not told, nor anywhere a holder of
+another library: it runs on until it releases.
 `
 
 const benchUsage = `Usage: lock4go bench [flags]
