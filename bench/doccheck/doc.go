@@ -23,7 +23,10 @@
 //	go test ./doccheck -run TestFigures -update
 //
 // rewrites the figures that changed; the diff shows which sentences to
-// reread. Nothing here runs a benchmark.
+// reread. In the sections that quote make bench and nothing else (the
+// README's "Measured", bench.md's summary: benchSections), a figure
+// without a marker fails, unless its paragraph says it was measured apart.
+// Nothing here runs a benchmark.
 //
 // Links: every relative link names a file or directory of the repository,
 // and its #anchor a heading of that file (GitHub's anchors).

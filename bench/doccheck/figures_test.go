@@ -36,6 +36,13 @@ func TestFigures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	for file, heading := range benchSections {
+		more, err := unmarked(root, file, heading)
+		if err != nil {
+			t.Fatal(err)
+		}
+		probs = append(probs, more...)
+	}
 	for _, p := range probs {
 		if *update {
 			t.Log(p)
@@ -103,5 +110,33 @@ func TestCheckFigures(t *testing.T) {
 	fixed, _ := os.ReadFile(filepath.Join(dir, "doc.md"))
 	if !strings.Contains(string(fixed), "and **717**<!-- bench fleet") || strings.Count(string(fixed), "\n") != strings.Count(doc, "\n") {
 		t.Fatalf("-update did not rewrite 720 as 717, in place:\n%s", fixed)
+	}
+}
+
+// TestUnmarked: in a section that quotes make bench, a figure with a unit
+// and no marker fails, unless its paragraph or list item says it was
+// measured apart; figures in code spans, without a unit, or outside the
+// section are not asked for one.
+func TestUnmarked(t *testing.T) {
+	dir := t.TempDir()
+	md := "# R\n\n## Measured\n\n" +
+		"- Redis 1.53×<!-- bench uncontended | lock4go/redis | p50 × raw floor --> and 1.9 ms, 6 server commands.\n" + // line 5
+		"  more: **2.5 s** and `3 ms` in code\n" + // line 6
+		"- Key building, measured apart: 0.4–1.1× (`go test …`)\n\n" +
+		"### Detail\n\n7 ms\n\n## Safety\n\n8 ms\n"
+	if err := os.WriteFile(filepath.Join(dir, "README.md"), []byte(md), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	probs, err := unmarked(dir, "README.md", "## Measured")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		`README.md:5: 1.9 ms in "## Measured" follows no marker: name its cell in docs/bench.md, or say it was measured apart and how`,
+		`README.md:6: 2.5 s in "## Measured" follows no marker: name its cell in docs/bench.md, or say it was measured apart and how`,
+		`README.md:11: 7 ms in "## Measured" follows no marker: name its cell in docs/bench.md, or say it was measured apart and how`,
+	}
+	if got := strings.Join(probs, "\n"); got != strings.Join(want, "\n") {
+		t.Fatalf("problems:\n%s\nwant:\n%s", got, strings.Join(want, "\n"))
 	}
 }
