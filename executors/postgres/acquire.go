@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/lock4go/lock4go/executor"
+	"github.com/lock4go/lock4go/internal/kit"
 )
 
 // Codes the acquire functions return instead of a token.
@@ -144,7 +145,7 @@ func (e *Executor) try(ctx context.Context, l *lease, req executor.Request) (int
 	if req.Wait {
 		member = e.member
 	}
-	ttl := ms(req.TTL)
+	ttl := kit.Millis(req.TTL)
 	if req.Shared || req.Permits > 0 {
 		kind := shareKind(req)
 		return e.acquireInt(ctx, l, e.sql.acquireShare, req.Key, req.Owner, ttl, member, e.queueMs, kind, int32(req.Permits), e.claimMs)
@@ -219,11 +220,6 @@ func shareKind(req executor.Request) string {
 	}
 	return "r"
 }
-
-// ms converts a positive duration to whole milliseconds, rounded up and at
-// least 1: the server holds a lease at least as long as the Template
-// counts it.
-func ms(d time.Duration) int64 { return max(int64((d+time.Millisecond-1)/time.Millisecond), 1) }
 
 // errVoided: the owner's acquisitions were voided by the void of an
 // earlier attempt with the same owner; nothing was written.
