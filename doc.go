@@ -1,8 +1,8 @@
 // Package lock4go is a distributed-lock framework in the spirit of Java's
 // Lock4j, without annotations: a [Template] acquires and releases locks
-// through pluggable executors (Redis, ZooKeeper, etcd, in-process), and
-// packages middleware and grpclock wrap net/http handlers and gRPC methods
-// with the same locks.
+// through pluggable executors (Redis, Redlock, ZooKeeper, etcd, PostgreSQL,
+// in-process), and packages middleware and grpclock wrap net/http handlers
+// and gRPC methods with the same locks.
 //
 // # Locks
 //
@@ -18,10 +18,12 @@
 //
 // [Shared] takes a read lock (readers exclude only writers; a waiting
 // writer keeps later readers out) and [WithPermits] one of n permits of a
-// semaphore; every built-in executor has both. [Template.LockAll] takes
-// several keys, all or none, in one canonical order; [Template.Lead]
-// campaigns for leadership until its context ends; [Locked] wraps any
-// func(ctx, Req) (Resp, error) in a lock keyed by the request.
+// semaphore; every built-in executor has both but Redlock, whose locks are
+// mutexes only (asked for either, it is [ErrInvalidConfig]).
+// [Template.LockAll] takes several keys, all or none, in one canonical
+// order; [Template.Lead] campaigns for leadership until its context ends;
+// [Locked] wraps any func(ctx, Req) (Resp, error) in a lock keyed by the
+// request.
 //
 // # Leases
 //
@@ -38,7 +40,9 @@
 // packages, a zero duration, count or name is the documented default,
 // never "none" or "once". Negative durations and counts are
 // [ErrInvalidConfig], from [New], from Lock and the other calls, and
-// from the middleware and interceptor constructors. One attempt without
+// from the middleware and interceptor constructors; so is a lease shorter
+// than the executor grants (executor.Capabilities.MinTTL: 1ms, 1s on etcd),
+// refused when the call is made, before any attempt. One attempt without
 // waiting is called NoWait wherever it can be asked for.
 //
 //	knob                  Config field     LockOption              Spec field       zero means

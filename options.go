@@ -27,7 +27,9 @@ const MaxKeyLen = 1024
 // value consists entirely of the documented defaults.
 type Config struct {
 	// Expire is the lease of a lock taken without [WithExpire]; the watchdog
-	// renews it every third of it until release. Zero means 30s.
+	// renews it every third of it until release. Zero means 30s. Shorter
+	// than an executor's shortest lease (1ms; 1s on etcd:
+	// executor.Capabilities.MinTTL) is [ErrInvalidConfig] from [New].
 	Expire time.Duration
 
 	// AcquireTimeout bounds how long Lock waits for a busy key. Zero means 3s.
@@ -145,8 +147,10 @@ type lockOptions struct {
 // WithExpire gives the lock a fixed lease d that is not renewed (Lock4j's
 // expire): the lock ends d after it was taken even if not released, and
 // [Lock.Done] reports it lost then. Zero means the default, the
-// Template's Expire renewed by the watchdog until release; negative is
-// [ErrInvalidConfig].
+// Template's Expire renewed by the watchdog until release; negative, or
+// shorter than the executor's shortest lease (1ms; 1s on etcd:
+// executor.Capabilities.MinTTL), is [ErrInvalidConfig] when the call is
+// made, before any attempt.
 func WithExpire(d time.Duration) LockOption { return LockOption{kind: optExpire, d: d} }
 
 // WithAcquireTimeout bounds the wait for a busy key. Zero means the
@@ -309,13 +313,24 @@ func (h *hold) reentrant(o lockOptions) error {
 	return nil
 }
 
-// supports checks that r's executor implements the kind o asks for.
+// supports checks that r's executor implements the kind o asks for and
+// grants a lease as short as o's.
 func (r *registered) supports(o lockOptions) error {
 	switch {
 	case o.shared && !r.caps.SharedLocks:
 		return fmt.Errorf("%w: executor %q has no read locks", ErrInvalidConfig, r.name)
 	case o.permits > 0 && !r.caps.Semaphores:
 		return fmt.Errorf("%w: executor %q has no semaphores", ErrInvalidConfig, r.name)
+	}
+	return r.grants(o.expire)
+}
+
+// grants checks that r's executor grants a lease of ttl
+// (executor.Capabilities.CheckTTL): a shorter one is refused when the call
+// is made, not tried until the acquire timeout.
+func (r *registered) grants(ttl time.Duration) error {
+	if err := r.caps.CheckTTL(ttl); err != nil {
+		return fmt.Errorf("lock4go: executor %q: %w", r.name, err)
 	}
 	return nil
 }

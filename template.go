@@ -48,8 +48,10 @@ func register(e executor.Executor) *registered {
 }
 
 // New returns a Template over execs. It fails with [ErrInvalidConfig] for
-// negative durations, no executors, a nil or unnamed executor or a duplicate
-// name, and with [ErrUnknownExecutor] when cfg.Primary names none of them.
+// negative durations, no executors, a nil or unnamed executor, a duplicate
+// name or a Config.Expire shorter than an executor's shortest lease
+// (executor.Capabilities.MinTTL), and with [ErrUnknownExecutor] when
+// cfg.Primary names none of them.
 func New(cfg Config, execs ...executor.Executor) (*Template, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
@@ -72,6 +74,9 @@ func New(cfg Config, execs ...executor.Executor) (*Template, error) {
 		}
 		if _, dup := t.byName[r.name]; dup {
 			return nil, fmt.Errorf("%w: two executors named %q", ErrInvalidConfig, r.name)
+		}
+		if err := r.grants(cfg.Expire); err != nil {
+			return nil, fmt.Errorf("Config.Expire: %w", err)
 		}
 		t.byName[r.name] = r
 		t.execs = append(t.execs, r)

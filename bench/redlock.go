@@ -216,7 +216,7 @@ func RedlockMarkdown(rows []RedlockRow, masters, waiters int, command string) st
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n## Redlock: %d independent masters\n\n", masters)
 	fmt.Fprintf(&b, "Uncontended Lock+Unlock pairs (interleaved), and hand-off with %d waiters: release to the next holder's Lock returning, and every master's commands per acquisition (script calls counted inside). Command: `%s`.\n\n", waiters, command)
-	b.WriteString("| subject | uncontended p50 | p99 | × single master | hand-off p50 | p99 | timeouts | commands / acquisition |\n|---|--:|--:|--:|--:|--:|--:|--:|\n")
+	b.WriteString("| subject | uncontended p50 | uncontended p99 | × single master | hand-off p50 | hand-off p99 | timeouts | commands / acquisition |\n|---|--:|--:|--:|--:|--:|--:|--:|\n")
 	base := rows[0].Uncontended.Pair.P50
 	for _, r := range rows {
 		ratio := "–"

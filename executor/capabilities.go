@@ -40,6 +40,34 @@ type Capabilities struct {
 	// Semaphores is true when the executor implements semaphores
 	// ([Request.Permits]).
 	Semaphores bool
+	// MinTTL is the shortest lease ([Request.TTL]) the executor grants as
+	// asked, when its backend needs more than the package's [MinTTL]; zero
+	// means MinTTL. etcd counts leases in whole seconds (1s); Redlock
+	// needs a lease longer than its drift. A shorter lease is
+	// [ErrInvalidConfig]: from the Template when the call is made, before
+	// any attempt, and from Acquire before any round trip
+	// ([Request.ValidateFor]).
+	MinTTL time.Duration
+}
+
+// MinTTL is the shortest lease any executor grants: Redis (PX) and
+// PostgreSQL count leases in whole milliseconds, and a lease has to outlast
+// the attempt that takes it. [Capabilities.MinTTL] raises it for one
+// executor.
+const MinTTL = time.Millisecond
+
+// ShortestTTL returns the shortest lease an executor with these
+// capabilities grants: [Capabilities.MinTTL], or the package's [MinTTL]
+// when that is longer.
+func (c Capabilities) ShortestTTL() time.Duration { return max(c.MinTTL, MinTTL) }
+
+// CheckTTL returns an error wrapping [ErrInvalidConfig] when ttl is shorter
+// than [Capabilities.ShortestTTL], and nil otherwise.
+func (c Capabilities) CheckTTL(ttl time.Duration) error {
+	if least := c.ShortestTTL(); ttl < least {
+		return fmt.Errorf("a lease of %v is shorter than the executor's shortest, %v: %w", ttl, least, ErrInvalidConfig)
+	}
+	return nil
 }
 
 // WaitModel says where a caller waits for a busy key: the three models of

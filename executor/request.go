@@ -82,6 +82,19 @@ func (r Request) Validate() error {
 	return nil
 }
 
+// ValidateFor checks r as [Request.Validate] does and its TTL against c, the
+// capabilities of the executor it is for ([Capabilities.CheckTTL]). Every
+// executor calls it at the start of Acquire with its own capabilities.
+func (r Request) ValidateFor(c Capabilities) error {
+	if err := r.Validate(); err != nil {
+		return err
+	}
+	if err := c.CheckTTL(r.TTL); err != nil {
+		return fmt.Errorf("%q: %w", r.Key, err)
+	}
+	return nil
+}
+
 // SafetyMargin is taken off the end of a lease of length ttl as measured
 // by the local clock, for rate differences between the local clock and the
 // backend's: the Template ends a lock at [Lease.Start] plus the TTL less

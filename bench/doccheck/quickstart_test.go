@@ -14,8 +14,10 @@ import (
 	"github.com/lock4go/lock4go/internal/testserver"
 )
 
-// maxQuickStart is the most lines the README's first program may take.
-const maxQuickStart = 25
+// maxQuickStart is the most lines the README's first program may take: a
+// client, an executor, a Template, a lock, its release and Do, each error
+// checked (three lines each).
+const maxQuickStart = 36
 
 // TestREADME_firstProgram copies the README's first Go block, a complete
 // program, into a new module outside this repository (a go.mod that
@@ -70,7 +72,10 @@ func TestREADME_firstProgram(t *testing.T) {
 		t.Fatalf("go run of the README's first program (README.md:%d): %v\n%s", prog.line, err, out.String())
 	}
 	t.Logf("output:\n%s", out.String())
-	for _, want := range []string{"holding order:42 with fencing token", "released: <nil>", "Do: <nil>"} {
+	if n := strings.Count(prog.code, "err != nil"); n < 5 {
+		t.Errorf("the README's first program checks %d errors, want every one: redis.New, lock4go.New, Lock, Release and Do", n)
+	}
+	for _, want := range []string{"holding order:42 with fencing token", "released, then held again by Do"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("the program's output lacks %q", want)
 		}

@@ -1,9 +1,7 @@
 package size
 
 import (
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -35,27 +33,18 @@ func TestHTTPOnly_linksNoGRPC(t *testing.T) {
 }
 
 // TestHTTPOnly_size builds both services with -trimpath and default flags
-// and holds lockhttp to 1.5x plainhttp.
+// and holds lockhttp to 1.5x plainhttp. make bench measures the same
+// (docs/bench.md, "Binary size"), which the README quotes.
 func TestHTTPOnly_size(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds two binaries; run without -short")
 	}
-	dir := t.TempDir()
-	size := func(name string) int64 {
-		bin := filepath.Join(dir, name)
-		if out, err := exec.Command("go", "build", "-trimpath", "-o", bin, "./"+name).CombinedOutput(); err != nil {
-			t.Fatalf("go build ./%s: %v\n%s", name, err, out)
-		}
-		fi, err := os.Stat(bin)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return fi.Size()
+	s, err := Measure(t.Context(), ".")
+	if err != nil {
+		t.Fatal(err)
 	}
-	lock, plain := size("lockhttp"), size("plainhttp")
-	ratio := float64(lock) / float64(plain)
-	t.Logf("lockhttp %d bytes, plainhttp %d bytes: %.2fx", lock, plain, ratio)
-	if ratio > 1.5 {
-		t.Fatalf("lockhttp is %.2fx plainhttp, want at most 1.5x", ratio)
+	t.Logf("lockhttp %d bytes, plainhttp %d bytes: %.2fx", s.Lock, s.Plain, s.Ratio())
+	if s.Ratio() > 1.5 {
+		t.Fatalf("lockhttp is %.2fx plainhttp, want at most 1.5x", s.Ratio())
 	}
 }

@@ -16,7 +16,8 @@
 //	--redlock ADDRS        comma-separated host:port or Redis URLs, one per independent master (LOCK4GO_REDLOCK)
 //	--etcd ENDPOINTS       comma-separated host:port or http(s)://host:port (LOCK4GO_ETCD)
 //	--zookeeper HOSTS      comma-separated host:port, or zk://host:port,host:port (LOCK4GO_ZOOKEEPER)
-//	--postgres ADDR        host:port, or postgres://[user[:password]@]host:port/db[?sslmode=...] (LOCK4GO_POSTGRES)
+//	--postgres ADDR        [user@]host:port[/db], or postgres://[user[:password]@]host:port/db[?sslmode=...]
+//	                       (LOCK4GO_POSTGRES; without a user: PGUSER, else the OS user, as for psql)
 //	--etcd-prefix P        the etcd executor's Options.Prefix (LOCK4GO_ETCD_PREFIX)
 //	--zk-base-path P       the ZooKeeper executor's Options.BasePath (LOCK4GO_ZK_BASE_PATH)
 //	--postgres-table T, --postgres-schema S the PostgreSQL executor's Options.Table and Schema (LOCK4GO_POSTGRES_TABLE, ...)

@@ -44,7 +44,7 @@ func (c *connFlags) register(fs *flag.FlagSet) {
 	str(&c.redlock, "redlock", "LOCK4GO_REDLOCK", "Redlock masters: comma-separated Redis `host:ports` or URLs, one per independent master")
 	str(&c.etcd, "etcd", "LOCK4GO_ETCD", "etcd `endpoints`, comma-separated: host:port, http:// or https:// URLs")
 	str(&c.zookeeper, "zookeeper", "LOCK4GO_ZOOKEEPER", "ZooKeeper `hosts`: host:port,host:port or zk://host:port,host:port")
-	str(&c.postgres, "postgres", "LOCK4GO_POSTGRES", "PostgreSQL `host:port` or URL: postgres://[user[:password]@]host:port/db[?sslmode=...]")
+	str(&c.postgres, "postgres", "LOCK4GO_POSTGRES", "PostgreSQL `user@host:port/db` (user and db optional: PGUSER, else the OS user) or URL: postgres://[user[:password]@]host:port/db[?sslmode=...]")
 	str(&c.pgTable, "postgres-table", "LOCK4GO_POSTGRES_TABLE", "the PostgreSQL executor's table `prefix` (postgres.Options.Table; default lock4go)")
 	str(&c.pgSchema, "postgres-schema", "LOCK4GO_POSTGRES_SCHEMA", "the PostgreSQL executor's `schema` (postgres.Options.Schema)")
 	str(&c.etcdPrefix, "etcd-prefix", "LOCK4GO_ETCD_PREFIX", "the etcd executor's key `prefix` (etcd.Options.Prefix)")

@@ -46,6 +46,9 @@ func dialPostgres(ctx context.Context, c *connFlags) (*backend, error) {
 	}
 	if err := pool.Ping(ctx); err != nil {
 		pool.Close()
+		if lerr := postgresLoginErr(c.postgres, addr, &cfg.ConnConfig.Config, err); lerr != nil {
+			return nil, lerr
+		}
 		return nil, connectErr(ctx, "postgres", []string{addr}, c.timeout, err)
 	}
 	opts := pgexec.Options{Table: c.pgTable, Schema: c.pgSchema, Logger: slog.New(slog.DiscardHandler)}

@@ -14,7 +14,8 @@ Backends (one per command; inspect takes several and prints a section each), hos
   --redlock ADDRS      host:port,... or Redis URLs, one per independent master (3 or more)       (env LOCK4GO_REDLOCK)
   --etcd ENDPOINTS     host:port,... or http(s)://host:port,...                                   (env LOCK4GO_ETCD)
   --zookeeper HOSTS    host:port,... or zk://host:port,...                                        (env LOCK4GO_ZOOKEEPER)
-  --postgres ADDR      host:port, or postgres://[user[:password]@]host:port/db                   (env LOCK4GO_POSTGRES)
+  --postgres ADDR      [user@]host:port[/db], or postgres://[user[:password]@]host:port/db         (env LOCK4GO_POSTGRES)
+                       (without a user: PGUSER, else the OS user, as for psql)
 KEY is the lock key exactly as the Template got it (middleware keys look like lock4go:pay#42);
 --etcd-prefix, --zk-base-path, --postgres-table and --postgres-schema must match the executors' options.
 Run "lock4go COMMAND -h" for every flag.
@@ -63,10 +64,13 @@ holds it (compare-and-delete by owner, etcd entry or ZooKeeper node), so a
 holder that took over meanwhile is left alone. Waiters are woken. The broken
 holder is logged to stderr. The holder itself is not asked: it may still be
 writing under the lock, which is what fencing tokens are for.
-  Redis      the holder's Template notices at its next renewal (a third of its lease)
-  etcd       the holder is not told (its lease carries its other locks): it runs on until it releases
+  Redis      a lock4go holder notices at its next renewal (within a third of its lease)
+  etcd       a lock4go watchdog holder notices at its session's next keep-alive (within a third of its lease)
   ZooKeeper  a lock4go holder notices at once (its node's watch fires)
-  PostgreSQL the holder's Template notices at its next renewal (a third of its lease)
+  PostgreSQL a lock4go holder notices at its next renewal (within a third of its lease)
+  Redlock    a lock4go holder notices at its next renewal, which finds fewer than a majority holding it
+Except on ZooKeeper, a holder with a fixed lease (WithExpire) is not told, nor anywhere a holder of
+another library: it runs on until it releases.
 `
 
 const benchUsage = `Usage: lock4go bench [flags]

@@ -23,6 +23,7 @@ func TestRun_embeddedEtcd(t *testing.T) {
 	t.Log(out.String())
 	for _, want := range []string{
 		"It shows that the payments of one order never run at once",                    // the intro
+		"is told so within a third of its lease (6s here) and a round trip",            // what the lost lock shows
 		"Instance 1's /debug/locks: http://",                                           // the URL...
 		"(up only while the demo runs; `make demo DEMOFLAGS=--linger` keeps it up 10s", // ...and how long it lives
 		"Load: 8 clients sent 120 payments for 3 orders",                               // the load phase

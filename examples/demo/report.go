@@ -11,7 +11,7 @@ func printIntro(cfg config, b backend) {
 		b.Describe(), cfg.clients, cfg.requests, cfg.orders)
 	fmt.Fprintln(cfg.out, "It shows that the payments of one order never run at once, whichever of 3 instances of a service takes them")
 	fmt.Fprintln(cfg.out, "(HTTP behind the lock middleware, gRPC behind the lock interceptor, one lock per order id), and that a")
-	fmt.Fprintln(cfg.out, "holder whose lock disappears from the backend is told so at once.")
+	fmt.Fprintf(cfg.out, "holder whose lock disappears from the backend is told so within a third of its lease (%v here) and a round trip.\n", lease)
 	fmt.Fprintln(cfg.out)
 }
 
@@ -59,6 +59,7 @@ func printReport(cfg config, b backend, res *loadResult, st *stats, lost lostRes
 		return
 	}
 	row("holder's ctx cancelled after", round(lost.detectedAfter))
+	row("a third of the lease", round(lease/3))
 	row("cause is ErrLockLost", true)
 	row("Release afterwards is ErrLockNotHeld", true)
 }

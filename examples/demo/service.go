@@ -33,6 +33,11 @@ type service struct {
 	closeEx func()
 }
 
+// lease is the instances' Config.Expire: short, so that a lock lost on
+// purpose is noticed within seconds (a third of it, by the watchdog's next
+// renewal, on Redis; sooner where the backend tells).
+const lease = 6 * time.Second
+
 // startService starts one instance; pay runs inside the lock.
 func startService(b backend, spec middleware.Spec, pay func(ctx context.Context, order string) error) (*service, error) {
 	exec, closeEx, err := b.NewExecutor()
@@ -40,7 +45,7 @@ func startService(b backend, spec middleware.Spec, pay func(ctx context.Context,
 		return nil, err
 	}
 	// The report shows losses; the logs would only repeat them.
-	tpl, err := lock4go.New(lock4go.Config{Expire: 6 * time.Second, RetryInterval: 50 * time.Millisecond, Logger: quiet}, exec)
+	tpl, err := lock4go.New(lock4go.Config{Expire: lease, RetryInterval: 50 * time.Millisecond, Logger: quiet}, exec)
 	if err != nil {
 		closeEx()
 		return nil, err

@@ -412,6 +412,9 @@ func (c *criticalSection) visit(ctx context.Context, e executor.Executor, req ex
 	return tokenErr
 }
 
+// testInvalidRequest: requests no executor may grant (no key, no owner, a
+// lease that is not positive or shorter than the executor grants) are
+// refused with the sentinel of their class and leave nothing behind.
 func (s *suite) testInvalidRequest(t *testing.T) {
 	e := s.f(t)
 	k := s.key(t)
@@ -424,6 +427,8 @@ func (s *suite) testInvalidRequest(t *testing.T) {
 		{"empty owner", executor.Request{Key: k, TTL: time.Second}, executor.ErrInvalidConfig},
 		{"zero ttl", executor.Request{Key: k, Owner: owner()}, executor.ErrInvalidConfig},
 		{"negative ttl", executor.Request{Key: k, Owner: owner(), TTL: -time.Second}, executor.ErrInvalidConfig},
+		// Capabilities.MinTTL: what the backend cannot grant is refused.
+		{"ttl below the shortest lease", executor.Request{Key: k, Owner: owner(), TTL: e.Capabilities().ShortestTTL() - 1}, executor.ErrInvalidConfig},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -57,7 +57,7 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 
 // acquire is [Executor.Acquire] before errors are explained.
 func (e *Executor) acquire(ctx context.Context, req executor.Request) (executor.Lease, error) {
-	if err := req.Validate(); err != nil {
+	if err := req.ValidateFor(e.Capabilities()); err != nil {
 		return nil, fmt.Errorf("etcd: acquire: %w", err)
 	}
 

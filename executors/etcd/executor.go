@@ -91,9 +91,12 @@ func (e *Executor) Priority() int { return e.priority }
 
 // Capabilities implements [executor.Executor]: watchdog locks ride on a
 // shared keep-alive session, and the executor has read locks (in the
-// layout of etcd's recipes RWMutex) and semaphores (see docs/etcd.md).
+// layout of etcd's recipes RWMutex) and semaphores (see docs/etcd.md). The
+// shortest lease is 1s: etcd counts lease TTLs in whole seconds (and
+// raises them to its own minimum, 2s with the default election timeout), so
+// a shorter lease would be held on the server longer than the caller asked.
 func (e *Executor) Capabilities() executor.Capabilities {
-	return executor.Capabilities{SelfRenewing: true, WaitsInAcquire: true, SharedLocks: true, Semaphores: true}
+	return executor.Capabilities{SelfRenewing: true, WaitsInAcquire: true, SharedLocks: true, Semaphores: true, MinTTL: time.Second}
 }
 
 // detached returns a context for a clean-up round trip: free of the

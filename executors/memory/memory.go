@@ -74,7 +74,7 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 	if ctx.Err() != nil {
 		return nil, fmt.Errorf("memory: acquire %q: %w", req.Key, executor.GaveUp(ctx))
 	}
-	if err := req.Validate(); err != nil {
+	if err := req.ValidateFor(e.Capabilities()); err != nil {
 		return nil, fmt.Errorf("memory: acquire: %w", err)
 	}
 	e.mu.Lock()

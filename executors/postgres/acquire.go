@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/lock4go/lock4go/executor"
+	"github.com/lock4go/lock4go/internal/kit"
 )
 
 // Codes the acquire functions return instead of a token.
@@ -52,7 +53,7 @@ const queueTTL = 30 * time.Second
 // of the current holder returns the holder's lease again; an owner must
 // not be reused after an error.
 func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.Lease, error) {
-	if err := req.Validate(); err != nil {
+	if err := req.ValidateFor(e.Capabilities()); err != nil {
 		return nil, fmt.Errorf("postgres: acquire: %w", err)
 	}
 	if err := validKey("acquire", req.Key); err != nil {
@@ -144,7 +145,7 @@ func (e *Executor) try(ctx context.Context, l *lease, req executor.Request) (int
 	if req.Wait {
 		member = e.member
 	}
-	ttl := ms(req.TTL)
+	ttl := kit.Millis(req.TTL)
 	if req.Shared || req.Permits > 0 {
 		kind := shareKind(req)
 		return e.acquireInt(ctx, l, e.sql.acquireShare, req.Key, req.Owner, ttl, member, e.queueMs, kind, int32(req.Permits), e.claimMs)
@@ -219,9 +220,6 @@ func shareKind(req executor.Request) string {
 	}
 	return "r"
 }
-
-// ms converts a positive duration to whole milliseconds, at least 1.
-func ms(d time.Duration) int64 { return max(d.Milliseconds(), 1) }
 
 // errVoided: the owner's acquisitions were voided by the void of an
 // earlier attempt with the same owner; nothing was written.

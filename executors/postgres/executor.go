@@ -102,8 +102,8 @@ func New(pool *pgxpool.Pool, opts Options) (*Executor, error) {
 		log:     opts.Logger.With("executor", opts.Name),
 		sql:     newStatements(n),
 		member:  newMember(),
-		claimMs: ms(opts.ClaimWindow),
-		queueMs: ms(max(queueTTL, opts.ClaimWindow)),
+		claimMs: kit.Millis(opts.ClaimWindow),
+		queueMs: kit.Millis(max(queueTTL, opts.ClaimWindow)),
 	}
 	e.checking = make(chan struct{}, 1)
 	e.life, e.kill = context.WithCancel(context.Background())

@@ -111,7 +111,7 @@ func (e *Executor) RenewBatch(ctx context.Context, items []executor.RenewItem) [
 		idx = append(idx, i)
 		keys = append(keys, l.key)
 		owners = append(owners, l.owner)
-		ttls = append(ttls, ms(it.TTL))
+		ttls = append(ttls, kit.Millis(it.TTL))
 	}
 	if len(idx) == 0 {
 		return errs

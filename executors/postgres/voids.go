@@ -61,7 +61,7 @@ func (e *Executor) voidLater(l *lease, ttl time.Duration) {
 	d := max(ttl, minVoidTTL)
 	q := &e.voids
 	q.mu.Lock()
-	q.items = append(q.items, voidItem{l: l, ttlMs: ms(d), giveUp: time.Now().Add(d)})
+	q.items = append(q.items, voidItem{l: l, ttlMs: kit.Millis(d), giveUp: time.Now().Add(d)})
 	start := !q.running
 	q.running = true
 	q.mu.Unlock()

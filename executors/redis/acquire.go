@@ -9,6 +9,7 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/lock4go/lock4go/executor"
+	"github.com/lock4go/lock4go/internal/kit"
 )
 
 // Acquire makes one attempt to take req.Key for req.Owner with one script
@@ -46,7 +47,7 @@ import (
 // lease again; an owner must not be reused after an error. After Close
 // Acquire fails with an error wrapping [executor.ErrClosed].
 func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.Lease, error) {
-	if err := req.Validate(); err != nil {
+	if err := req.ValidateFor(e.Capabilities()); err != nil {
 		return nil, fmt.Errorf("redis: acquire: %w", err)
 	}
 	if reservedKey(req.Key) {
@@ -213,7 +214,7 @@ func (e *Executor) msArg(d time.Duration) any {
 	if c := e.lastTTL.Load(); c != nil && c.d == d {
 		return c.arg
 	}
-	c := &ttlArg{d: d, arg: ms(d)}
+	c := &ttlArg{d: d, arg: kit.Millis(d)}
 	e.lastTTL.Store(c)
 	return c.arg
 }
@@ -223,9 +224,6 @@ type ttlArg struct {
 	d   time.Duration
 	arg any
 }
-
-// ms converts a positive duration to whole milliseconds, at least 1.
-func ms(d time.Duration) int64 { return max(d.Milliseconds(), 1) }
 
 // Internal causes, wrapped beside the executor sentinels.
 var (
@@ -272,7 +270,7 @@ func (e *Executor) acquireWaiting(ctx context.Context, s *goredis.Script, keys [
 		} else {
 			cmd = s.EvalSha(ctx, p, keys, args...)
 		}
-		wait = p.Do(ctx, "wait", e.opts.Replicas, ms(e.opts.ReplicaTimeout))
+		wait = p.Do(ctx, "wait", e.opts.Replicas, kit.Millis(e.opts.ReplicaTimeout))
 		return nil
 	})
 	if cmd.Err() == nil && perr != nil && !isNil(perr) {

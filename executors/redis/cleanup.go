@@ -71,7 +71,7 @@ func voidTTL(ttl time.Duration) time.Duration { return max(ttl, minVoidTTL) }
 // once, until a round succeeds again.
 func (e *Executor) voidLater(l *lease, ttl time.Duration, quiet bool) {
 	d := voidTTL(ttl)
-	it := voidItem{l: l, ttlArg: ms(d), giveUp: time.Now().Add(d), quiet: quiet}
+	it := voidItem{l: l, ttlArg: kit.Millis(d), giveUp: time.Now().Add(d), quiet: quiet}
 	q := &e.voids
 	q.mu.Lock()
 	q.items = append(q.items, it)

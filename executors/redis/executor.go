@@ -118,9 +118,9 @@ func New(client goredis.UniversalClient, opts Options) (*Executor, error) {
 		log:         opts.Logger.With("executor", opts.Name),
 		ctxBound:    honoursContext(client),
 		oneAttempt:  makesOneAttempt(client),
-		claimArg:    ms(opts.ClaimWindow),
+		claimArg:    kit.Millis(opts.ClaimWindow),
 		strictArg:   noArg,
-		queueTTLArg: ms(max(queueTTL, opts.ClaimWindow)),
+		queueTTLArg: kit.Millis(max(queueTTL, opts.ClaimWindow)),
 		member:      newMember(),
 		done:        make(chan struct{}),
 	}

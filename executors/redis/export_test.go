@@ -3,6 +3,8 @@ package redis
 import (
 	"context"
 	"time"
+
+	"github.com/lock4go/lock4go/internal/kit"
 )
 
 // Internals exposed to the external tests.
@@ -27,7 +29,7 @@ var (
 // It reports whether the void reached Redis.
 func Void(e *Executor, key, owner string, ttl time.Duration) bool {
 	d := voidTTL(ttl)
-	it := voidItem{l: newLease(e, key, owner), ttlArg: ms(d), giveUp: time.Now().Add(d)}
+	it := voidItem{l: newLease(e, key, owner), ttlArg: kit.Millis(d), giveUp: time.Now().Add(d)}
 	failed, _ := e.voidRound([]voidItem{it})
 	return len(failed) == 0
 }
@@ -68,7 +70,7 @@ func VoidGrant(e *Executor, key, owner, grant string, ttl time.Duration) bool {
 	d := voidTTL(ttl)
 	l := newLease(e, key, owner)
 	l.grantArg = grant
-	failed, _ := e.voidRound([]voidItem{{l: l, ttlArg: ms(d), giveUp: time.Now().Add(d)}})
+	failed, _ := e.voidRound([]voidItem{{l: l, ttlArg: kit.Millis(d), giveUp: time.Now().Add(d)}})
 	return len(failed) == 0
 }
 

@@ -116,7 +116,7 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 // pauses after a split vote (see splits). It returns the drift of req's
 // lease.
 func (e *Executor) preflight(ctx context.Context, req executor.Request) (time.Duration, error) {
-	if err := req.Validate(); err != nil {
+	if err := req.ValidateFor(e.Capabilities()); err != nil {
 		return 0, fmt.Errorf("redlock: acquire: %w", err)
 	}
 	if req.Shared || req.Permits > 0 {

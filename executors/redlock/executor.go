@@ -111,8 +111,13 @@ func (e *Executor) Priority() int { return e.opts.Priority }
 // (see [Executor.WatchRelease]) but a wake from one master does not mean
 // the lock can be taken on a quorum, so QueuedWaits is false: the Template
 // tries again once more after WatchRelease. There are no read locks or
-// semaphores.
-func (e *Executor) Capabilities() executor.Capabilities { return executor.Capabilities{} }
+// semaphores. The shortest lease is the shortest whole number of
+// milliseconds (Redis's unit) longer than its own drift (Options.MinDrift
+// plus DriftFactor of the lease): a lease no longer than its drift leaves
+// no validity (3ms with the defaults).
+func (e *Executor) Capabilities() executor.Capabilities {
+	return executor.Capabilities{MinTTL: e.opts.shortestTTL()}
+}
 
 // Masters returns the number of masters.
 func (e *Executor) Masters() int { return len(e.nodes) }

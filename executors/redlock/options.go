@@ -103,3 +103,13 @@ func (o Options) withDefaults() Options {
 func (o Options) drift(ttl time.Duration) time.Duration {
 	return time.Duration(float64(ttl)*o.DriftFactor) + o.MinDrift
 }
+
+// shortestTTL returns the shortest whole number of milliseconds whose drift
+// is shorter than itself: the shortest lease with any validity.
+func (o Options) shortestTTL() time.Duration {
+	ttl := o.MinDrift.Truncate(time.Millisecond) + time.Millisecond
+	for o.drift(ttl) >= ttl {
+		ttl += time.Millisecond
+	}
+	return ttl
+}

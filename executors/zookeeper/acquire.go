@@ -29,8 +29,8 @@ var errVanished = errors.New("zookeeper: own lock node vanished")
 // waiter) until it is first or ctx ends. Whenever it gives up it deletes its
 // node, retrying in the background while the connection is down, so no node
 // is left to be granted to nobody. The node holds req.Owner as data;
-// req.TTL must be positive, as for every executor, but is otherwise
-// ignored, since the lease lasts as long as the session.
+// req.TTL must be at least [executor.MinTTL], as for every executor, but is
+// otherwise ignored, since the lease lasts as long as the session.
 //
 // go-zookeeper's calls take no context and wait for their reply until the
 // connection drops, so the attempt runs in its own goroutine and Acquire
@@ -41,7 +41,7 @@ var errVanished = errors.New("zookeeper: own lock node vanished")
 // create, deletes a node whose create completes late, and ends with its
 // last ZooKeeper call.
 func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.Lease, error) {
-	if err := req.Validate(); err != nil {
+	if err := req.ValidateFor(e.Capabilities()); err != nil {
 		return nil, fmt.Errorf("zookeeper: acquire: %w", err)
 	}
 	if ctx.Err() != nil {

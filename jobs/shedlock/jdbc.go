@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/lock4go/lock4go/executor"
+	"github.com/lock4go/lock4go/internal/kit"
 )
 
 // DB runs the statements of a [JDBC] executor: one adapter per driver
@@ -75,7 +76,7 @@ func (j *JDBC) Capabilities() executor.Capabilities { return executor.Capabiliti
 // Acquire takes req.Key with one attempt, as ShedLock's provider does: the
 // insert, then (where the database needs it) the update of an expired row.
 func (j *JDBC) Acquire(ctx context.Context, req executor.Request) (executor.Lease, error) {
-	if err := req.Validate(); err != nil {
+	if err := req.ValidateFor(j.Capabilities()); err != nil {
 		return nil, fmt.Errorf("shedlock: %w", err)
 	}
 	if req.Shared || req.Permits > 0 {
@@ -115,8 +116,10 @@ func (j *JDBC) Inspect(ctx context.Context, key string) (executor.Holder, error)
 	return executor.NewHolder(executor.KindLock, 0, []executor.Holder{h}, -1), nil
 }
 
-// seconds returns d in seconds, as ShedLock passes its intervals.
-func seconds(d time.Duration) float64 { return float64(d.Milliseconds()) / 1000 }
+// seconds returns d in seconds, as ShedLock passes its intervals, in
+// whole milliseconds rounded up: the row is held at least as long as the
+// Template counts the lease.
+func seconds(d time.Duration) float64 { return float64(kit.Millis(d)) / 1000 }
 
 // errNotHeld is the answer of a statement that changed no row.
 var errNotHeld = errors.New("no live row of this holder")

@@ -19,9 +19,10 @@ const (
 	cellGuard      = "guard"      // the latency guard: lock4go's uncontended x-floor against the baseline
 	cellEtcdAuth   = "etcdauth"   // etcd hand-offs with and without authentication
 	cellServerCost = "servercost" // the Redis server-cost report
+	cellSize       = "size"       // the binary sizes of bench/size's services
 )
 
-var knownCells = []string{cellGuard, cellEtcdAuth, cellServerCost}
+var knownCells = []string{cellGuard, cellEtcdAuth, cellServerCost, cellSize}
 
 // guardFlags are the latency guard's flags.
 type guardFlags struct {
@@ -43,6 +44,12 @@ func runCells(names []string, quick bool, g guardFlags) (err error) {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	command := "cd bench && go run ./cmd/lockbench -cells " + strings.Join(names, ",")
+	if !slices.ContainsFunc(names, func(n string) bool { return n != cellSize }) {
+		md, err := binarySize(ctx, command) // builds only: no servers
+		fmt.Print(md)
+		return err
+	}
 	env, err := bench.Start()
 	if err != nil {
 		return err
@@ -53,7 +60,6 @@ func runCells(names []string, quick bool, g guardFlags) (err error) {
 		return err
 	}
 	defer func() { err = errors.Join(err, cat.Close()) }()
-	command := "cd bench && go run ./cmd/lockbench -cells " + strings.Join(names, ",")
 	var md string
 	for _, n := range names {
 		var section string
@@ -64,6 +70,8 @@ func runCells(names []string, quick bool, g guardFlags) (err error) {
 			section, err = etcdAuth(ctx, env, quick, command)
 		case cellServerCost:
 			section, err = serverCost(ctx, env, cat, nil, command)
+		case cellSize:
+			section, err = binarySize(ctx, command)
 		}
 		md += section
 		if err != nil {

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/lock4go/lock4go/bench"
+	"github.com/lock4go/lock4go/bench/size"
 )
 
 func main() {
@@ -67,7 +68,7 @@ func main() {
 func run(out string, quick bool, scale int, fleet bool, g guardFlags) (err error) {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	start := time.Now()
+	start, machine := time.Now(), bench.ThisMachine()
 	env, err := bench.Start()
 	if err != nil {
 		return err
@@ -83,15 +84,7 @@ func run(out string, quick bool, scale int, fleet bool, g guardFlags) (err error
 		plan = bench.QuickPlan()
 	}
 	rows := bench.Run(ctx, env, cat, plan, os.Stderr)
-	var sc *bench.ScaleResult
-	if scale > 0 {
-		r, err := bench.Scale(ctx, env, bench.ScaleOptions{Locks: scale}, os.Stderr)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "scale:", err)
-		} else {
-			sc = &r
-		}
-	}
+	sc := runScale(ctx, env, scale)
 	command := "cd bench && go run ./cmd/lockbench -out ../docs"
 	var fleetMD, fleetSVG string
 	var cells []bench.FleetCell
@@ -114,8 +107,32 @@ func run(out string, quick bool, scale int, fleet bool, g guardFlags) (err error
 	if err != nil {
 		return err
 	}
-	rep := bench.Report{Rows: rows, Plan: plan, Scale: sc, Elapsed: time.Since(start), Command: command}
-	md := rep.Markdown() + redlockMD + fleetMD + extraMD
+	sizeMD, err := binarySize(ctx, command)
+	if err != nil {
+		return err
+	}
+	rep := bench.Report{Rows: rows, Plan: plan, Scale: sc, Elapsed: time.Since(start), Command: command, Machine: machine}
+	return write(out, rep, rep.Markdown()+redlockMD+fleetMD+extraMD+sizeMD, fleetSVG)
+}
+
+// runScale runs the scale test with n locks, if n > 0; a failure is
+// printed, and the report has no scale section.
+func runScale(ctx context.Context, env *bench.Env, n int) *bench.ScaleResult {
+	if n <= 0 {
+		return nil
+	}
+	r, err := bench.Scale(ctx, env, bench.ScaleOptions{Locks: n}, os.Stderr)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "scale:", err)
+		return nil
+	}
+	return &r
+}
+
+// write writes bench.md (md, then its hand-written part), bench.svg and,
+// if the run had fleet cells, fleet.svg to out; it prints md when out is
+// empty.
+func write(out string, rep bench.Report, md, fleetSVG string) error {
 	if out == "" {
 		fmt.Print(md)
 		return nil
@@ -126,6 +143,7 @@ func run(out string, quick bool, scale int, fleet bool, g guardFlags) (err error
 	if err := writeBench(filepath.Join(out, "bench.md"), md); err != nil {
 		return err
 	}
+	fmt.Fprintln(os.Stderr, "lockbench: bench.md rewritten; the README and docs/ quote its figures: run `go test ./doccheck -run TestFigures` (-update rewrites them) and read the diff")
 	if fleetSVG != "" {
 		if err := os.WriteFile(filepath.Join(out, "fleet.svg"), []byte(fleetSVG), 0o644); err != nil {
 			return err
@@ -152,6 +170,17 @@ func newCells(ctx context.Context, env *bench.Env, cat *bench.Catalog, fleet []b
 		return "", err
 	}
 	return guardMD + authMD + costMD, guardErr
+}
+
+// binarySize measures bench/size's two binaries (the package directory is
+// ./size: lockbench runs in the bench module's directory) and returns the
+// section of bench.md.
+func binarySize(ctx context.Context, command string) (string, error) {
+	s, err := size.Measure(ctx, "size")
+	if err != nil {
+		return "", fmt.Errorf("binary size (run lockbench from the bench directory): %w", err)
+	}
+	return bench.SizeMarkdown(s, command), nil
 }
 
 // runRedlock compares lock4go's Redlock with one master and with redsync on
