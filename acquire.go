@@ -87,8 +87,10 @@ func (a *acquisition) run(ctx context.Context) (*Lock, error) {
 	if a.try {
 		a.o.acquireTimeout = 0 // no waiting: the attempt has the grace
 	}
-	a.start = time.Now()
-	a.b = bounds{parent: ctx, deadline: a.start.Add(a.o.acquireTimeout), grace: a.o.attemptGrace, inProcess: a.r.caps.InProcess}
+	a.b = bounds{parent: ctx, grace: a.o.attemptGrace, inProcess: a.r.caps.InProcess}
+	if !a.b.inProcess || a.r.wait != executor.WaitInAcquire {
+		a.begin() // the first attempt is sent at once
+	}
 	defer a.b.stop()
 	// Holders of a read lock or permit do not exclude each other: they do
 	// not take turns in the local queue.
@@ -118,6 +120,7 @@ func (a *acquisition) takeTurn() error {
 	}
 	var cause error
 	if !a.try {
+		a.begin()
 		ctx := a.b.bound()
 		if err := turn.Wait(ctx, nil); err == nil {
 			a.turn = turn
@@ -126,6 +129,22 @@ func (a *acquisition) takeTurn() error {
 		cause = context.Cause(ctx)
 	}
 	return &queueError{ahead: a.t.turns.Leave(turn), try: a.try, cause: cause}
+}
+
+// begin starts the acquisition's clock, once: its start, and the acquire
+// deadline from it. Acquisitions start it at once, except on an in-process
+// executor that waits in Acquire (the memory executor), where the first
+// wait does (the local queue's, or the executor's: see acquire), so that a
+// free key costs no clock read for a deadline it never needs.
+func (a *acquisition) begin() {
+	if !a.start.IsZero() {
+		return
+	}
+	a.start = time.Now()
+	a.b.deadline = a.start.Add(a.o.acquireTimeout)
+	if !a.try {
+		a.req.WaitUntil = a.b.deadline
+	}
 }
 
 // handOut hands out the lock of h, granted to a: the local queue and the
@@ -218,15 +237,15 @@ func (b *bounds) stop() {
 func (a *acquisition) attemptUntilGranted() (*hold, error) {
 	o := &a.o
 	a.req = executor.Request{Key: a.key, TTL: o.expire, Renewed: !o.expireSet, Wait: !a.try, Shared: o.shared, Permits: o.permits}
-	if !a.try {
+	if !a.try && !a.start.IsZero() {
 		a.req.WaitUntil = a.b.deadline
 	}
 	var p pause
 	defer p.stop()
 	for {
 		a.attempts++
-		if a.turn != nil && !a.try {
-			a.req.Followers = a.t.turns.Behind(a.turn)
+		if a.turn != nil && !a.try && a.r.wait == executor.WaitQueued {
+			a.req.Followers = a.t.turns.Behind(a.turn) // only queued waits read it
 		}
 		h, err := a.attempt()
 		if err == nil || a.try || a.b.parent.Err() != nil || errors.Is(err, ErrClosed) ||
@@ -250,8 +269,13 @@ func (a *acquisition) attempt() (*hold, error) {
 	if a.attempts > 1 {
 		sent = time.Now()
 	}
-	lease, err := r.e.Acquire(actx, a.req)
-	end := time.Now()
+	lease, err := a.acquire(actx)
+	var end time.Time
+	if err == nil && r.caps.InProcess {
+		end = lease.Start() // an in-process grant is answered as it starts: no clock read
+	} else {
+		end = time.Now()
+	}
 	if err != nil {
 		t.countAttempt(a, end, r.elapsed(sent, end), err)
 		return nil, err
@@ -269,6 +293,30 @@ func (a *acquisition) attempt() (*hold, error) {
 	}
 	t.releaseDetached(r, a.key, lease)
 	return nil, fmt.Errorf("%w: the lease of %v ran out before it was granted", ErrBackend, a.req.TTL)
+}
+
+// acquire sends the attempt's request. Before the acquisition's clock has
+// started (see begin: an in-process executor, a free turn) the executor is
+// asked first without waiting; a grant then starts the acquisition at the
+// lease's start, and a busy key starts the clock and asks again, in the
+// same attempt, waiting as the call asked.
+func (a *acquisition) acquire(ctx context.Context) (executor.Lease, error) {
+	if !a.start.IsZero() {
+		return a.r.e.Acquire(ctx, a.req)
+	}
+	first := a.req
+	first.Wait = false
+	l, err := a.r.e.Acquire(ctx, first)
+	if err == nil {
+		a.start = l.Start()
+		a.b.deadline = a.start.Add(a.o.acquireTimeout)
+		return l, nil
+	}
+	a.begin()
+	if a.try || !errors.Is(err, ErrNotAcquired) {
+		return nil, err
+	}
+	return a.r.e.Acquire(ctx, a.req)
 }
 
 // pause is the pause between attempts on a busy key, as the executor's
@@ -387,21 +435,40 @@ func classify(ctx context.Context, b *bounds, last error) error {
 // ownerSource draws owner values: 128 bits from a ChaCha8 generator
 // (cryptographically strong, math/rand/v2) seeded from crypto/rand, one
 // generator per P through a sync.Pool, so that an owner costs no system
-// call and no lock.
+// call and no lock. Owners are drawn ownerBatch at a time into one string
+// and handed out as slices of it: one allocation per batch, not per owner
+// (a held lock's owner keeps its batch, 256 bytes, alive).
 type ownerSource struct{ pool sync.Pool }
+
+// ownerBatch is how many owners one allocation holds.
+const ownerBatch = 8
+
+// ownerLen is the length of an owner value: 32 hexadecimal digits.
+const ownerLen = 32
+
+// ownerGen is a generator with the owners it drew and has not handed out.
+type ownerGen struct {
+	g    *rand.ChaCha8
+	left string // whole owners, ownerLen bytes each
+}
 
 // next returns a new owner value: 32 hexadecimal digits.
 func (s *ownerSource) next() string {
-	g, _ := s.pool.Get().(*rand.ChaCha8)
-	if g == nil {
+	og, _ := s.pool.Get().(*ownerGen)
+	if og == nil {
 		var seed [32]byte
 		_, _ = crand.Read(seed[:]) // never fails (crypto/rand)
-		g = rand.NewChaCha8(seed)
+		og = &ownerGen{g: rand.NewChaCha8(seed)}
 	}
-	var b [16]byte
-	_, _ = g.Read(b[:]) // never fails
-	s.pool.Put(g)
-	var x [32]byte
-	hex.Encode(x[:], b[:])
-	return string(x[:])
+	if og.left == "" {
+		var b [ownerBatch * ownerLen / 2]byte
+		_, _ = og.g.Read(b[:]) // never fails
+		var x [ownerBatch * ownerLen]byte
+		hex.Encode(x[:], b[:])
+		og.left = string(x[:])
+	}
+	owner := og.left[:ownerLen]
+	og.left = og.left[ownerLen:]
+	s.pool.Put(og)
+	return owner
 }

@@ -37,3 +37,28 @@ func BenchmarkTemplate_Do(b *testing.B) {
 		}
 	}
 }
+
+// An uncontended Lock and Release on the in-process executor allocates the
+// lock's state and the executor's lease, nothing else: no context, timer,
+// closure for the loss signal or owner string of its own (owners come
+// eight to an allocation).
+func TestTemplate_LockRelease_allocs(t *testing.T) {
+	tpl, err := lock4go.New(lock4go.Config{}, memory.New(memory.Options{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	pair := func() {
+		l, err := tpl.Lock(ctx, "allocs:key")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := l.Release(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pair()
+	if n := testing.AllocsPerRun(400, pair); n > 2 {
+		t.Fatalf("%v allocations per Lock and Release, want 2", n)
+	}
+}
