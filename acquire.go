@@ -204,13 +204,20 @@ func (b *bounds) bound() context.Context {
 }
 
 // attemptCtx returns the context an attempt runs on: the caller's, bounded
-// by the acquire deadline plus the grace unless the executor is in-process.
+// by the acquire deadline plus the grace unless the executor is in-process
+// or the caller's own deadline comes first (then the caller's context is
+// the bound, and no context or timer is made for it).
 func (b *bounds) attemptCtx() context.Context {
 	if b.inProcess {
 		return b.parent
 	}
 	if b.attempt == nil {
-		b.attempt, b.cancels[1] = context.WithDeadlineCause(b.parent, b.deadline.Add(b.grace), errNoAnswer)
+		end := b.deadline.Add(b.grace)
+		if d, ok := b.parent.Deadline(); ok && !d.After(end) {
+			b.attempt = b.parent
+		} else {
+			b.attempt, b.cancels[1] = context.WithDeadlineCause(b.parent, end, errNoAnswer)
+		}
 	}
 	return b.attempt
 }

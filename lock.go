@@ -399,11 +399,16 @@ func isLost(err error) bool { return errors.Is(err, ErrLockLost) }
 // releaseContext returns the context a release on r runs on: detached from
 // the caller's (so a cancelled request still releases) and bounded by
 // ReleaseTimeout, except for in-process executors, which never block.
+// Detaching a context that never ends (Background) would only cost an
+// allocation.
 func (t *Template) releaseContext(r *registered, ctx context.Context) (context.Context, context.CancelFunc) {
 	if r.caps.InProcess {
 		return context.Background(), func() {}
 	}
-	return context.WithTimeout(context.WithoutCancel(ctx), t.cfg.ReleaseTimeout)
+	if _, ok := ctx.Deadline(); ok || ctx.Done() != nil {
+		ctx = context.WithoutCancel(ctx)
+	}
+	return context.WithTimeout(ctx, t.cfg.ReleaseTimeout)
 }
 
 // releaseDetached releases a lease that must not be reported as held, on a
