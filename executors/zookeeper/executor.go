@@ -37,6 +37,9 @@ type Executor struct {
 	// writeName with Options.RWLockLayout).
 	writeName string
 	log       *slog.Logger
+	// plainCreate is set once a lock parent refused the multi of a create
+	// (see createNode).
+	plainCreate atomic.Bool
 
 	mon monitor
 
