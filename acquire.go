@@ -75,6 +75,8 @@ type acquisition struct {
 	start    time.Time
 	b        bounds
 	turn     *kit.Turn[turnKey, hold] // nil for a read lock or permit
+	next     bool                     // holds the turn's next place (turn.go)
+	held     bool                     // holds the turn
 	req      executor.Request
 	attempts int
 }
@@ -101,34 +103,17 @@ func (a *acquisition) run(ctx context.Context) (*Lock, error) {
 		}
 	}
 	h, err := a.attemptUntilGranted()
-	if err != nil {
-		if a.turn != nil {
-			a.t.turns.Release(a.turn)
+	if err == nil && a.turn != nil && !a.held {
+		// Granted while waiting ahead of the turn (turn.go).
+		if err = a.awaitTurn(); err != nil {
+			a.t.releaseDetached(a.r, a.key, h.lease)
 		}
+	}
+	if err != nil {
+		a.dropTurn()
 		return nil, a.t.notAcquired(ctx, a, err)
 	}
 	return a.t.handOut(ctx, a, h)
-}
-
-// takeTurn takes the key's turn in the local queue, waiting for it until
-// the acquire deadline unless the call does not wait.
-func (a *acquisition) takeTurn() error {
-	turn, held := a.t.turns.Join(turnKey{a.r.name, a.key})
-	if held {
-		a.turn = turn
-		return nil
-	}
-	var cause error
-	if !a.try {
-		a.begin()
-		ctx := a.b.bound()
-		if err := turn.Wait(ctx, nil); err == nil {
-			a.turn = turn
-			return nil
-		}
-		cause = context.Cause(ctx)
-	}
-	return &queueError{ahead: a.t.turns.Leave(turn), try: a.try, cause: cause}
 }
 
 // begin starts the acquisition's clock, once: its start, and the acquire
@@ -154,6 +139,10 @@ func (t *Template) handOut(ctx context.Context, a *acquisition, h *hold) (*Lock,
 	h.attempts = a.attempts
 	if a.turn != nil {
 		a.turn.Holder.Store(h)
+		if a.next {
+			a.turn.PassNext() // the next caller may wait ahead of its turn now
+			a.next = false
+		}
 	} else {
 		t.shared.add(h)
 	}

@@ -35,9 +35,10 @@ const maxIdleTurns = 64
 type Turn[K comparable, H any] struct {
 	key        K
 	token      chan struct{}
-	refs       int         // guarded by the table's mutex, as the fields below
-	gone       bool        // forgotten by [Turns.Forget]
-	prev, next *Turn[K, H] // in the idle list
+	place      chan struct{} // the next place (next.go)
+	refs       int           // guarded by the table's mutex, as the fields below
+	gone       bool          // forgotten by [Turns.Forget]
+	prev, next *Turn[K, H]   // in the idle list
 	// Holder is what holds the turn, for whoever lists the turns (nil when
 	// nothing is recorded); the holder sets and clears it.
 	Holder atomic.Pointer[H]
@@ -83,17 +84,28 @@ var ErrGone = errors.New("the turn's key is gone")
 // it ([Turn.Wait]) or leaves it ([Turns.Leave]); one that holds it gives
 // it up with [Turns.Release].
 func (t *Turns[K, H]) Join(k K) (turn *Turn[K, H], held bool) {
+	turn = t.join(k)
+	select {
+	case turn.token <- struct{}{}:
+		return turn, true
+	default:
+		return turn, false
+	}
+}
+
+// join counts the caller in k's turn.
+func (t *Turns[K, H]) join(k K) *Turn[K, H] {
 	t.mu.Lock()
 	if t.m == nil {
 		t.m = map[K]*Turn[K, H]{}
 	}
-	turn = t.m[k]
+	turn := t.m[k]
 	switch {
 	case turn == nil:
 		if n := len(t.free); n > 0 {
 			turn, t.free = t.free[n-1], t.free[:n-1]
 		} else {
-			turn = &Turn[K, H]{token: make(chan struct{}, 1)}
+			turn = &Turn[K, H]{token: make(chan struct{}, 1), place: make(chan struct{}, 1)}
 		}
 		turn.key, turn.gone = k, false
 		t.m[k] = turn
@@ -102,12 +114,7 @@ func (t *Turns[K, H]) Join(k K) (turn *Turn[K, H], held bool) {
 	}
 	turn.refs++
 	t.mu.Unlock()
-	select {
-	case turn.token <- struct{}{}:
-		return turn, true
-	default:
-		return turn, false
-	}
+	return turn
 }
 
 // Wait waits until the caller, who joined turn, holds it. It returns ctx's
