@@ -42,10 +42,12 @@ test: setup fmt-check vet wire-check unit
 test-under-load: setup
 	GO=$(GO) bash scripts/under-load.sh
 
-# soak runs the reliability suite with long settings and repeated faults;
+# soak runs the reliability suite with long settings and repeated faults,
+# and the scheduled-jobs fleet for 20 s;
 # porcupine checks every history the analyser checks, and must agree.
 soak: setup
 	LOCK4GO_SOAK=1 LOCK4GO_REQUIRE_BACKENDS=1 $(GO) test -race -count=1 -timeout 60m -v ./internal/reliability/
+	LOCK4GO_SOAK=1 LOCK4GO_REQUIRE_BACKENDS=1 $(GO) test -race -count=1 -timeout 10m -run Fleet -v ./jobs/
 
 # bench measures lock4go against the raw protocol floors and the peer
 # libraries on real servers, and fleets of real worker processes, and

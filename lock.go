@@ -408,8 +408,12 @@ func (t *Template) releaseContext(r *registered, ctx context.Context) (context.C
 	if _, ok := ctx.Deadline(); ok || ctx.Done() != nil {
 		ctx = context.WithoutCancel(ctx)
 	}
-	return context.WithTimeout(ctx, t.cfg.ReleaseTimeout)
+	return context.WithTimeoutCause(ctx, t.cfg.ReleaseTimeout, errReleaseTimeout)
 }
+
+// errReleaseTimeout is the cause of a release's context ending: the
+// backend did not answer within ReleaseTimeout.
+var errReleaseTimeout = errors.New("lock4go: no answer within the release timeout (Config.ReleaseTimeout)")
 
 // releaseDetached releases a lease that must not be reported as held, on a
 // context of its own.

@@ -4,9 +4,9 @@ import (
 	"cmp"
 	"fmt"
 	"log/slog"
-	"strings"
 	"time"
-	"unicode/utf8"
+
+	"github.com/lock4go/lock4go/executor"
 )
 
 // Defaults of [Config], the same as Lock4j's.
@@ -127,6 +127,7 @@ const (
 	optShared
 	optPermits
 	optCampaign // Lead: wait without a timeout, whatever the caller asked
+	optLease    // WithLease: a renewed lease of its own length
 )
 
 type lockOptions struct {
@@ -221,6 +222,10 @@ func (c *Config) resolve(opts []LockOption) (lockOptions, error) {
 			if opt.d > 0 {
 				o.expire, o.expireSet = opt.d, true
 			}
+		case optLease:
+			if opt.d > 0 {
+				o.expire, o.expireSet = opt.d, false
+			}
 		case optAcquireTimeout:
 			o.acquireTimeout = cmp.Or(opt.d, c.AcquireTimeout)
 		case optNoWait:
@@ -270,15 +275,8 @@ func (t *Template) executor(name string) (*registered, error) {
 
 // validKey rejects keys no executor can store faithfully.
 func validKey(key string) error {
-	switch {
-	case key == "":
-		return fmt.Errorf("%w: empty key", ErrInvalidKey)
-	case len(key) > MaxKeyLen:
-		return fmt.Errorf("%w: key of %d bytes, longer than %d", ErrInvalidKey, len(key), MaxKeyLen)
-	case !utf8.ValidString(key):
-		return fmt.Errorf("%w: key %q is not valid UTF-8", ErrInvalidKey, key)
-	case strings.IndexByte(key, 0) >= 0:
-		return fmt.Errorf("%w: key %q contains NUL", ErrInvalidKey, key)
+	if err := executor.ValidateKey(key, MaxKeyLen); err != nil {
+		return fmt.Errorf("lock4go: %w", err)
 	}
 	return nil
 }
@@ -335,6 +333,8 @@ func (k optKind) String() string {
 		return "WithAttemptGrace"
 	case optPermits:
 		return "WithPermits"
+	case optLease:
+		return "WithLease"
 	}
 	return "an option"
 }

@@ -2,7 +2,9 @@ package executor
 
 import (
 	"fmt"
+	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Request describes one acquisition.
@@ -85,3 +87,22 @@ func (r Request) Validate() error {
 // backend's: the Template ends a lock at [Lease.Start] plus the TTL less
 // this margin, and executors that watch leases of their own do the same.
 func SafetyMargin(ttl time.Duration) time.Duration { return ttl / 50 }
+
+// ValidateKey checks that key can be stored faithfully by a backend whose
+// keys are text of at most maxLen bytes: not empty, not longer, valid
+// UTF-8 and without NUL. Its error wraps [ErrInvalidKey]; executors with
+// such keys prefix it with their name and return it before any round
+// trip, for every call that takes a key.
+func ValidateKey(key string, maxLen int) error {
+	switch {
+	case key == "":
+		return fmt.Errorf("empty key: %w", ErrInvalidKey)
+	case len(key) > maxLen:
+		return fmt.Errorf("key of %d bytes, longer than %d: %w", len(key), maxLen, ErrInvalidKey)
+	case !utf8.ValidString(key):
+		return fmt.Errorf("key %q is not valid UTF-8: %w", key, ErrInvalidKey)
+	case strings.IndexByte(key, 0) >= 0:
+		return fmt.Errorf("key %q contains NUL: %w", key, ErrInvalidKey)
+	}
+	return nil
+}

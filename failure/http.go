@@ -1,6 +1,7 @@
 package failure
 
 import (
+	"errors"
 	"io"
 	"log/slog"
 	"math"
@@ -44,8 +45,10 @@ type HTTPOptions struct {
 // HTTPStatus returns the default HTTP strategy, a plain-text answer by
 // [Kind]: 429 with Retry-After and Message when the lock is busy, 503 with
 // Message when the backend is unavailable, 400 naming the key part for an
-// invalid key ([PublicMessage]), 500 with [MisconfiguredMessage] for a
-// misconfiguration and 500 with Message otherwise.
+// invalid key ([PublicMessage]; 413 when its error holds an
+// *http.MaxBytesError, a body too large to read for the key), 500 with
+// [MisconfiguredMessage] for a misconfiguration and 500 with Message
+// otherwise.
 func HTTPStatus(o HTTPOptions) HTTPHandler {
 	if o.Message == "" {
 		o.Message = DefaultMessage
@@ -67,6 +70,9 @@ func (s httpStatus) ServeLockFailure(w http.ResponseWriter, r *http.Request, f I
 		code = http.StatusServiceUnavailable
 	case KindInvalidKey:
 		code, level, body = http.StatusBadRequest, slog.LevelInfo, PublicMessage(f.Err)
+		if _, ok := errors.AsType[*http.MaxBytesError](f.Err); ok {
+			code = http.StatusRequestEntityTooLarge
+		}
 	case KindMisconfigured:
 		level, body = slog.LevelDebug, MisconfiguredMessage
 	}

@@ -36,6 +36,11 @@ func payDescriptor(t testing.TB) protoreflect.MessageDescriptor {
 	wrapped.TypeName = proto.String(".google.protobuf.Int64Value")
 	wrappedName := f("wrapped_name", 11, descriptorpb.FieldDescriptorProto_TYPE_MESSAGE)
 	wrappedName.TypeName = proto.String(".google.protobuf.StringValue")
+	optKind := f("opt_kind", 13, descriptorpb.FieldDescriptorProto_TYPE_ENUM)
+	optKind.TypeName = proto.String(".lock4go.test.Kind")
+	optKind.Proto3Optional, optKind.OneofIndex = proto.Bool(true), proto.Int32(1)
+	ref := f("ref", 14, descriptorpb.FieldDescriptorProto_TYPE_STRING)
+	ref.Proto3Optional, ref.OneofIndex = proto.Bool(true), proto.Int32(2)
 	file := &descriptorpb.FileDescriptorProto{
 		Name: proto.String("lock4go_grpclock_test.proto"), Package: proto.String("lock4go.test"),
 		Syntax: proto.String("proto3"), Dependency: []string{"google/protobuf/wrappers.proto"},
@@ -50,9 +55,11 @@ func payDescriptor(t testing.TB) protoreflect.MessageDescriptor {
 				f("amount", 3, descriptorpb.FieldDescriptorProto_TYPE_DOUBLE), f("rate", 4, descriptorpb.FieldDescriptorProto_TYPE_FLOAT),
 				f("count", 5, descriptorpb.FieldDescriptorProto_TYPE_INT64), f("urgent", 6, descriptorpb.FieldDescriptorProto_TYPE_BOOL),
 				f("token", 7, descriptorpb.FieldDescriptorProto_TYPE_BYTES), f("seq", 8, descriptorpb.FieldDescriptorProto_TYPE_UINT32),
-				opt, wrapped, wrappedName, f("neg", 12, descriptorpb.FieldDescriptorProto_TYPE_DOUBLE),
+				opt, wrapped, wrappedName, f("neg", 12, descriptorpb.FieldDescriptorProto_TYPE_DOUBLE), optKind, ref,
 			},
-			OneofDecl: []*descriptorpb.OneofDescriptorProto{{Name: proto.String("_opt_count")}},
+			OneofDecl: []*descriptorpb.OneofDescriptorProto{
+				{Name: proto.String("_opt_count")}, {Name: proto.String("_opt_kind")}, {Name: proto.String("_ref")},
+			},
 		}},
 	}
 	fd, err := protodesc.NewFile(file, protoregistry.GlobalFiles)

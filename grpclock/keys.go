@@ -90,7 +90,7 @@ func (b *keyBuilder) key(ctx context.Context, fullMethod string, req any) (strin
 		}
 		parts = append(parts, v)
 	}
-	return keys.Join(b.prefix, name, parts, b.opts.maxKeyLen)
+	return keys.Join(b.prefix, name, parts)
 }
 
 // part returns the part of expression i, checked and converted.
@@ -119,11 +119,14 @@ func (b *keyBuilder) part(ctx context.Context, i int, fullMethod string, req any
 		return "", partErr(e.Src, err)
 	case v == "":
 		return "", &keybuilder.PartError{Expr: e.Src, Missing: true, Err: errMissing}
-	case len(v) > b.opts.maxPartLen:
+	case e.Kind != keys.KindReq && len(v) > b.opts.maxPartLen: // protoField caps the raw value
 		return "", tooLong(e.Src, len(v), b.opts.maxPartLen)
 	}
 	if v, err = keys.Convert(e.Conv, v); err != nil {
 		return "", partErr(e.Src, err)
+	}
+	if v == "" { // base64 of no bytes
+		return "", &keybuilder.PartError{Expr: e.Src, Missing: true, Err: errMissing}
 	}
 	return v, nil
 }

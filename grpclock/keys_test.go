@@ -135,6 +135,10 @@ func TestKeyBuilder_values(t *testing.T) {
 		{"float32 NaN", "req.rate", map[string]any{"rate": float32(math.NaN())}, "", executor.ErrInvalidKey},
 		{"uint", "req.seq", map[string]any{"seq": uint32(4000000000)}, "4000000000", nil},
 		{"bytes", "req.token", map[string]any{"token": []byte{0xff, ':'}}, "/zo=", nil},
+		{"bytes as base64", "req.token|base64", map[string]any{"token": []byte{0xff, ':'}}, "/zo=", nil},
+		{"URL-safe base64 string", "req.order_id|base64", map[string]any{"order_id": "_zo"}, "/zo=", nil},
+		{"not base64", "req.order_id|base64", map[string]any{"order_id": "*"}, "", executor.ErrInvalidKey},
+		{"optional enum", "req.opt_kind", map[string]any{"opt_kind": int32(9)}, "9", nil},
 		{"zero without presence", "req.count", map[string]any{"count": int64(0)}, "", executor.ErrInvalidKey},
 		{"optional zero", "req.opt_count", map[string]any{"opt_count": int64(0)}, "0", nil},
 		{"optional unset", "req.opt_count", map[string]any{}, "", executor.ErrInvalidKey},
@@ -178,7 +182,8 @@ func TestKeyBuilder_ipWithoutIP(t *testing.T) {
 }
 
 // TestKeyBuilder_partCap checks the cap on a part's raw length, for
-// strings and bytes, and that parts below it are hashed into long keys.
+// strings and bytes (their bytes, not their base64 form), and that parts
+// below it are hashed into long keys.
 func TestKeyBuilder_partCap(t *testing.T) {
 	md := payDescriptor(t)
 	b := builder(t, []string{"req.order_id", "req.token"}, WithMaxPartLen(1000))
@@ -190,6 +195,9 @@ func TestKeyBuilder_partCap(t *testing.T) {
 			t.Fatalf("a part over the cap: %v, want ErrInvalidKey", err)
 		}
 	}
+	if _, err := b.key(context.Background(), unaryCall, payMessage(md, map[string]any{"order_id": "1", "token": make([]byte, 1000)})); err != nil {
+		t.Fatalf("1000 bytes under a cap of 1000: %v", err)
+	}
 	k, err := b.key(context.Background(), unaryCall, payMessage(md, map[string]any{"order_id": strings.Repeat(":", 1000), "token": []byte("t")}))
 	if err != nil || !strings.Contains(k, "##") || len(k) > keybuilder.DefaultMaxKeyLen {
 		t.Fatalf("a long part below the cap: %q, %v; want a hashed key", k, err)
@@ -197,5 +205,29 @@ func TestKeyBuilder_partCap(t *testing.T) {
 	want, _ := keybuilder.Join("lock4go", unaryCall, strings.Repeat(":", 1000), "dA==")
 	if k != want {
 		t.Fatalf("hashed key %q, Join gives %q", k, want)
+	}
+}
+
+// TestKeyBuilder_oneKeyWhateverTheLimit: WithMaxKeyLen does not change
+// which keys are hashed, so the interceptors build the key Join and every
+// other builder build for the same parts, whatever their limits.
+func TestKeyBuilder_oneKeyWhateverTheLimit(t *testing.T) {
+	md := payDescriptor(t)
+	for _, n := range []int{10, 480, 600, 2000} {
+		id := strings.Repeat("7", n)
+		want, err := keybuilder.Join("lock4go", unaryCall, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, limit := range []int{keybuilder.DefaultMaxKeyLen, 1024} {
+			got, err := builder(t, []string{"req.order_id"}, WithMaxKeyLen(limit)).key(context.Background(), unaryCall,
+				payMessage(md, map[string]any{"order_id": id}))
+			if err != nil || got != want {
+				t.Errorf("%d-byte id, WithMaxKeyLen(%d): %q, %v; Join gives %q", n, limit, got, err, want)
+			}
+		}
+	}
+	if _, err := buildOptions([]Option{WithMaxKeyLen(100)}); !errors.Is(err, executor.ErrInvalidConfig) {
+		t.Errorf("WithMaxKeyLen(100): %v, want ErrInvalidConfig", err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/lock4go/lock4go/executor"
+	"github.com/lock4go/lock4go/internal/keys"
 	"github.com/lock4go/lock4go/keybuilder"
 )
 
@@ -63,14 +64,18 @@ func WithKeyFunc(name string, f KeyFunc) Option {
 	}
 }
 
-// WithMaxKeyLen sets the maximum key length in bytes, as
-// keybuilder.WithMaxKeyLen does for HTTP (default
-// [keybuilder.DefaultMaxKeyLen]); longer keys are hashed. n must be in
-// 1..1024 (lock4go.MaxKeyLen).
+// WithMaxKeyLen sets the longest key in bytes the interceptors may build,
+// as keybuilder.WithMaxKeyLen does for HTTP (default
+// [keybuilder.DefaultMaxKeyLen]): for a prefix and Spec name so long that
+// their hashed keys need more. Keys longer than
+// keybuilder.DefaultMaxKeyLen are hashed whatever n, so that every builder
+// builds one key for the same parts. n must be in
+// keybuilder.DefaultMaxKeyLen..1024 (lock4go.MaxKeyLen).
 func WithMaxKeyLen(n int) Option {
 	return func(o *options) {
-		if n <= 0 || n > maxKeyLen {
-			o.fail("max key length %d is not in 1..%d", n, maxKeyLen)
+		if n < keybuilder.DefaultMaxKeyLen || n > maxKeyLen {
+			o.fail("max key length %d is not in %d..%d (keys longer than %d bytes are hashed whatever the limit, so that every builder builds one key)",
+				n, keybuilder.DefaultMaxKeyLen, maxKeyLen, keybuilder.DefaultMaxKeyLen)
 			return
 		}
 		o.maxKeyLen = n
@@ -78,7 +83,7 @@ func WithMaxKeyLen(n int) Option {
 }
 
 // maxKeyLen is the Template's own key length limit (lock4go.MaxKeyLen).
-const maxKeyLen = 1024
+const maxKeyLen = keys.MaxLen
 
 // WithMaxPartLen sets the maximum length in bytes of one key part's raw
 // value (default [keybuilder.DefaultMaxPartLen]); a longer part is a

@@ -11,9 +11,10 @@ import (
 )
 
 // protoField returns the scalar at path in req, formatted as every key
-// builder formats that value, "" when it is not set. A string or bytes
-// value longer than maxPart is an error wrapping executor.ErrInvalidKey,
-// found before anything is copied.
+// builder formats that value, "" when it is not set. A string longer than
+// maxPart bytes, or a bytes value of more than maxPart bytes (the cap is
+// on the raw value, not its base64 form), is an error wrapping
+// executor.ErrInvalidKey, found before anything is copied.
 func protoField(req any, path []string, maxPart int) (string, error) {
 	m, ok := req.(proto.Message)
 	if !ok || m == nil {
@@ -118,7 +119,10 @@ func scalar(fd protoreflect.FieldDescriptor, v protoreflect.Value, maxPart int) 
 	case protoreflect.DoubleKind:
 		return keys.Float(v.Float())
 	case protoreflect.StringKind:
-		return v.String(), nil // the caller caps its length; no copy here
+		if s := v.String(); len(s) > maxPart { // no copy: the string is the message's
+			return "", fmt.Errorf("%d bytes, longer than the part cap of %d: %w", len(s), maxPart, executor.ErrInvalidKey)
+		}
+		return v.String(), nil
 	case protoreflect.BytesKind:
 		b := v.Bytes()
 		if len(b) > maxPart {

@@ -13,10 +13,11 @@ import (
 // construction error (see "Zero values" in package lock4go).
 //
 // Limits a call meets while its key is built: a part longer than
-// [keybuilder.DefaultMaxPartLen] (64 KiB of raw value, before escaping;
-// see [WithMaxPartLen]) is refused with InvalidArgument, a key longer than
-// [keybuilder.DefaultMaxKeyLen] (512 bytes; see [WithMaxKeyLen]) is
-// hashed, streaming the parts into the hash.
+// [keybuilder.DefaultMaxPartLen] (64 KiB of raw value, before escaping: a
+// bytes field's bytes, not its base64 form; see [WithMaxPartLen]) is
+// refused with InvalidArgument, a key longer than
+// [keybuilder.DefaultMaxKeyLen] (512 bytes) is hashed, streaming the
+// parts into the hash, whatever [WithMaxKeyLen] says.
 type Spec struct {
 	// Name is the key's name part. Zero means the full method
 	// ("/pkg.Service/Method").
@@ -25,8 +26,8 @@ type Spec struct {
 	// Keys are key expressions, parsed once at construction: req.<a.b> (a
 	// scalar field of the request message), md.<key> (incoming metadata),
 	// method, ip (the peer's address) and func.<name> ([WithKeyFunc]),
-	// each optionally followed by "|int" or "|float" (see package
-	// keybuilder). A stream's keys cannot read the request: see the
+	// each optionally followed by "|int", "|float" or "|base64" (see
+	// package keybuilder). A stream's keys cannot read the request: see the
 	// package documentation. Zero means no parts: every call shares one
 	// key.
 	Keys []string

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime"
-	"mime/multipart"
 	"net/http"
 	"net/url"
 
@@ -34,17 +32,31 @@ func readBody(r *http.Request, max int64) (*body, error) {
 	}
 	if r.ContentLength > max {
 		// Refused unread: the handler still gets the whole body.
-		return nil, fmt.Errorf("body of %d bytes is larger than %d bytes: %w", r.ContentLength, max, executor.ErrInvalidKey)
+		return nil, tooLarge(r.ContentLength, max)
 	}
 	data, err := readAll(io.LimitReader(r.Body, max+1), r.ContentLength)
 	r.Body = restoredBody{Reader: io.MultiReader(bytes.NewReader(data), r.Body), Closer: r.Body}
 	if err != nil {
+		// An outer http.MaxBytesReader's *http.MaxBytesError stays in the
+		// chain: failure.HTTPStatus answers it 413.
 		return nil, fmt.Errorf("reading the body: %w: %w", executor.ErrInvalidKey, err)
 	}
 	if int64(len(data)) > max {
-		return nil, fmt.Errorf("body is larger than %d bytes: %w", max, executor.ErrInvalidKey)
+		return nil, tooLarge(-1, max)
 	}
 	return &body{data: data}, nil
+}
+
+// tooLarge returns the error of a body of n bytes (-1: unknown) over the
+// cap max: an ErrInvalidKey whose chain holds an *http.MaxBytesError, as
+// the error of an http.MaxBytesReader does, so that the request is
+// answered 413 (Content Too Large) like one over an outer limit.
+func tooLarge(n, max int64) error {
+	size := "body"
+	if n >= 0 {
+		size = fmt.Sprintf("body of %d bytes", n)
+	}
+	return fmt.Errorf("%s is larger than %d bytes: %w: %w", size, max, executor.ErrInvalidKey, &http.MaxBytesError{Limit: max})
 }
 
 // readAll reads rd to its end into a buffer sized for a body of n bytes
@@ -63,71 +75,4 @@ func readAll(rd io.Reader, n int64) ([]byte, error) {
 	}
 	rest, err := io.ReadAll(rd) // longer than announced: the rest as it comes
 	return append(buf, rest...), err
-}
-
-// formValue returns the first value of a urlencoded or multipart body field.
-// A name that the query string has too is an error: r.FormValue prefers the
-// body's value for urlencoded bodies but the query's for multipart ones, so
-// the handler could act on another value than the one locked.
-func (b *body) formValue(r *http.Request, name string) (string, error) {
-	if r.URL != nil && r.URL.Query().Has(name) {
-		return "", fmt.Errorf("form field %q is in the query string too: ambiguous: %w", name, executor.ErrInvalidKey)
-	}
-	v, _, err := b.formField(r, name)
-	return v, err
-}
-
-// formField returns the first value of the urlencoded or multipart body
-// field name (not a file part), and whether the body has that field; a body
-// of another type has none.
-func (b *body) formField(r *http.Request, name string) (string, bool, error) {
-	if r.PostForm != nil && len(b.data) == 0 {
-		return r.PostForm.Get(name), r.PostForm.Has(name), nil // parsed (and consumed) upstream
-	}
-	if b.form != nil {
-		return b.form.Get(name), b.form.Has(name), nil
-	}
-	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	if err != nil {
-		return "", false, nil
-	}
-	switch mt {
-	case "application/x-www-form-urlencoded":
-		b.form, err = url.ParseQuery(string(b.data))
-		if err != nil {
-			return "", false, fmt.Errorf("malformed form body: %w", executor.ErrInvalidKey)
-		}
-		return b.form.Get(name), b.form.Has(name), nil
-	case "multipart/form-data":
-		b.form, err = multipartForm(b.data, params["boundary"])
-		if err != nil {
-			return "", false, err
-		}
-		return b.form.Get(name), b.form.Has(name), nil
-	}
-	return "", false, nil
-}
-
-// isForm reports whether r's body is of a type r.FormValue reads:
-// urlencoded or multipart.
-func isForm(r *http.Request) bool {
-	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	return err == nil && (mt == "application/x-www-form-urlencoded" || mt == "multipart/form-data")
-}
-
-// multipartForm returns the non-file fields of a multipart body, read as
-// http.Request.ParseMultipartForm reads them for the handler: with the
-// same limits on parts and headers (1000 parts unless GODEBUG
-// multipartmaxparts says otherwise), so a body the handler cannot parse
-// is not keyed either, and the cost is bounded by the body cap.
-func multipartForm(data []byte, boundary string) (url.Values, error) {
-	if boundary == "" {
-		return nil, fmt.Errorf("multipart body without boundary: %w", executor.ErrInvalidKey)
-	}
-	f, err := multipart.NewReader(bytes.NewReader(data), boundary).ReadForm(int64(len(data)))
-	if err != nil {
-		return nil, fmt.Errorf("malformed multipart body (%v): %w", err, executor.ErrInvalidKey)
-	}
-	defer f.RemoveAll() // nothing on disk: the whole body fits in memory
-	return url.Values(f.Value), nil
 }

@@ -17,21 +17,24 @@ func Escape(s string) string { return keys.Escape(s) }
 // a name and parts, escaping the name and every part, and hashing keys longer
 // than [DefaultMaxKeyLen] as the builders do. An empty part is an error
 // wrapping [executor.ErrInvalidKey]. Use it to lock by hand
-// (tpl.Lock(ctx, key)) a key that middleware builds, or the other way round.
-// Join caps no part's length: for parts within the builders' cap
-// ([DefaultMaxPartLen]) it gives the key they give.
+// (tpl.Lock(ctx, key)) a key that middleware builds, or the other way round:
+// the key of a prefix, name and parts is the same whoever builds it,
+// whatever [WithMaxKeyLen] a builder has. Join caps no part's length: for
+// parts within the builders' cap ([DefaultMaxPartLen]) it gives the key
+// they give. A prefix and name too long for any hashed key (over 1024
+// bytes with it) are an error wrapping executor.ErrInvalidConfig.
 func Join(prefix, name string, parts ...string) (string, error) {
 	for i, p := range parts {
 		if p == "" {
 			return "", fmt.Errorf("keybuilder: part %d is empty: %w", i, executor.ErrInvalidKey)
 		}
 	}
-	return join(prefix, name, parts, DefaultMaxKeyLen)
+	return join(prefix, name, parts)
 }
 
 // join builds the key; parts are known to be non-empty.
-func join(prefix, name string, parts []string, maxLen int) (string, error) {
-	k, err := keys.Join(prefix, name, parts, maxLen)
+func join(prefix, name string, parts []string) (string, error) {
+	k, err := keys.Join(prefix, name, parts)
 	if err != nil {
 		return "", fmt.Errorf("keybuilder: %w", err)
 	}

@@ -64,11 +64,11 @@ func TestJoin(t *testing.T) {
 
 func TestJoin_long(t *testing.T) {
 	long := strings.Repeat("x", 600)
-	k1, err := join("lock4go", "order", []string{long}, DefaultMaxKeyLen)
+	k1, err := join("lock4go", "order", []string{long})
 	if err != nil {
 		t.Fatal(err)
 	}
-	k2, err := join("lock4go", "order", []string{long + "y"}, DefaultMaxKeyLen)
+	k2, err := join("lock4go", "order", []string{long + "y"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,12 +80,12 @@ func TestJoin_long(t *testing.T) {
 	}
 	// A key just at the limit is kept as is.
 	part := strings.Repeat("x", DefaultMaxKeyLen-len("lock4go:order#"))
-	k, err := join("lock4go", "order", []string{part}, DefaultMaxKeyLen)
+	k, err := join("lock4go", "order", []string{part})
 	if err != nil || k != "lock4go:order#"+part {
 		t.Errorf("key at the limit changed: %d bytes, %v", len(k), err)
 	}
-	// Too small a cap for the name is a configuration error.
-	if _, err := join("lock4go", strings.Repeat("n", 100), []string{long}, 120); !errors.Is(err, executor.ErrInvalidConfig) {
+	// A name too long for any hashed key is a configuration error.
+	if _, err := join("lock4go", strings.Repeat("n", 1000), []string{long}); !errors.Is(err, executor.ErrInvalidConfig) {
 		t.Errorf("err = %v, want ErrInvalidConfig", err)
 	}
 }
@@ -146,13 +146,13 @@ func FuzzHTTPKeyInjective(f *testing.F) {
 	f.Fuzz(func(t *testing.T, n1, a1, b1, n2, a2, b2 string) {
 		t1 := tuple(n1, a1, b1)
 		t2 := tuple(n2, a2, b2)
-		k1, err1 := join("lock4go", t1[0], t1[1:], 256)
-		k2, err2 := join("lock4go", t2[0], t2[1:], 256)
+		k1, err1 := join("lock4go", t1[0], t1[1:])
+		k2, err2 := join("lock4go", t2[0], t2[1:])
 		if err1 != nil || err2 != nil {
-			return // name too long for the cap: a configuration error, not a key
+			return // name too long for a hashed key: a configuration error, not a key
 		}
 		for _, k := range []string{k1, k2} {
-			if !utf8.ValidString(k) || strings.ContainsRune(k, 0) || strings.ContainsAny(k, "{}") || len(k) > 256 {
+			if !utf8.ValidString(k) || strings.ContainsRune(k, 0) || strings.ContainsAny(k, "{}") || len(k) > maxKeyLen {
 				t.Fatalf("bad key %q", k)
 			}
 		}

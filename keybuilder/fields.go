@@ -22,12 +22,17 @@ import (
 // A path is Go field names separated by dots ("Order.ID"), walked through
 // structs and pointers to structs (Req may itself be a pointer); promoted
 // fields of embedded structs count. Paths are parsed and checked against
-// Req once, here: an unknown, unexported, ambiguous or non-scalar field is
-// an error wrapping executor.ErrInvalidConfig, as is an empty name. No
+// Req once, here: an unknown, unexported, ambiguous or non-scalar field (a
+// proto message other than a wrapper included: its String is not stable)
+// is an error wrapping executor.ErrInvalidConfig, as is an empty name. No
 // paths make one key for every value.
 //
 // A leaf is formatted as the other builders format the same value (see
-// "One key per value" in the package documentation), checked in this
+// "One key per value" in the package documentation). A pointer is
+// dereferenced first (a *Status, a *time.Duration and the *T of a proto2
+// or proto3 optional enum field are keyed as Status, time.Duration and T
+// are), and a well-known proto wrapper (*wrapperspb.Int64Value and the
+// others) is keyed by its value, as grpclock keys it; then, in this
 // order:
 //   - a type implementing encoding.TextMarshaler: its text, as
 //     encoding/json writes it;
@@ -40,11 +45,11 @@ import (
 //   - a type implementing fmt.Stringer: its String.
 //
 // The returned function is safe for concurrent use. A nil pointer on a
-// path or an empty part is a [*PartError] with Missing set; a float that
-// is NaN or infinite, or a part longer than the part cap
-// ([DefaultMaxPartLen]), a *PartError without: both wrap
-// executor.ErrInvalidKey (a request without a key). Of the options only
-// [WithMaxKeyLen] and [WithMaxPartLen] apply.
+// path (an embedded one included) or an empty part is a [*PartError] with
+// Missing set; a float that is NaN or infinite, or a part longer than the
+// part cap ([DefaultMaxPartLen]; for []byte, of bytes), a *PartError
+// without: both wrap executor.ErrInvalidKey (a request without a key). Of
+// the options only [WithMaxKeyLen] and [WithMaxPartLen] apply.
 func Fields[Req any](prefix, name string, paths []string, opts ...Option) (func(Req) (string, error), error) {
 	o, err := buildOptions(opts)
 	if err != nil {
@@ -63,7 +68,7 @@ func Fields[Req any](prefix, name string, paths []string, opts ...Option) (func(
 			return nil, err
 		}
 	}
-	maxLen, maxPartLen := o.maxKeyLen, o.maxPartLen
+	maxPartLen := o.maxPartLen
 	return func(req Req) (string, error) {
 		var buf [8]string
 		parts := buf[:0]
@@ -75,7 +80,7 @@ func Fields[Req any](prefix, name string, paths []string, opts ...Option) (func(
 			}
 			parts = append(parts, s)
 		}
-		return join(prefix, name, parts, maxLen)
+		return join(prefix, name, parts)
 	}, nil
 }
 
@@ -96,12 +101,12 @@ const (
 // fieldPath is a compiled path: the field indexes to follow, with the
 // pointers to dereference on the way, and how to format the leaf.
 type fieldPath struct {
-	src   string
-	steps []fieldStep
-	leaf  leafKind
-	bits  int  // of a float leaf
-	addr  bool // the leaf's pointer implements the interface, not the leaf
-	deref bool // the leaf itself is a pointer to dereference first
+	src    string
+	steps  []fieldStep
+	leaf   leafKind
+	bits   int  // of a float leaf
+	addr   bool // the leaf's pointer implements the interface, not the leaf
+	derefs int  // pointers to dereference after the last step
 }
 
 type fieldStep struct {
@@ -144,13 +149,35 @@ func compileField(t reflect.Type, path string) (fieldPath, error) {
 		cur = f.Type
 	}
 	leaf := cur
-	if leaf.Kind() == reflect.Pointer && !leaf.Implements(textMarshaler) && !leaf.Implements(stringer) {
-		leaf, fp.deref = leaf.Elem(), true
+	for leaf.Kind() == reflect.Pointer {
+		leaf = leaf.Elem()
+		fp.derefs++
+	}
+	if f, ok := wrapperValue(leaf); ok {
+		fp.steps = append(fp.steps, fieldStep{ptrs: fp.derefs, index: f.Index})
+		leaf, fp.derefs = f.Type, 0
 	}
 	if !fp.compileLeaf(leaf) {
 		return bad("%v is not a scalar; key parts must be scalars", leaf)
 	}
 	return fp, nil
+}
+
+// wrapperValue returns the Value field of a well-known proto wrapper
+// message type (wrapperspb.Int64Value and the others), found by name so
+// that this package links no protobuf: grpclock keys such a field by its
+// value, a set wrapper's zero included, and prototext (the wrappers'
+// String) is not stable.
+func wrapperValue(t reflect.Type) (reflect.StructField, bool) {
+	if t.Kind() != reflect.Struct || t.PkgPath() != "google.golang.org/protobuf/types/known/wrapperspb" {
+		return reflect.StructField{}, false
+	}
+	switch t.Name() {
+	case "DoubleValue", "FloatValue", "Int64Value", "UInt64Value", "Int32Value", "UInt32Value", "BoolValue",
+		"StringValue", "BytesValue":
+		return t.FieldByName("Value")
+	}
+	return reflect.StructField{}, false
 }
 
 // compileLeaf picks how a leaf of type leaf is formatted, in the order the
@@ -190,6 +217,9 @@ func (fp *fieldPath) compileLeaf(leaf reflect.Type) bool {
 }
 
 func (fp *fieldPath) compileStringer(leaf reflect.Type) bool {
+	if _, ok := reflect.PointerTo(leaf).MethodByName("ProtoReflect"); ok {
+		return false // a proto message: its String (prototext) is not stable
+	}
 	switch {
 	case leaf.Implements(stringer):
 		fp.leaf = leafStringer
@@ -204,19 +234,19 @@ func (fp *fieldPath) compileStringer(leaf reflect.Type) bool {
 // value returns the part of v (addressable) at the path.
 func (fp *fieldPath) value(v reflect.Value, maxPartLen int) (string, error) {
 	for _, s := range fp.steps {
-		for range s.ptrs {
-			if v.IsNil() {
-				return "", fp.missing()
-			}
-			v = v.Elem()
-		}
-		v = v.FieldByIndex(s.index)
-	}
-	if fp.deref {
-		if v.IsNil() {
+		if v = deref(v, s.ptrs); !v.IsValid() {
 			return "", fp.missing()
 		}
-		v = v.Elem()
+		var err error
+		if v, err = v.FieldByIndexErr(s.index); err != nil {
+			return "", fp.missing() // through a nil embedded pointer
+		}
+	}
+	if v = deref(v, fp.derefs); !v.IsValid() {
+		return "", fp.missing()
+	}
+	if fp.leaf == leafBytes && v.Len() > maxPartLen { // the cap is on the bytes
+		return "", tooLong(fp.src, v.Len(), maxPartLen)
 	}
 	s, err := fp.format(v)
 	switch {
@@ -224,10 +254,21 @@ func (fp *fieldPath) value(v reflect.Value, maxPartLen int) (string, error) {
 		return "", err
 	case s == "":
 		return "", fp.missing()
-	case len(s) > maxPartLen:
+	case fp.leaf != leafBytes && len(s) > maxPartLen:
 		return "", tooLong(fp.src, len(s), maxPartLen)
 	}
 	return s, nil
+}
+
+// deref follows n pointers from v; the zero Value when one is nil.
+func deref(v reflect.Value, n int) reflect.Value {
+	for range n {
+		if v.IsNil() {
+			return reflect.Value{}
+		}
+		v = v.Elem()
+	}
+	return v
 }
 
 // format formats the leaf v.

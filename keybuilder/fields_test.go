@@ -133,13 +133,6 @@ func TestFields_escapingAndLength(t *testing.T) {
 	if len(long) > keybuilder.DefaultMaxKeyLen {
 		t.Fatalf("long key of %d bytes", len(long))
 	}
-	short, err := keybuilder.Fields[account]("lock4go", "acct", []string{"ID"}, keybuilder.WithMaxKeyLen(100))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if k, _ := short(account{ID: strings.Repeat("x", 200)}); len(k) > 100 {
-		t.Fatalf("WithMaxKeyLen(100): key of %d bytes", len(k))
-	}
 	one, err := keybuilder.Fields[account]("lock4go", "all", nil)
 	if err != nil {
 		t.Fatal(err)

@@ -65,8 +65,11 @@ func NewHTTP(prefix, name string, exprs []string, opts ...Option) (*HTTP, error)
 			}
 		}
 		var segs []jsonSeg
-		if e.Kind == keys.KindJSON {
+		switch e.Kind {
+		case keys.KindJSON:
 			segs = jsonSegs(e.Path)
+		case keys.KindQuery: // the member of a JSON body that rivals it
+			segs = jsonSegs([]string{e.Arg})
 		}
 		b.exprs = append(b.exprs, e)
 		b.funcs = append(b.funcs, f)
@@ -80,9 +83,9 @@ func NewHTTP(prefix, name string, exprs []string, opts ...Option) (*HTTP, error)
 // part cap or not in a form its expression can key, and an error wrapping
 // executor.ErrInvalidConfig when the builder does not fit the route: no
 // name and no route pattern, or a path.<name> whose wildcard the route
-// lacks (or a handler not routed by a pattern at all). json. and form. expressions,
-// and query. expressions on urlencoded or multipart bodies, replace r.Body
-// by a reader of the same bytes.
+// lacks (or a handler not routed by a pattern at all). json. and form.
+// expressions, and query. expressions beside a form or JSON body, replace
+// r.Body by a reader of the same bytes.
 func (b *HTTP) Key(r *http.Request) (string, error) {
 	name := b.name
 	if name == "" {
@@ -101,7 +104,7 @@ func (b *HTTP) Key(r *http.Request) (string, error) {
 		}
 		parts = append(parts, v)
 	}
-	return join(b.prefix, name, parts, b.opts.maxKeyLen)
+	return join(b.prefix, name, parts)
 }
 
 // errNoPattern is the error of a request without a route pattern to a
@@ -152,6 +155,27 @@ type httpState struct {
 	body     *body
 	bodyErr  error
 	bodyRead bool
+	form     bodyForm
+	boundary string
+	formRead bool
+}
+
+// queryValues returns r's query, parsed once per request.
+func (st *httpState) queryValues(r *http.Request) url.Values {
+	if st.query == nil {
+		st.query = r.URL.Query()
+	}
+	return st.query
+}
+
+// formOf returns how net/http parses r's body as a form ([formOf]),
+// decided once per request.
+func (st *httpState) formOf(r *http.Request) (bodyForm, string) {
+	if !st.formRead {
+		st.form, st.boundary = formOf(r)
+		st.formRead = true
+	}
+	return st.form, st.boundary
 }
 
 func (b *HTTP) part(r *http.Request, i int, st *httpState) (string, error) {
@@ -173,6 +197,9 @@ func (b *HTTP) part(r *http.Request, i int, st *httpState) (string, error) {
 		if v, err = keys.Convert(e.Conv, v); err != nil {
 			return "", partErr(e.Src, err)
 		}
+		if v == "" { // base64 of no bytes
+			return "", missing(e.Src)
+		}
 	}
 	return v, nil
 }
@@ -184,16 +211,11 @@ func (b *HTTP) value(r *http.Request, i int, st *httpState) (string, error) {
 	case keys.KindPath:
 		return r.PathValue(e.Arg), nil
 	case keys.KindQuery:
-		if st.query == nil {
-			st.query = r.URL.Query()
+		v, err := single(st.queryValues(r)[e.Arg], "query parameter", e.Arg)
+		if err != nil || v == "" {
+			return "", err
 		}
-		v := st.query.Get(e.Arg)
-		if v != "" && isForm(r) {
-			if err := b.notInForm(r, e.Arg, st); err != nil {
-				return "", err
-			}
-		}
-		return v, nil
+		return v, b.notInBody(r, i, st)
 	case keys.KindHeader:
 		if vs := r.Header[e.Arg]; len(vs) > 0 {
 			return vs[0], nil
@@ -206,13 +228,19 @@ func (b *HTTP) value(r *http.Request, i int, st *httpState) (string, error) {
 		return r.Method, nil
 	case keys.KindIP:
 		return clientIP(r, &b.opts)
-	case keys.KindForm, keys.KindJSON:
+	case keys.KindForm:
 		body, err := b.body(r, st)
 		if err != nil {
 			return "", err
 		}
-		if e.Kind == keys.KindForm {
-			return body.formValue(r, e.Arg)
+		return body.formValue(r, e.Arg, st)
+	case keys.KindJSON:
+		if err := checkJSONRequest(r); err != nil {
+			return "", err
+		}
+		body, err := b.body(r, st)
+		if err != nil {
+			return "", err
 		}
 		return jsonValue(body.data, b.segs[i], e.Conv)
 	case keys.KindFunc:
@@ -230,22 +258,43 @@ func (b *HTTP) body(r *http.Request, st *httpState) (*body, error) {
 	return st.body, st.bodyErr
 }
 
-// notInForm returns an error when the form body of r has a field named
-// name, like the query parameter being read: r.FormValue reads the body's
-// value first for urlencoded bodies, so the handler could act on another
-// value than the one locked (and r.PostFormValue reads the body's for
-// multipart ones too). A body that cannot be read is an error too.
-func (b *HTTP) notInForm(r *http.Request, name string, st *httpState) error {
+// notInBody returns an error when a handler may read the query parameter
+// of expression i from r's body instead of (or over) the query (see
+// [rivalOf]): a form body with a field of that name (even empty), a JSON
+// body with a top-level member of that name (ignoring case, as
+// encoding/json matches struct fields; null aside), or a body the builder
+// cannot look into. A body that cannot be read or parsed is an error too.
+func (b *HTTP) notInBody(r *http.Request, i int, st *httpState) error {
+	name := b.exprs[i].Arg
+	form, _ := st.formOf(r)
+	rival := rivalOf(r, form)
+	switch rival {
+	case rivalNone:
+		return nil
+	case rivalOpaque:
+		return fmt.Errorf("query parameter %q beside a %.60q body, which binders read over the query: %w",
+			name, contentType(r), executor.ErrInvalidKey)
+	}
 	body, err := b.body(r, st)
 	if err != nil {
-		return fmt.Errorf("cannot check that the form body has no field %q: %w", name, err)
+		return fmt.Errorf("cannot check that the body has no field %q: %w", name, err)
 	}
-	_, has, err := body.formField(r, name)
-	if err != nil {
-		return err
+	has := false
+	if rival == rivalForm {
+		vs, err := body.formField(r, name, st)
+		if err != nil {
+			return err
+		}
+		has = len(vs) > 0
+	} else if len(body.data) > 0 {
+		raw, err := jsonFind(body.data, b.segs[i])
+		if err != nil {
+			return err
+		}
+		has = raw != nil && string(raw) != "null"
 	}
 	if has {
-		return fmt.Errorf("query parameter %q is in the form body too: ambiguous (r.FormValue reads the body's): %w", name, executor.ErrInvalidKey)
+		return fmt.Errorf("query parameter %q is in the body too: ambiguous (r.FormValue, gin and echo read the body's): %w", name, executor.ErrInvalidKey)
 	}
 	return nil
 }

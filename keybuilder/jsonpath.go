@@ -36,9 +36,9 @@ func jsonValue(data []byte, segs []jsonSeg, c keys.Conv) (string, error) {
 }
 
 // jsonScalar formats the valid JSON value raw as a key part read as c:
-// strings as they are (or as numbers, for |int and |float), numbers by
-// value (see keys.NumberPart), booleans as "true" or "false" (an error for
-// |int and |float), null as missing.
+// strings as they are (or as numbers, for |int and |float, or bytes, for
+// |base64), numbers by value (see keys.NumberPart), booleans as "true" or
+// "false" (an error for a conversion), null as missing.
 func jsonScalar(raw []byte, c keys.Conv) (string, error) {
 	switch raw[0] {
 	case 'n':
@@ -51,7 +51,7 @@ func jsonScalar(raw []byte, c keys.Conv) (string, error) {
 		return keys.Convert(c, x)
 	case 't', 'f':
 		if c != keys.ConvNone {
-			return "", fmt.Errorf("is a JSON boolean, not a number: %w", executor.ErrInvalidKey)
+			return "", fmt.Errorf("is a JSON boolean, not a number or base64 text: %w", executor.ErrInvalidKey)
 		}
 		return string(raw), nil
 	case '{', '[':

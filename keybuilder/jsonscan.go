@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/lock4go/lock4go/executor"
+	"github.com/lock4go/lock4go/internal/keys"
 )
 
 // maxJSONDepth is encoding/json's nesting limit: json.Valid refuses deeper
@@ -14,11 +15,13 @@ const maxJSONDepth = 10000
 
 var errNotJSON = fmt.Errorf("body is not JSON: %w", executor.ErrInvalidKey)
 
-// jsonSeg is one segment of a json. path: a member name, and the array
-// index it also means when it reads as one (as strconv.Atoi reads it).
+// jsonSeg is one segment of a json. path: a member name, the array index
+// it also means when it reads as one (as strconv.Atoi reads it), and the
+// integer it means as the key of a map[int]T.
 type jsonSeg struct {
 	name  []byte
-	index int // -1: not an index
+	index int    // -1: not an index
+	num   string // the integer in one form (keys.IntPart), "" if none
 }
 
 func jsonSegs(path []string) []jsonSeg {
@@ -28,6 +31,7 @@ func jsonSegs(path []string) []jsonSeg {
 		if n, err := strconv.Atoi(p); err == nil && n >= 0 {
 			segs[i].index = n
 		}
+		segs[i].num, _ = keys.IntPart(p)
 	}
 	return segs
 }
@@ -354,27 +358,46 @@ func (s *jsonScanner) member() (onPath bool, level int, ok bool) {
 		return false, 0, false
 	}
 	s.i++
-	if f == nil || !s.nameMatches(name, esc, s.segs[f.level].name) {
+	if f == nil || !s.nameMatches(name, esc, &s.segs[f.level]) {
 		return false, 0, true
 	}
 	f.matches++
 	if f.matches > 1 && s.ambiguous == nil {
-		s.ambiguous = fmt.Errorf("JSON object has %d or more members named %q (ignoring case): ambiguous: %w",
+		s.ambiguous = fmt.Errorf("JSON object has %d or more members named %q (ignoring case, or as the same integer): ambiguous: %w",
 			f.matches, s.segs[f.level].name, executor.ErrInvalidKey)
 	}
 	return true, f.level + 1, true
 }
 
-// nameMatches reports whether the member name raw (between its quotes,
-// escaped if esc) equals seg ignoring case, as encoding/json matches
-// struct fields (bytes.EqualFold on the unescaped name).
-func (s *jsonScanner) nameMatches(raw []byte, esc bool, seg []byte) bool {
+// nameMatches reports whether a decoder may take the member name raw
+// (between its quotes, escaped if esc) for seg: equal ignoring case, as
+// encoding/json matches struct fields (bytes.EqualFold on the unescaped
+// name, as its foldName does), or, for a segment that is an integer, the
+// same integer, as encoding/json reads the keys of a map[int]T ("07" and
+// "+7" are 7, and the last of them wins).
+func (s *jsonScanner) nameMatches(raw []byte, esc bool, seg *jsonSeg) bool {
 	if !esc {
 		// Invalid UTF-8 compares as U+FFFD, as in the unescaped name.
-		return bytes.EqualFold(raw, seg)
+		if bytes.EqualFold(raw, seg.name) {
+			return true
+		}
+		if seg.num == "" {
+			return false
+		}
+		return sameInt(raw, seg.num)
 	}
 	s.scratch = unquote(s.scratch[:0], raw)
-	return bytes.EqualFold(s.scratch, seg)
+	return bytes.EqualFold(s.scratch, seg.name) || seg.num != "" && sameInt(s.scratch, seg.num)
+}
+
+// sameInt reports whether name reads as the integer num (in the form
+// keys.IntPart gives).
+func sameInt(name []byte, num string) bool {
+	if len(name) == 0 || !(name[0] >= '0' && name[0] <= '9' || name[0] == '+' || name[0] == '-') {
+		return false
+	}
+	n, err := keys.IntPart(string(name))
+	return err == nil && n == num
 }
 
 // ws skips whitespace.

@@ -129,7 +129,9 @@ func disagreements(t *testing.T, expr string, h idHandler) []string {
 		if !ok {
 			continue
 		}
-		key, err := kb.Key(httptest.NewRequest("POST", "/", strings.NewReader(body)))
+		r := httptest.NewRequest("POST", "/", strings.NewReader(body))
+		r.Header.Set("Content-Type", "application/json")
+		key, err := kb.Key(r)
 		if err != nil {
 			if !errors.Is(err, executor.ErrInvalidKey) {
 				t.Errorf("body %s: Key error %v", body, err)
@@ -205,7 +207,9 @@ func TestHTTP_Key_jsonStringsAsTheyAre(t *testing.T) {
 	}
 	keys := map[string]bool{}
 	for _, body := range []string{`{"id":"42"}`, `{"id":"042"}`, `{"id":"0042"}`} {
-		k, err := kb.Key(httptest.NewRequest("POST", "/", bytes.NewBufferString(body)))
+		r := httptest.NewRequest("POST", "/", bytes.NewBufferString(body))
+		r.Header.Set("Content-Type", "application/json")
+		k, err := kb.Key(r)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,12 +10,15 @@ import (
 )
 
 const (
-	// DefaultMaxKeyLen is the default maximum length in bytes of a key the
-	// builders build; longer keys are replaced by a prefix and a hash. It is
-	// below the Template's hard limit (lock4go.MaxKeyLen, 1024), which
-	// refuses longer keys whoever built them, so that the names a backend
-	// derives from a key (fencing counters, void markers, escaped node
-	// paths) stay short. [WithMaxKeyLen] raises it up to that limit.
+	// DefaultMaxKeyLen is the length in bytes above which every builder
+	// ([HTTP], [Fields], [Join], package grpclock) replaces a key by its
+	// hashed form, a prefix and name and a SHA-256: the same length for
+	// all, so that one prefix, name and parts give one key whoever builds
+	// it. It is below the Template's hard limit (lock4go.MaxKeyLen, 1024),
+	// which refuses longer keys whoever built them, so that the names a
+	// backend derives from a key (fencing counters, void markers, escaped
+	// node paths) stay short. It is also the default longest key a
+	// builder may build; [WithMaxKeyLen] raises that for long names.
 	DefaultMaxKeyLen = 512
 
 	// DefaultMaxPartLen is the default maximum length in bytes of one key
@@ -26,8 +29,8 @@ const (
 	DefaultMaxPartLen = 64 << 10
 
 	// DefaultMaxBodyBytes is the default maximum number of body bytes read
-	// for json. and form. expressions, and for query. expressions on form
-	// bodies.
+	// for json. and form. expressions, and for query. expressions beside a
+	// form or JSON body.
 	DefaultMaxBodyBytes = 1 << 20
 
 	// DefaultClientIPHeader is the forwarding header the ip expression reads
@@ -72,15 +75,20 @@ func (o *options) fail(format string, args ...any) {
 	}
 }
 
-// WithMaxKeyLen sets the maximum key length in bytes (default
-// [DefaultMaxKeyLen]); longer keys are replaced by their hashed form. n must
-// leave room for the prefix, the escaped name and 66 bytes of hash, and must
-// not exceed the Template's own limit (lock4go.MaxKeyLen, 1024), which would
-// reject the longer keys: a larger n is a construction error.
+// WithMaxKeyLen sets the longest key in bytes the builder may build
+// (default [DefaultMaxKeyLen]), for a prefix and name so long that their
+// hashed keys need more than DefaultMaxKeyLen bytes: n must leave room for
+// the prefix, the escaped name and 66 bytes of hash. It does not change
+// which keys are hashed (those longer than DefaultMaxKeyLen, whatever n):
+// a builder with another limit builds the same key for the same parts, so
+// the two exclude each other. n must be in DefaultMaxKeyLen..1024 (the
+// Template's own limit, lock4go.MaxKeyLen); another n is a construction
+// error.
 func WithMaxKeyLen(n int) Option {
 	return func(o *options) {
-		if n <= 0 || n > maxKeyLen {
-			o.fail("max key length %d is not in 1..%d", n, maxKeyLen)
+		if n < DefaultMaxKeyLen || n > maxKeyLen {
+			o.fail("max key length %d is not in %d..%d (keys longer than %d bytes are hashed whatever the limit, so that every builder builds one key)",
+				n, DefaultMaxKeyLen, maxKeyLen, DefaultMaxKeyLen)
 			return
 		}
 		o.maxKeyLen = n
@@ -101,9 +109,10 @@ func WithMaxPartLen(n int) Option {
 }
 
 // WithMaxBodyBytes sets how many body bytes json. and form. expressions, and
-// query. expressions on form bodies, read at most (default
+// query. expressions beside a form or JSON body, read at most (default
 // [DefaultMaxBodyBytes]). A longer body is an error wrapping
-// executor.ErrInvalidKey.
+// executor.ErrInvalidKey whose chain holds an *http.MaxBytesError, as an
+// outer http.MaxBytesReader's does: failure.HTTPStatus answers it 413.
 func WithMaxBodyBytes(n int64) Option {
 	return func(o *options) {
 		if n <= 0 {

@@ -4,12 +4,20 @@ import (
 	"testing"
 
 	"github.com/lock4go/lock4go"
+	"github.com/lock4go/lock4go/internal/keys"
 )
 
 // WithMaxKeyLen is capped at the Template's own limit, which rejects longer
-// keys; the two constants must agree.
+// keys, and keys are hashed above DefaultMaxKeyLen: the constants must
+// agree.
 func TestMaxKeyLen_matchesTemplate(t *testing.T) {
 	if maxKeyLen != lock4go.MaxKeyLen {
 		t.Fatalf("keybuilder caps keys at %d bytes, the Template at %d", maxKeyLen, lock4go.MaxKeyLen)
+	}
+	if keys.MaxLen != lock4go.MaxKeyLen {
+		t.Fatalf("Join caps keys at %d bytes, the Template at %d", keys.MaxLen, lock4go.MaxKeyLen)
+	}
+	if DefaultMaxKeyLen != keys.HashLen {
+		t.Fatalf("DefaultMaxKeyLen is %d, keys are hashed above %d", DefaultMaxKeyLen, keys.HashLen)
 	}
 }

@@ -48,7 +48,7 @@ func jsonShapes() []shape {
 	deep := strings.Repeat("[", 5000) + strings.Repeat("]", 5000)
 	zeros := fill(`[`, "0", ",", ``, bodyCap-20)
 	n := bytes.Count(zeros, []byte(","))
-	return []shape{
+	shapes := []shape{
 		{name: "zerosBefore", expr: "json.id", body: fill(`{"a":[`, "0", ",", `],"id":42}`, bodyCap)},
 		{name: "membersBefore", expr: "json.id", body: fill(`{`, `"m":0`, ",", `,"id":42}`, bodyCap)},
 		{name: "oneCharAfter", expr: "json.id", body: fill(`{"id":42,`, `"a":1`, ",", `}`, bodyCap)},
@@ -58,7 +58,14 @@ func jsonShapes() []shape {
 		{name: "escapedNamesBefore", expr: "json.id", body: fill(`{`, `"\u0069\u0064x":0`, ",", `,"id":42}`, bodyCap)},
 		{name: "longID", expr: "json.id", body: fill(`{"id":"`, `x`, "", `"}`, bodyCap)},
 	}
+	for i := range shapes {
+		shapes[i].contentType = jsonType
+	}
+	return shapes
 }
+
+// jsonType is the Content-Type of the JSON shapes.
+const jsonType = "application/json"
 
 // formShapes are urlencoded and multipart bodies with many fields before
 // the id: as many as the standard library parses (10000 urlencoded
@@ -134,7 +141,7 @@ func shapeRequest(s shape) *http.Request {
 // url.ParseQuery, or reading a multipart form.
 func baseline(s shape) error {
 	switch {
-	case s.contentType == "":
+	case s.contentType == jsonType:
 		if !json.Valid(s.body) {
 			return fmt.Errorf("%s: not JSON", s.name)
 		}
@@ -149,4 +156,33 @@ func baseline(s shape) error {
 		}
 	}
 	return nil
+}
+
+// BenchmarkKey_small builds keys of the small requests most routes see:
+// a JSON body of a few members, a urlencoded form, and a query parameter
+// beside a form body (which the builder checks for the same name).
+func BenchmarkKey_small(b *testing.B) {
+	cases := []struct {
+		name, expr, contentType, target, body string
+	}{
+		{"json", "json.order.id", jsonType, "/pay", `{"amount":1250,"currency":"EUR","order":{"id":"ord_8f3a","lines":[1,2,3]},"note":"gift"}`},
+		{"form", "form.id", "application/x-www-form-urlencoded", "/pay", "amount=1250&currency=EUR&id=ord_8f3a&note=gift"},
+		{"queryOnForm", "query.id", "application/x-www-form-urlencoded", "/pay?id=ord_8f3a", "amount=1250&currency=EUR&note=gift"},
+	}
+	for _, c := range cases {
+		kb, err := keybuilder.NewHTTP("lock4go", "pay", []string{c.expr})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				r, _ := http.NewRequest("POST", c.target, strings.NewReader(c.body))
+				r.Header.Set("Content-Type", c.contentType)
+				if _, err := kb.Key(r); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

@@ -10,12 +10,14 @@
 //
 //  1. the key <KeyPrefix>:<name>#<parts> is built by the keybuilder package
 //     (KeyPrefix from the Template's Config; for ids that the handler parses
-//     as numbers, use the "|int" or "|float" conversions described there);
+//     as numbers or bytes, use the "|int", "|float" or "|base64"
+//     conversions described there);
 //  2. the lock is taken with Template.Lock on the request's context;
 //  3. if that fails, the failure strategy answers (by default 429 when the
 //     key is busy, 503 when the backend is down, 400 naming the key part a
-//     request lacks, 500 when the route is misconfigured, logged at Error
-//     once per route) and the handler does not run;
+//     request lacks, 413 for a body too large to read for the key, 500
+//     when the route is misconfigured, logged at Error once per route) and
+//     the handler does not run;
 //  4. otherwise the handler runs with a context that carries the lock (a
 //     nested Template.Lock or Do on the same key re-enters it) and that is
 //     cancelled, with cause lock4go.ErrLockLost, if the lock is lost;

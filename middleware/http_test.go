@@ -42,11 +42,14 @@ type result struct {
 	err        error
 }
 
+// post sends a JSON body (json. expressions key only application/json
+// bodies).
 func post(ctx context.Context, c *http.Client, url, body string) result {
 	req, err := http.NewRequestWithContext(ctx, "POST", url, strings.NewReader(body))
 	if err != nil {
 		return result{err: err}
 	}
+	req.Header.Set("Content-Type", "application/json")
 	res, err := c.Do(req)
 	if err != nil {
 		return result{err: err}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/lock4go/lock4go"
 	"github.com/lock4go/lock4go/internal/mwtest"
+	"github.com/lock4go/lock4go/keybuilder"
 	"github.com/lock4go/lock4go/middleware"
 )
 
@@ -141,5 +142,40 @@ func TestHTTP_timeoutHandlerOutside(t *testing.T) {
 	e.WaitEvent(t, lock4go.EventReleased, lock4go.DefaultKeyPrefix+":pay#1")
 	if r := post(t.Context(), srv.Client(), srv.URL+"/fast/1", ""); r.code != http.StatusOK {
 		t.Fatalf("order 1 after the handler returned: %+v", r)
+	}
+}
+
+// TestHTTP_bodyTooLarge: a body over an outer http.MaxBytesReader, or over
+// the builder's own cap, is answered 413 (Content Too Large), not 400: the
+// client's request is fine but for its size.
+func TestHTTP_bodyTooLarge(t *testing.T) {
+	e := mwtest.NewEnv(t)
+	var runs atomic.Int32
+	h := func(w http.ResponseWriter, r *http.Request) { runs.Add(1) }
+	mw := middleware.HTTP(e.Tpl, middleware.Spec{Name: "pay", Keys: []string{"json.id"}},
+		middleware.WithKeyOptions(keybuilder.WithMaxBodyBytes(64)))
+	for _, c := range []struct {
+		name string
+		h    http.Handler
+		body string
+	}{
+		{"outer MaxBytesReader", http.MaxBytesHandler(mw(http.HandlerFunc(h)), 16), `{"id":"7","pad":"xxxxxxxxxxxx"}`},
+		{"the builder's cap", mw(http.HandlerFunc(h)), `{"id":"7","pad":"` + strings.Repeat("x", 100) + `"}`},
+	} {
+		for _, chunked := range []bool{false, true} {
+			r := httptest.NewRequest("POST", "/pay", strings.NewReader(c.body))
+			r.Header.Set("Content-Type", "application/json")
+			if chunked {
+				r.ContentLength = -1 // read before refused
+			}
+			w := httptest.NewRecorder()
+			c.h.ServeHTTP(w, r)
+			if w.Code != http.StatusRequestEntityTooLarge {
+				t.Errorf("%s (chunked %v): got %d %q, want 413", c.name, chunked, w.Code, w.Body)
+			}
+		}
+	}
+	if runs.Load() != 0 {
+		t.Fatal("the handler ran without a key")
 	}
 }

@@ -15,10 +15,11 @@ import (
 //
 // Limits a request meets while its key is built (see package keybuilder):
 // the body is read up to [keybuilder.DefaultMaxBodyBytes] (1 MiB) for
-// json., form. and query-on-form expressions; a part longer than
-// [keybuilder.DefaultMaxPartLen] (64 KiB, before escaping) is refused with
-// 400; a key longer than [keybuilder.DefaultMaxKeyLen] (512 bytes) is
-// hashed. [WithKeyOptions] changes them.
+// json., form. and query-beside-a-body expressions, a longer one refused
+// with 413; a part longer than [keybuilder.DefaultMaxPartLen] (64 KiB,
+// before escaping) is refused with 400; a key longer than
+// [keybuilder.DefaultMaxKeyLen] (512 bytes) is hashed. [WithKeyOptions]
+// changes the caps.
 type Spec struct {
 	// Name is the key's name part. Zero means the route pattern
 	// (r.Pattern, so wrap the handler you register on the http.ServeMux).

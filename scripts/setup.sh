@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the servers the tests start for real (redis-server, redis-cli,
-# redis-sentinel, ZooKeeper, etcd, etcdctl, a Java runtime, PostgreSQL and
-# PgBouncer), Apache
+# redis-sentinel, ZooKeeper, etcd, etcdctl, a Java runtime, PostgreSQL,
+# PgBouncer and MariaDB), libfaketime (clock tests), Apache
 # Curator and a JDK (the ZooKeeper interop tests compile and run a Java
 # Curator client), and the
 # headless browser of the /debug/locks test (chromium) from Debian packages
@@ -23,6 +23,9 @@ have_all() {
 		command -v chromium >/dev/null 2>&1 &&
 		command -v pgbouncer >/dev/null 2>&1 &&
 		compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null &&
+		command -v mariadbd >/dev/null 2>&1 &&
+		command -v mariadb-install-db >/dev/null 2>&1 &&
+		command -v faketime >/dev/null 2>&1 &&
 		[ -f "$zk_jar" ] &&
 		[ -f "$curator_jar" ]
 }
@@ -32,7 +35,7 @@ if have_all; then
 fi
 
 if ! command -v apt-get >/dev/null 2>&1; then
-	echo "setup.sh: apt-get not found; install redis-server, redis-tools, redis-sentinel, zookeeper, etcd-server, etcd-client, postgresql, pgbouncer, chromium, libcurator-recipes-java and a JDK by hand" >&2
+	echo "setup.sh: apt-get not found; install redis-server, redis-tools, redis-sentinel, zookeeper, etcd-server, etcd-client, postgresql, pgbouncer, mariadb-server, faketime, chromium, libcurator-recipes-java and a JDK by hand" >&2
 	exit 1
 fi
 
@@ -61,7 +64,9 @@ fi
 # postgresql brings the server, initdb, pg_stat_statements and the user
 # "postgres" the tests run it as when they run as root (it refuses root);
 # PgBouncer runs as that user too.
-packages=(redis-server redis-tools redis-sentinel zookeeper etcd-server etcd-client postgresql pgbouncer chromium libcurator-recipes-java)
+# mariadb-server brings mariadbd, mariadb-install-db and the user "mysql"
+# the tests run it as when they run as root; faketime brings libfaketime.
+packages=(redis-server redis-tools redis-sentinel zookeeper etcd-server etcd-client postgresql pgbouncer mariadb-server faketime chromium libcurator-recipes-java)
 if ! command -v javac >/dev/null 2>&1; then
 	packages+=(default-jdk-headless)
 fi
@@ -71,7 +76,7 @@ echo "setup.sh: installing ${packages[*]}" >&2
 "${sudo[@]}" apt-get install -y -q --no-install-recommends "${packages[@]}"
 
 if ! have_all; then
-	echo "setup.sh: still missing a server after install (need redis-server, redis-cli, redis-sentinel, etcd, etcdctl, java, chromium, pgbouncer, PostgreSQL's initdb, $zk_jar)" >&2
+	echo "setup.sh: still missing a server after install (need redis-server, redis-cli, redis-sentinel, etcd, etcdctl, java, chromium, pgbouncer, PostgreSQL's initdb, mariadbd, faketime, $zk_jar)" >&2
 	exit 1
 fi
 echo "setup.sh: servers installed" >&2

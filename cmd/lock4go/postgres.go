@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"log/slog"
 	"net"
 	"regexp"
@@ -14,9 +16,10 @@ import (
 	pgexec "github.com/lock4go/lock4go/executors/postgres"
 )
 
-// dialPostgres connects to --postgres and checks that it answers a query.
-// The schema is the one Migrate created for --postgres-table and
-// --postgres-schema; the tool never creates it.
+// dialPostgres connects to --postgres and checks that it answers a query,
+// then that the role may use what Migrate created for --postgres-table and
+// --postgres-schema (postgres.Check): a missing schema, object or grant
+// stops the tool with what to run. The tool never creates anything.
 func dialPostgres(ctx context.Context, c *connFlags) (*backend, error) {
 	cfg, err := pgxpool.ParseConfig(postgresURL(c.postgres))
 	if err != nil {
@@ -45,10 +48,19 @@ func dialPostgres(ctx context.Context, c *connFlags) (*backend, error) {
 		pool.Close()
 		return nil, connectErr(ctx, "postgres", []string{addr}, c.timeout, err)
 	}
-	e, err := pgexec.New(pool, pgexec.Options{Table: c.pgTable, Schema: c.pgSchema, Logger: slog.New(slog.DiscardHandler)})
+	opts := pgexec.Options{Table: c.pgTable, Schema: c.pgSchema, Logger: slog.New(slog.DiscardHandler)}
+	e, err := pgexec.New(pool, opts)
 	if err != nil {
 		pool.Close()
 		return nil, usagef("%v", err)
+	}
+	if err := pgexec.Check(ctx, pool, opts); err != nil {
+		_ = e.Close()
+		pool.Close()
+		if errors.Is(err, executor.ErrInvalidConfig) {
+			return nil, fmt.Errorf("postgres %s: %w", addr, err)
+		}
+		return nil, connectErr(ctx, "postgres", []string{addr}, c.timeout, err)
 	}
 	return &backend{kind: "postgres", addr: addr, exec: e, breakNote: postgresNote, close: func() {
 		_ = e.Close()

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -51,4 +52,26 @@ func pgCase() backendCase {
 		t.Cleanup(func() { _ = e.Close(); pool.Close() })
 		return e
 	}}
+}
+
+// TestPostgres_missingGrants: a role without rights on the lock tables is
+// stopped when the tool connects, with the GRANT statements to run,
+// instead of failing later, call by call.
+func TestPostgres_missingGrants(t *testing.T) {
+	testserver.Check(t, pgErr)
+	pool, err := pgxpool.New(t.Context(), testserver.PostgresDSN(pgSrv.Addr()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	if _, err := pool.Exec(t.Context(), "DROP ROLE IF EXISTS cli_norights; CREATE ROLE cli_norights LOGIN"); err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Exec(context.WithoutCancel(t.Context()), "DROP ROLE IF EXISTS cli_norights")
+	dsn := strings.Replace(testserver.PostgresDSN(pgSrv.Addr()), "postgres@", "cli_norights@", 1)
+	r := runCLI(t, "", nil, "inspect", "--postgres", dsn, "k")
+	wantCode(t, r, exitFailure)
+	if want := `GRANT SELECT, INSERT, UPDATE, DELETE ON TABLE lock4go_locks TO "cli_norights";`; !strings.Contains(r.stderr, want) {
+		t.Fatalf("stderr %q lacks %q", r.stderr, want)
+	}
 }

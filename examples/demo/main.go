@@ -105,6 +105,9 @@ func run(ctx context.Context, cfg config) error {
 	if err := outcome(res, st, lost); err != nil {
 		return err
 	}
+	if err := showJobs(ctx, cfg, svcs); err != nil {
+		return err
+	}
 	if cfg.linger > 0 {
 		return linger(ctx, cfg, b, svcs, dbg.URL)
 	}

@@ -103,6 +103,7 @@ func Run(t *testing.T, f Factory, o Options) {
 		{"SharedExpiry", s.testSharedExpiry},
 		{"SharedCancelledWaiter", s.testSharedCancelledWaiter},
 		{"PermitCancelledWaiter", s.testPermitCancelledWaiter},
+		{"ReleaseAfter", s.testReleaseAfter},
 		{"Close", s.testClose},
 	}
 	for _, tc := range tests {

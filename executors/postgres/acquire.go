@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5/pgconn"
 
@@ -57,7 +55,7 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 	if err := req.Validate(); err != nil {
 		return nil, fmt.Errorf("postgres: acquire: %w", err)
 	}
-	if err := checkKey(req.Key); err != nil {
+	if err := validKey("acquire", req.Key); err != nil {
 		return nil, err
 	}
 	if e.isClosed() {
@@ -65,6 +63,9 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 	}
 	if ctx.Err() != nil {
 		return nil, fmt.Errorf("postgres: acquire %q: %w", req.Key, executor.GaveUp(ctx))
+	}
+	if err := e.checkFirst(ctx); err != nil {
+		return nil, e.checkFailed(ctx, req.Key, err)
 	}
 	e.startSweeper()
 	if req.Wait && !req.Shared && req.Permits == 0 && e.busyLocally(req.Key) {
@@ -109,8 +110,10 @@ func (e *Executor) answer(ctx context.Context, l *lease, req executor.Request, c
 		return nil, errKind(req)
 	case err == nil:
 		return nil, fmt.Errorf("postgres: acquire %q: unexpected answer %d: %w", req.Key, code, executor.ErrBackend)
-	case missingSchema(err):
-		return nil, fmt.Errorf("postgres: acquire %q: %w: %w (run postgres.Migrate with the same Table and Schema)", req.Key, executor.ErrInvalidConfig, err)
+	}
+	if cerr := configError(err, e.fix); cerr != nil {
+		// The server refused the statement: nothing was written.
+		return nil, fmt.Errorf("postgres: acquire %q: %w", req.Key, cerr)
 	}
 	if !wrote(err) {
 		return nil, acquireErr(ctx, req.Key, err)
@@ -156,14 +159,17 @@ func (e *Executor) try(ctx context.Context, l *lease, req executor.Request) (int
 // lease runs from when the statement ran, and waiting for a connection
 // (or dialling one) must not eat it. A connection that could not be had
 // sent nothing: its error wraps errNotSent.
+//
+// The wait for a connection ends with ctx (nothing was sent: no grace for
+// a cancelled caller); the statement runs on [Executor.callContext].
 func (e *Executor) acquireInt(ctx context.Context, l *lease, sql string, args ...any) (int64, error) {
-	ctx, cancel := e.callContext(ctx)
-	defer cancel()
 	conn, err := e.pool.Acquire(ctx)
 	if err != nil {
-		return 0, fmt.Errorf("%w: %w", errNotSent, err)
+		return 0, e.noConnection(ctx, err)
 	}
 	defer conn.Release()
+	ctx, cancel := e.callContext(ctx)
+	defer cancel()
 	l.start = time.Now()
 	var v int64
 	err = conn.QueryRow(ctx, sql, append([]any{pgxExec}, args...)...).Scan(&v)
@@ -173,15 +179,27 @@ func (e *Executor) acquireInt(ctx context.Context, l *lease, sql string, args ..
 // errNotSent marks a statement that was never sent: no connection.
 var errNotSent = errors.New("postgres: no connection")
 
-// checkKey refuses keys that PostgreSQL's text or its indexes cannot hold.
-func checkKey(key string) error {
-	switch {
-	case len(key) > maxKeyLen:
-		return fmt.Errorf("postgres: acquire: key of %d bytes, longer than %d: %w", len(key), maxKeyLen, executor.ErrInvalidKey)
-	case !utf8.ValidString(key):
-		return fmt.Errorf("postgres: acquire %q: not valid UTF-8: %w", key, executor.ErrInvalidKey)
-	case strings.IndexByte(key, 0) >= 0:
-		return fmt.Errorf("postgres: acquire %q: contains NUL: %w", key, executor.ErrInvalidKey)
+// errPoolFull marks a statement that was never sent because every
+// connection of the pool stayed in use until its context ended.
+var errPoolFull = fmt.Errorf("%w: the pool had no free connection", errNotSent)
+
+// noConnection is the error of a statement for which the pool gave no
+// connection: errPoolFull, with the pool's count, when ctx ended while all
+// of its connections were in use; errNotSent otherwise (a failed dial).
+func (e *Executor) noConnection(ctx context.Context, err error) error {
+	st := e.pool.Stat()
+	if ctx.Err() != nil && st.AcquiredConns() >= st.MaxConns() {
+		return fmt.Errorf("%w (all %d of its MaxConns in use) before the attempt's deadline: %w", errPoolFull, st.MaxConns(), err)
+	}
+	return fmt.Errorf("%w: %w", errNotSent, err)
+}
+
+// validKey refuses, before any round trip, a key that PostgreSQL's text
+// or its indexes cannot hold (empty, over 2048 bytes, NUL, invalid UTF-8):
+// the same check for every call that takes a key.
+func validKey(op, key string) error {
+	if err := executor.ValidateKey(key, maxKeyLen); err != nil {
+		return fmt.Errorf("postgres: %s: %w", op, err)
 	}
 	return nil
 }
@@ -224,6 +242,12 @@ func errKind(req executor.Request) error {
 
 // acquireErr reports an acquire round trip of key that failed with err, or
 // that the caller abandoned, as [executor.AttemptError] classifies it.
+// An attempt that got no connection from a full pool before its deadline
+// is [executor.ErrBackend] saying so: nothing was sent, so no database was
+// slow to answer.
 func acquireErr(ctx context.Context, key string, err error) error {
+	if errors.Is(err, errPoolFull) && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return fmt.Errorf("postgres: acquire %q: %w: %w", key, executor.ErrBackend, err)
+	}
 	return fmt.Errorf("postgres: acquire %q: %w", key, executor.AttemptError(ctx, err))
 }

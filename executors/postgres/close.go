@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/lock4go/lock4go/executor"
 	"github.com/lock4go/lock4go/internal/kit"
@@ -28,15 +29,17 @@ var errClosedHeld = fmt.Errorf("postgres: the lock was held when the executor cl
 //     until its lease ends. Renew and Release of such a lease return an
 //     error wrapping [executor.ErrLockNotHeld].
 //   - It stops the LISTEN connection and the background work and waits
-//     for them: the sweeper, departures from queues, voids of lost
-//     replies (a round in progress finishes; voids waiting for a retry are
-//     dropped with a warning, and their keys stay locked until their lease
-//     ends at worst).
+//     for them: the sweeper, departures from queues, and the voids of lost
+//     replies, which get one more round (a round in progress goes on) that
+//     ends, with every statement in it, [Options.CleanupTimeout] after
+//     Close began. The voids left then are dropped with a warning: no other
+//     executor runs them, and what their acquisitions may have taken, or
+//     take should they still land, stays locked until its lease ends.
 //
 // It does not close the pool: the caller owns it. Close returns within
-// about [Options.CleanupTimeout] plus the statements already in flight,
-// with the errors of the releases that failed. It is idempotent: later
-// calls return nil at once.
+// about one [Options.CleanupTimeout], however many statements are pending
+// and whether or not the database answers, with the errors of the
+// releases that failed. It is idempotent: later calls return nil at once.
 func (e *Executor) Close() error {
 	e.mu.Lock()
 	if e.closed {
@@ -44,6 +47,7 @@ func (e *Executor) Close() error {
 		return nil
 	}
 	e.closed = true
+	e.closeBy.Store(time.Now().Add(e.opts.CleanupTimeout))
 	e.bg.Stop()
 	e.kill()
 	e.mu.Unlock()

@@ -6,7 +6,12 @@
 // through PgBouncer in transaction mode: every operation is one statement
 // standing alone (autocommit), with no session state, advisory lock or
 // prepared statement. The executor never creates tables: run [Migrate]
-// once (or apply the SQL of [Schema] with your own migration tool).
+// once (or apply the SQL of [Schema] with your own migration tool). Its
+// role needs the rights [Grants] prints; [Check] names those it lacks, and
+// the executor runs it before its first acquisition. A wrong
+// configuration (a missing schema, table or right) is an error wrapping
+// executor.ErrInvalidConfig that says what to run, not a backend error to
+// retry.
 //
 // A lock is a row of the table "<Table>_locks" holding its owner, its
 // fencing token and the end of its lease by the database's clock. An

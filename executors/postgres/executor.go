@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -40,6 +41,11 @@ type Executor struct {
 	voids voidQueue        // voids of lost replies
 	held  kit.Held[*lease] // the leases held, for Close
 
+	// checked is set once [Check] passed; checking lets one acquisition at
+	// a time run it until then.
+	checked  atomic.Bool
+	checking chan struct{}
+
 	sweepOnce sync.Once
 	mu        sync.Mutex
 	closed    bool
@@ -48,6 +54,10 @@ type Executor struct {
 	life context.Context
 	kill context.CancelFunc
 	bg   kit.Group // background work: voids, departures, the sweeper, the listener
+
+	// closeBy is when Close's clean-up must end: CleanupTimeout after Close
+	// began. Set before life is cancelled.
+	closeBy kit.Instant
 }
 
 var (
@@ -60,9 +70,13 @@ var (
 
 // New returns an executor that locks through pool, whose tables and
 // functions [Migrate] created (with the same Table and Schema). New never
-// creates, checks or closes the pool, and makes no round trip; the caller
-// owns the pool. It returns an error wrapping [executor.ErrInvalidConfig]
-// for a nil pool, invalid options or a ListenDSN that does not parse.
+// creates or closes the pool, and makes no round trip; the caller owns
+// the pool. The executor's first acquisition runs [Check] first (two
+// read-only statements, once: later ones pay nothing), and fails with its
+// error wrapping [executor.ErrInvalidConfig] when the schema, an object or
+// a right is missing. New returns an error wrapping
+// [executor.ErrInvalidConfig] for a nil pool, invalid options or a
+// ListenDSN that does not parse.
 //
 // Every statement is sent with [pgx.QueryExecModeExec] (the extended
 // protocol with an unnamed statement, one round trip), whatever the pool's
@@ -91,6 +105,7 @@ func New(pool *pgxpool.Pool, opts Options) (*Executor, error) {
 		claimMs: ms(opts.ClaimWindow),
 		queueMs: ms(max(queueTTL, opts.ClaimWindow)),
 	}
+	e.checking = make(chan struct{}, 1)
 	e.life, e.kill = context.WithCancel(context.Background())
 	e.channel = n.channel + e.member
 	e.listener = newListener(e, listenCfg)
@@ -177,8 +192,7 @@ func (e *Executor) callContext(ctx context.Context) (context.Context, context.Ca
 	done := make(chan struct{})
 	stop := context.AfterFunc(ctx, func() {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			cancel()
-			return
+			return // cctx has the same deadline: it ends as timed out, not cancelled
 		}
 		t := time.NewTimer(e.opts.CleanupTimeout)
 		defer t.Stop()
@@ -197,6 +211,17 @@ func (e *Executor) callContext(ctx context.Context) (context.Context, context.Ca
 
 // isClosed reports whether Close has begun.
 func (e *Executor) isClosed() bool { return e.life.Err() != nil }
+
+// cleanupDeadline returns the deadline of a clean-up statement that starts
+// now: CleanupTimeout from now, or Close's, if Close has begun, when that
+// is sooner. ok is false when Close's has passed.
+func (e *Executor) cleanupDeadline(now time.Time) (deadline time.Time, ok bool) {
+	deadline = now.Add(e.opts.CleanupTimeout)
+	if by := e.closeBy.Load(); e.isClosed() && by.Before(deadline) {
+		deadline = by
+	}
+	return deadline, now.Before(deadline)
+}
 
 // closedErr is the error of op on key after Close.
 func closedErr(op, key string) error {

@@ -96,3 +96,20 @@ func rows(t testing.TB, key string) int {
 	}
 	return n
 }
+
+// newPoolWith returns a pool of connections to addr configured by set,
+// closed at the end of the test.
+func newPoolWith(t testing.TB, addr string, set func(*pgxpool.Config)) *pgxpool.Pool {
+	t.Helper()
+	cfg, err := pgxpool.ParseConfig(testserver.PostgresDSN(addr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	set(cfg)
+	pool, err := pgxpool.NewWithConfig(t.Context(), cfg)
+	if err != nil {
+		t.Fatalf("pgxpool.NewWithConfig = %v", err)
+	}
+	t.Cleanup(pool.Close)
+	return pool
+}

@@ -20,8 +20,13 @@ import (
 // queue, for every kind. A key that a release handed to the head of its
 // queue, and that the head has yet to take, has the owner
 // "lock4go:claim:<member>". It returns an error wrapping
-// [executor.ErrLockNotHeld] when nobody holds key.
+// [executor.ErrLockNotHeld] when nobody holds key, and one wrapping
+// [executor.ErrInvalidKey], without a round trip, for a key Acquire
+// refuses.
 func (e *Executor) Inspect(ctx context.Context, key string) (executor.Holder, error) {
+	if err := validKey("inspect", key); err != nil {
+		return executor.Holder{}, err
+	}
 	if e.isClosed() {
 		return executor.Holder{}, closedErr("inspect", key)
 	}
@@ -29,7 +34,7 @@ func (e *Executor) Inspect(ctx context.Context, key string) (executor.Holder, er
 	defer cancel()
 	rows, err := e.pool.Query(ctx, e.sql.inspect, pgxExec, key)
 	if err != nil {
-		return executor.Holder{}, fmt.Errorf("postgres: inspect %q: %w: %w", key, executor.ErrBackend, err)
+		return executor.Holder{}, e.failed(ctx, "inspect", key, err)
 	}
 	var (
 		h       executor.Holder
@@ -47,7 +52,7 @@ func (e *Executor) Inspect(ctx context.Context, key string) (executor.Holder, er
 	})
 	switch {
 	case err != nil:
-		return executor.Holder{}, fmt.Errorf("postgres: inspect %q: %w: %w", key, executor.ErrBackend, err)
+		return executor.Holder{}, e.failed(ctx, "inspect", key, err)
 	case len(h.Holders) == 0:
 		return executor.Holder{}, fmt.Errorf("postgres: inspect %q: %w", key, executor.ErrLockNotHeld)
 	}
@@ -74,8 +79,8 @@ func holderKind(kind string) (executor.Kind, int) {
 // next renewal, within a third of its lease; a fixed lease (WithExpire) is
 // never renewed, so its holder is not told.
 func (e *Executor) ForceRelease(ctx context.Context, key string, h executor.Holder) error {
-	if key == "" {
-		return fmt.Errorf("postgres: force release: empty key: %w", executor.ErrInvalidKey)
+	if err := validKey("force release", key); err != nil {
+		return err
 	}
 	if e.isClosed() {
 		return closedErr("force release", key)
@@ -84,5 +89,5 @@ func (e *Executor) ForceRelease(ctx context.Context, key string, h executor.Hold
 		return fmt.Errorf("postgres: force release %q: the holder has no owner value: %w", key, executor.ErrLockNotHeld)
 	}
 	v, err := e.queryInt(ctx, e.sql.release, key, h.Owner, e.claimMs, "")
-	return check("force release", key, v, err)
+	return e.released(ctx, "force release", key, v, err)
 }

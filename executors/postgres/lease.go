@@ -65,7 +65,7 @@ func (l *lease) Release(ctx context.Context) error {
 	if v == releasedToSelf {
 		l.e.onWake(wakeLock + l.key) // the notification follows
 	}
-	err = check("release", l.key, v, err)
+	err = l.e.released(ctx, "release", l.key, v, err)
 	if err == nil {
 		l.e.held.Remove(l)
 	}
@@ -76,11 +76,11 @@ func (l *lease) Release(ctx context.Context) error {
 // releasing executor's own waiter.
 const releasedToSelf = 2
 
-// check turns the answer of a release into an error.
-func check(op, key string, v int64, err error) error {
+// released turns the answer of a release of key under ctx into an error.
+func (e *Executor) released(ctx context.Context, op, key string, v int64, err error) error {
 	switch {
 	case err != nil:
-		return fmt.Errorf("postgres: %s %q: %w: %w", op, key, executor.ErrBackend, err)
+		return e.failed(ctx, op, key, err)
 	case v < 1:
 		return fmt.Errorf("postgres: %s %q: %w", op, key, executor.ErrLockNotHeld)
 	}
@@ -120,7 +120,7 @@ func (e *Executor) RenewBatch(ctx context.Context, items []executor.RenewItem) [
 	for j, i := range idx {
 		switch {
 		case err != nil:
-			errs[i] = fmt.Errorf("postgres: renew %q: %w: %w", keys[j], executor.ErrBackend, err)
+			errs[i] = e.failed(ctx, "renew", keys[j], err)
 		case !renewed[j]:
 			errs[i] = items[i].Lease.(*lease).settle(fmt.Errorf("postgres: renew %q: %w", keys[j], executor.ErrLockNotHeld))
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 	"regexp"
+	"strings"
 	"time"
 
 	"github.com/lock4go/lock4go/executor"
@@ -25,8 +26,11 @@ type Options struct {
 	// use the same Table (and Schema). Zero means "lock4go".
 	Table string
 
-	// Schema qualifies those names. Zero means none: they are found
-	// through the connection's search_path, as other unqualified names.
+	// Schema qualifies those names: a lower-case SQL identifier (a
+	// reserved word such as user is fine: it is quoted), not a system
+	// schema (pg_temp, pg_catalog, pg_toast, information_schema). Zero
+	// means none: they are found through the connection's search_path, as
+	// other unqualified names.
 	Schema string
 
 	// ListenDSN is the connection string of the executor's one LISTEN
@@ -53,7 +57,8 @@ type Options struct {
 	// acquisition whose reply was lost, a departure from a wait queue, a
 	// sweep) and a Release whose context has already ended, and is how
 	// long a statement whose context is cancelled (not timed out) may
-	// still take before its connection is closed. Zero means 2s.
+	// still take before its connection is closed; Close's whole clean-up
+	// ends within one CleanupTimeout too. Zero means 2s.
 	CleanupTimeout time.Duration
 
 	// SweepInterval is how often the executor removes what crashed
@@ -109,8 +114,8 @@ func (o Options) withDefaults() (Options, error) {
 	if !identifier.MatchString(o.Table) || len(o.Table) > maxTableLen {
 		return o, fmt.Errorf("postgres: Table %q: want a lower-case identifier of at most %d characters: %w", o.Table, maxTableLen, executor.ErrInvalidConfig)
 	}
-	if o.Schema != "" && (!identifier.MatchString(o.Schema) || len(o.Schema) > 63) {
-		return o, fmt.Errorf("postgres: Schema %q: want a lower-case identifier: %w", o.Schema, executor.ErrInvalidConfig)
+	if err := validSchema(o.Schema); err != nil {
+		return o, err
 	}
 	if o.Name == "" {
 		o.Name = defaultName
@@ -126,6 +131,24 @@ func (o Options) withDefaults() (Options, error) {
 		o.Logger = slog.Default()
 	}
 	return o, nil
+}
+
+// validSchema checks Options.Schema: none, or a lower-case identifier of
+// at most 63 characters that names no system schema. Names that are
+// reserved words (user, order, table) are fine: every statement quotes
+// the schema.
+func validSchema(s string) error {
+	switch {
+	case s == "":
+		return nil
+	case !identifier.MatchString(s) || len(s) > 63:
+		return fmt.Errorf("postgres: Schema %q: want a lower-case identifier: %w", s, executor.ErrInvalidConfig)
+	case strings.HasPrefix(s, "pg_") || s == "information_schema":
+		// pg_temp (and pg_temp_N) is the session's temporary schema, whose
+		// objects vanish with the session; the others are the system's.
+		return fmt.Errorf("postgres: Schema %q: a system schema (pg_temp and pg_temp_N are a session's own, dropped with it): want a schema of your own, or none: %w", s, executor.ErrInvalidConfig)
+	}
+	return nil
 }
 
 // orDefault returns d, or def when d is zero.

@@ -98,7 +98,7 @@ func TestSchema(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"CREATE TABLE IF NOT EXISTS ops.app_locks_locks", "ops.app_locks_acquire(", "'app_locks_w_'"} {
+	for _, want := range []string{`CREATE TABLE IF NOT EXISTS "ops".app_locks_locks`, `"ops".app_locks_acquire(`, "'app_locks_w_'", `COMMENT ON TABLE "ops".app_locks_locks IS 'lock4go schema `} {
 		if !strings.Contains(sql, want) {
 			t.Errorf("Schema lacks %q", want)
 		}

@@ -1,7 +1,9 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"log/slog"
 	"sync"
 	"time"
@@ -21,6 +23,10 @@ const (
 	// voidBatch bounds the voids sent in one round.
 	voidBatch = 256
 )
+
+// errCloseDeadline is why voids were not sent: Close's clean-up deadline
+// had passed.
+var errCloseDeadline = errors.New("postgres: not sent: CleanupTimeout since Close began had passed")
 
 // voidItem is one pending void.
 type voidItem struct {
@@ -66,8 +72,13 @@ func (e *Executor) voidLater(l *lease, ttl time.Duration) {
 
 // voidLoop runs rounds of the pending voids until none is left, or the
 // executor is closed while some wait for a retry.
+//
+// Once Close has begun, the voids waiting for a retry get one more round,
+// and what fails then is dropped: every statement of the loop ends by
+// Close's clean-up deadline ([Executor.cleanupDeadline]).
 func (e *Executor) voidLoop() {
 	backoff := kit.Backoff{Min: voidBackoffMin, Max: voidBackoffMax}
+	closing := false
 	for {
 		items := e.takeVoids(time.Now())
 		if items == nil {
@@ -76,13 +87,14 @@ func (e *Executor) voidLoop() {
 		failed, firstErr := e.voidRound(items)
 		e.requeueVoids(failed, len(failed) == len(items))
 		e.reportVoids(failed, firstErr)
-		if len(failed) == 0 {
+		switch {
+		case len(failed) == 0:
 			backoff.Reset()
-			continue
-		}
-		if !backoff.Wait(e.life.Done()) {
+		case closing:
 			e.dropVoids()
 			return
+		case !backoff.Wait(e.life.Done()):
+			closing = true
 		}
 	}
 }
@@ -121,11 +133,16 @@ func (e *Executor) takeVoids(now time.Time) []voidItem {
 }
 
 // voidRound runs the void statement of every item, each bounded by
-// CleanupTimeout (a round in progress finishes after Close), and returns
-// the items that failed, each with one more failure, and the first error.
+// CleanupTimeout and all by Close's clean-up deadline (the items left when
+// it passes are not sent), and returns the items that failed, each with
+// one more failure, and the first error.
 func (e *Executor) voidRound(items []voidItem) (failed []voidItem, firstErr error) {
-	for _, it := range items {
-		ctx, cancel := context.WithTimeout(context.Background(), e.opts.CleanupTimeout)
+	for i, it := range items {
+		deadline, ok := e.cleanupDeadline(time.Now())
+		if !ok {
+			return append(failed, items[i:]...), cmp.Or(firstErr, errCloseDeadline)
+		}
+		ctx, cancel := context.WithDeadline(context.Background(), deadline)
 		held, err := e.queryInt(ctx, e.sql.void, it.l.key, it.l.owner, it.ttlMs, e.claimMs)
 		cancel()
 		if err == nil {
@@ -159,7 +176,7 @@ func (e *Executor) dropVoids() {
 	q.items, q.running = nil, false
 	q.mu.Unlock()
 	if len(items) > 0 {
-		e.log.Warn("postgres: executor closed before removing the possible lock of an acquisition whose reply was lost; the key stays locked until its lease ends at worst",
+		e.log.Warn("postgres: executor closed before removing the possible lock of an acquisition whose reply was lost; the key stays locked until its lease ends at worst (no other executor voids it)",
 			"key", items[0].l.key, "count", len(items))
 	}
 }

@@ -31,11 +31,11 @@ type Expr struct {
 	Kind Kind     // where the value comes from
 	Arg  string   // parameter, header, cookie, field or metadata name
 	Path []string // json. and req. segments
-	Conv Conv     // "|int" or "|float"
+	Conv Conv     // "|int", "|float" or "|base64"
 }
 
 // Parse parses "kind.arg" or a bare kind (ip, method), optionally followed
-// by "|int" or "|float", against the kinds a builder allows (by name). A
+// by "|int", "|float" or "|base64", against the kinds a builder allows (by name). A
 // malformed expression is an error wrapping executor.ErrInvalidConfig,
 // without a package prefix (the builder adds its own).
 func Parse(src string, kinds map[string]Kind) (Expr, error) {
@@ -57,9 +57,9 @@ func Parse(src string, kinds map[string]Kind) (Expr, error) {
 		c, ok := convs[cname]
 		switch {
 		case !ok:
-			return Expr{}, invalid(src, "unknown conversion %q (|int or |float)", cname)
+			return Expr{}, invalid(src, "unknown conversion %q (|int, |float or |base64)", cname)
 		case bare:
-			return Expr{}, invalid(src, "%s is never a number", name)
+			return Expr{}, invalid(src, "%s takes no conversion", name)
 		}
 		e.Conv = c
 	}

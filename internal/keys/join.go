@@ -14,13 +14,25 @@ import (
 // hashedLen is the length of "##" plus a hex SHA-256.
 const hashedLen = 2 + 2*sha256.Size
 
+const (
+	// HashLen is the length above which a key is hashed: the same for
+	// every builder, whatever its length limit, so that one prefix, name
+	// and parts give one key whoever builds it.
+	HashLen = 512
+	// MaxLen is the Template's own key length limit (lock4go.MaxKeyLen),
+	// which no key may exceed.
+	MaxLen = 1024
+)
+
 // Join builds <prefix>:<name>#<part1>:<part2>… (or <prefix>:<name> without
 // parts; no "<prefix>:" for an empty prefix), escaping the name and every
-// part with [Escape]. A key longer than maxKeyLen is replaced by
+// part with [Escape]. A key longer than [HashLen] is replaced by
 // <prefix>:<escaped name>##<hex SHA-256 of the full key>, computed by
-// escaping straight into the hash: a long part is never copied whole.
-// Parts must be non-empty; their length is the caller's to cap.
-func Join(prefix, name string, parts []string, maxKeyLen int) (string, error) {
+// escaping straight into the hash: a long part is never copied whole. A
+// prefix and name too long for a hashed key of [MaxLen] bytes are an
+// error wrapping executor.ErrInvalidConfig. Parts must be non-empty; their
+// length is the caller's to cap.
+func Join(prefix, name string, parts []string) (string, error) {
 	// Escaping only lengthens: a key whose raw length is over the limit is
 	// hashed without measuring its escaped length.
 	n := FixedLen(prefix, name)
@@ -28,18 +40,18 @@ func Join(prefix, name string, parts []string, maxKeyLen int) (string, error) {
 	for _, p := range parts {
 		raw += 1 + len(p)
 	}
-	if raw <= maxKeyLen {
+	if raw <= HashLen {
 		for _, p := range parts {
 			n += 1 + EscapedLen(p)
 		}
-		if n <= maxKeyLen {
+		if n <= HashLen {
 			var b strings.Builder
 			b.Grow(n)
 			writeKey(&b, prefix, name, parts)
 			return b.String(), nil
 		}
 	}
-	return hashed(prefix, name, parts, maxKeyLen)
+	return hashed(prefix, name, parts)
 }
 
 // writeKey writes the full key to w.
@@ -60,8 +72,8 @@ func writeKey(w *strings.Builder, prefix, name string, parts []string) {
 }
 
 // hashed returns <prefix>:<escaped name>##<sha256 hex of the full key>.
-func hashed(prefix, name string, parts []string, maxKeyLen int) (string, error) {
-	if err := CheckName(prefix, name, maxKeyLen); err != nil {
+func hashed(prefix, name string, parts []string) (string, error) {
+	if err := CheckName(prefix, name, MaxLen); err != nil {
 		return "", err
 	}
 	hw := hashWriter{h: sha256.New()}

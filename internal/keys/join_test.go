@@ -43,9 +43,8 @@ func TestJoin_sameAsBefore(t *testing.T) {
 		for j := range parts {
 			parts[j] = randomPart(r, 1+sizes[r.IntN(len(sizes))]+r.IntN(10))
 		}
-		maxLen := 100 + r.IntN(925)
-		got, err := Join(prefix, name, parts, maxLen)
-		want, werr := oldJoin(prefix, name, parts, maxLen)
+		got, err := Join(prefix, name, parts)
+		want, werr := oldJoin(prefix, name, parts, HashLen)
 		if got != want || (err == nil) != (werr == nil) {
 			t.Fatalf("case %d: Join = %q, %v; before: %q, %v", i, got, err, want, werr)
 		}
@@ -59,13 +58,16 @@ func TestJoin_sameAsBefore(t *testing.T) {
 func FuzzJoin_sameAsBefore(f *testing.F) {
 	f.Add("lock4go", "POST /orders/{id}", "42", "a:b#c", 512)
 	f.Add("", "n", strings.Repeat("%", 400), "\xff", 100)
-	f.Fuzz(func(t *testing.T, prefix, name, p1, p2 string, maxLen int) {
-		if maxLen < 0 || maxLen > 4096 || p1 == "" || p2 == "" {
+	f.Fuzz(func(t *testing.T, prefix, name, p1, p2 string, _ int) {
+		if p1 == "" || p2 == "" {
 			return
 		}
 		parts := []string{p1, p2}
-		got, err := Join(prefix, name, parts, maxLen)
-		want, werr := oldJoin(prefix, name, parts, maxLen)
+		got, err := Join(prefix, name, parts)
+		want, werr := oldJoin(prefix, name, parts, HashLen)
+		if werr != nil && err == nil && CheckName(prefix, name, MaxLen) == nil {
+			return // a name too long for hashed keys of HashLen bytes, not of MaxLen
+		}
 		if got != want || (err == nil) != (werr == nil) {
 			t.Fatalf("Join = %q, %v; before: %q, %v", got, err, want, werr)
 		}
@@ -73,7 +75,7 @@ func FuzzJoin_sameAsBefore(f *testing.F) {
 }
 
 func TestJoin_nameTooLong(t *testing.T) {
-	if _, err := Join("lock4go", strings.Repeat("n", 100), []string{strings.Repeat("x", 600)}, 120); !errors.Is(err, executor.ErrInvalidConfig) {
+	if _, err := Join("lock4go", strings.Repeat("n", 1000), []string{strings.Repeat("x", 600)}); !errors.Is(err, executor.ErrInvalidConfig) {
 		t.Fatalf("Join with no room for the hash = %v, want ErrInvalidConfig", err)
 	}
 }
@@ -84,7 +86,7 @@ func TestJoin_nameTooLong(t *testing.T) {
 func TestJoin_longPartAllocs(t *testing.T) {
 	part := strings.Repeat("a:", 2<<20)
 	allocs := testing.AllocsPerRun(5, func() {
-		if _, err := Join("lock4go", "n", []string{part}, 512); err != nil {
+		if _, err := Join("lock4go", "n", []string{part}); err != nil {
 			t.Fatal(err)
 		}
 	})

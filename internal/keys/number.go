@@ -11,20 +11,21 @@ import (
 	"github.com/lock4go/lock4go/executor"
 )
 
-// Conv is the numeric reading an expression asks for with "|int" or
-// "|float": the part is keyed by the value a handler that parses it sees,
-// not by its spelling.
+// Conv is the reading an expression asks for with "|int", "|float" or
+// "|base64": the part is keyed by the value a handler that parses it
+// sees, not by its spelling.
 type Conv uint8
 
 // The conversions.
 const (
-	ConvNone  Conv = iota
-	ConvInt        // |int: a base-10 integer, exactly
-	ConvFloat      // |float: a float64, as strconv.ParseFloat reads it
+	ConvNone   Conv = iota
+	ConvInt         // |int: a base-10 integer, exactly
+	ConvFloat       // |float: a float64, as strconv.ParseFloat reads it
+	ConvBase64      // |base64: bytes, as encoding/json and protojson decode them
 )
 
 // convs maps the names written after "|" to conversions.
-var convs = map[string]Conv{"int": ConvInt, "float": ConvFloat}
+var convs = map[string]Conv{"int": ConvInt, "float": ConvFloat, "base64": ConvBase64}
 
 // MaxExactNumber bounds the length of the JSON number literals keyed by
 // their exact integer value (longer ones are rejected), and of |int parts.
@@ -41,8 +42,35 @@ func Convert(c Conv, v string) (string, error) {
 		return IntPart(v)
 	case ConvFloat:
 		return FloatPart(v)
+	case ConvBase64:
+		return Base64Part(v)
 	}
 	return v, nil
+}
+
+// Base64Part returns the bytes that the base64 text s stands for, in the
+// form [Bytes] gives every bytes value (standard base64, padded). s is
+// read as encoding/json reads a []byte (standard alphabet, padded, '\r'
+// and '\n' skipped) or, when encoding/json refuses it, as protojson reads
+// a bytes field (the URL-safe alphabet when s has '-' or '_', padding
+// optional): so "AA==", "AB==", "A\nA==", "AA" and "AA--" give one part.
+// Text neither reads is an error; the empty text (or only line breaks)
+// gives "", a missing part.
+func Base64Part(s string) (string, error) {
+	b, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		enc := base64.StdEncoding
+		if strings.ContainsAny(s, "-_") {
+			enc = base64.URLEncoding
+		}
+		if len(s)%4 != 0 {
+			enc = enc.WithPadding(base64.NoPadding)
+		}
+		if b, err = enc.DecodeString(s); err != nil {
+			return "", fmt.Errorf("%.40q is not base64: %w", s, executor.ErrInvalidKey)
+		}
+	}
+	return Bytes(b), nil
 }
 
 // IntPart returns the integer s in one form per value. s is read as
@@ -187,9 +215,11 @@ func CanonicalNumber(s string) (string, error) {
 // NumberPart returns the key part of the JSON number literal s read as c:
 // by default, and for |int, exact integer values whatever the spelling (a
 // value that is not an integer is an error for |int); for |float, the
-// float64 value.
+// float64 value; for |base64, an error (a number is not base64 text).
 func NumberPart(c Conv, s string) (string, error) {
 	switch c {
+	case ConvBase64:
+		return "", fmt.Errorf("is a JSON number, not base64 text: %w", executor.ErrInvalidKey)
 	case ConvFloat:
 		f, err := strconv.ParseFloat(s, 64)
 		if err != nil {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"os/user"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -143,20 +142,11 @@ func version(binDir string) int {
 	return v
 }
 
-// serverCredential returns the user the servers run as: the user
-// "postgres" when this process is root, nil (this process's user)
+// serverCredential returns the user PostgreSQL and PgBouncer run as: the
+// user "postgres" when this process is root, nil (this process's user)
 // otherwise.
 func serverCredential() (*syscall.Credential, error) {
-	if os.Geteuid() != 0 {
-		return nil, nil
-	}
-	u, err := user.Lookup(postgresUser)
-	if err != nil {
-		return nil, fmt.Errorf("testserver: running as root, and the user %q to run PostgreSQL as is missing (Debian's postgresql package creates it): %w", postgresUser, err)
-	}
-	uid, _ := strconv.ParseUint(u.Uid, 10, 32)
-	gid, _ := strconv.ParseUint(u.Gid, 10, 32)
-	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}, nil
+	return credentialOf(postgresUser, "postgresql")
 }
 
 // ownedTempDir makes a temporary directory owned by cred's user (when not

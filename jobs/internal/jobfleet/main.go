@@ -1,0 +1,138 @@
+// Command jobfleet is one instance of a fleet that schedules the same job
+// with gocron v2 through lock4go's jobs package, for the fleet tests of
+// package jobs: real processes, clocks offset, killed and paused. It
+// prints one JSON record per event on stdout:
+//
+//	{"ev":"run","tick":N,"token":T,"start":ns,"end":ns}   a short job ran
+//	{"ev":"start","token":T,"start":ns}                    a long job started
+//	{"ev":"told","token":T,"at":ns}                        its context ended (lock lost)
+//	{"ev":"write","token":T,"at":ns,"ok":bool}             a fenced write, accepted or rejected
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/go-co-op/gocron/v2"
+
+	"github.com/lock4go/lock4go"
+	"github.com/lock4go/lock4go/internal/reliability"
+	"github.com/lock4go/lock4go/jobs"
+	"github.com/lock4go/lock4go/jobs/gocronlock"
+)
+
+func main() {
+	kind := flag.String("backend", "redis", "redis, etcd, zookeeper or postgres")
+	addr := flag.String("addr", "", "server addresses, comma-separated")
+	ns := flag.String("namespace", "", "ZooKeeper base path or etcd prefix")
+	name := flag.String("job", "fleet-job", "the job's name")
+	offset := flag.Duration("offset", 0, "how late this instance's clock runs: its ticks fire this much after the second")
+	mode := flag.String("mode", "tick", "tick: a short job every second; long: a job that runs until its lock is lost")
+	atMost := flag.Duration("atmost", 5*time.Second, "AtMostFor")
+	atLeast := flag.Duration("atleast", 500*time.Millisecond, "AtLeastFor")
+	fence := flag.String("fence", "", "long: the fence file")
+	keepAlive := flag.Bool("keepalive", false, "renew the job's lease while it runs")
+	flag.Parse()
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	if err := run(ctx, *kind, *addr, *ns, *name, *offset, *mode, jobs.Config{AtMostFor: *atMost, AtLeastFor: *atLeast, KeepAlive: *keepAlive}, *fence); err != nil {
+		fmt.Fprintln(os.Stderr, "jobfleet:", err)
+		os.Exit(1)
+	}
+}
+
+var out = struct {
+	sync.Mutex
+	enc *json.Encoder
+}{enc: json.NewEncoder(os.Stdout)}
+
+func emit(rec map[string]any) {
+	out.Lock()
+	defer out.Unlock()
+	_ = out.enc.Encode(rec)
+}
+
+func run(ctx context.Context, kind, addr, ns, name string, offset time.Duration, mode string, cfg jobs.Config, fence string) error {
+	ex, closeEx, err := reliability.Backend{Kind: kind, Addrs: strings.Split(addr, ","), Namespace: ns, Session: 2 * time.Second}.Open(ctx)
+	if err != nil {
+		return err
+	}
+	defer closeEx()
+	tpl, err := lock4go.New(lock4go.Config{}, ex)
+	if err != nil {
+		return err
+	}
+	r, err := jobs.New(tpl, cfg)
+	if err != nil {
+		return err
+	}
+	locker := gocronlock.NewLocker(r)
+	s, err := gocron.NewScheduler(gocron.WithDistributedLocker(locker))
+	if err != nil {
+		return err
+	}
+	task := func() { short(ctx, locker, name, offset) }
+	if mode == "long" {
+		task = func() { long(ctx, locker, name, fence) }
+	}
+	first := time.Now().Truncate(time.Second).Add(2*time.Second + offset)
+	if _, err := s.NewJob(gocron.DurationJob(time.Second), gocron.NewTask(task), gocron.WithName(name),
+		gocron.WithStartAt(gocron.WithStartDateTime(first))); err != nil {
+		return err
+	}
+	s.Start()
+	emit(map[string]any{"ev": "ready"})
+	<-ctx.Done()
+	return s.Shutdown()
+}
+
+// short records the tick it ran: the second its clock says it is.
+func short(ctx context.Context, k *gocronlock.Locker, name string, offset time.Duration) {
+	jctx, cancel := k.Context(ctx, name)
+	defer cancel()
+	l := lock4go.LockFrom(jctx, name)
+	if l == nil {
+		return
+	}
+	start := time.Now()
+	tick := start.Add(-offset).Add(500 * time.Millisecond).Truncate(time.Second).Unix()
+	time.Sleep(20 * time.Millisecond)
+	emit(map[string]any{"ev": "run", "tick": tick, "token": l.Token(), "start": start.UnixNano(), "end": time.Now().UnixNano()})
+}
+
+// long runs until its lock is lost, writing to the fence every 20ms with
+// its token, each write after asking the lock.
+func long(ctx context.Context, k *gocronlock.Locker, name, fence string) {
+	jctx, cancel := k.Context(ctx, name)
+	defer cancel()
+	l := lock4go.LockFrom(jctx, name)
+	if l == nil {
+		return
+	}
+	emit(map[string]any{"ev": "start", "token": l.Token(), "start": l.AcquiredAt().UnixNano()})
+	for {
+		if l.Err() != nil {
+			emit(map[string]any{"ev": "told", "token": l.Token(), "at": time.Now().UnixNano()})
+			// One more write, as a holder that asked just before it stalled
+			// would make, once the next holder wrote: the fence must refuse it.
+			waitNewer(fence, l.Token(), 10*time.Second)
+			ok := write(fence, l.Token())
+			emit(map[string]any{"ev": "write", "token": l.Token(), "at": time.Now().UnixNano(), "ok": ok, "late": true})
+			return
+		}
+		ok := write(fence, l.Token())
+		emit(map[string]any{"ev": "write", "token": l.Token(), "at": time.Now().UnixNano(), "ok": ok})
+		select {
+		case <-jctx.Done():
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
