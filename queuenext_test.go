@@ -37,34 +37,7 @@ func TestTemplate_Lock_queueNext(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	type result struct {
-		i int
-		l *lock4go.Lock
-	}
-	got := make(chan result, 3)
-	for i := range 3 {
-		go func() {
-			l, err := tpl.Lock(ctx, "k")
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			got <- result{i, l}
-		}()
-		// In arrival order: the next caller waits in the executor, the
-		// others in the Template.
-		testwait.For(t, 10*time.Second, "callers in the local queue", func() bool {
-			h, err := tpl.Inspect(ctx, "k")
-			return err == nil && h.LocalWaiters == i+1
-		})
-		h, err := e.Inspect(ctx, "k")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if h.Waiters != 1 {
-			t.Fatalf("%d callers waiting: %d waiting in the executor, want 1", i+1, h.Waiters)
-		}
-	}
+	got := queueCallers(t, tpl, e, 3)
 	if _, err := tpl.TryLock(ctx, "k"); !errors.Is(err, lock4go.ErrNotAcquired) {
 		t.Fatalf("TryLock while the key is held = %v, want ErrNotAcquired", err)
 	}
@@ -85,4 +58,40 @@ func TestTemplate_Lock_queueNext(t *testing.T) {
 	if err := last.Release(context.Background()); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// lockResult is the i-th caller's lock.
+type lockResult struct {
+	i int
+	l *lock4go.Lock
+}
+
+// queueCallers starts n callers of "k" one after another, each once the
+// one before waits, and checks that only the first of them waits in the
+// executor.
+func queueCallers(t *testing.T, tpl *lock4go.Template, e nextExec, n int) <-chan lockResult {
+	ctx := t.Context()
+	got := make(chan lockResult, n)
+	for i := range n {
+		go func() {
+			l, err := tpl.Lock(ctx, "k")
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			got <- lockResult{i, l}
+		}()
+		testwait.For(t, 10*time.Second, "callers in the local queue", func() bool {
+			h, err := tpl.Inspect(ctx, "k")
+			return err == nil && h.LocalWaiters == i+1
+		})
+		h, err := e.Inspect(ctx, "k")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h.Waiters != 1 {
+			t.Fatalf("%d callers waiting: %d waiting in the executor, want 1", i+1, h.Waiters)
+		}
+	}
+	return got
 }

@@ -33,22 +33,7 @@ func BenchmarkHandoff(b *testing.B) {
 			var ratios []float64
 			o := HandoffOptions{Waiters: 64, Hold: 5 * time.Millisecond, AcquireTimeout: 3 * time.Second,
 				Budget: Budget{Ops: 300, Time: 3 * time.Second}}
-			for _, s := range subjects {
-				if s == nil {
-					continue
-				}
-				// A fresh server's JIT (ZooKeeper's JVM) is cold: warm it
-				// with every subject before the first run.
-				l, err := s.Contender(0)
-				if err != nil {
-					b.Fatal(err)
-				}
-				for range 2000 {
-					if err := pair(b.Context(), l, benchKey(s, "handoff-warm")); err != nil {
-						b.Fatal(err)
-					}
-				}
-			}
+			warmUp(b, subjects)
 			run := 0
 			for b.Loop() {
 				for i, s := range subjects {
@@ -80,4 +65,23 @@ func BenchmarkHandoff(b *testing.B) {
 func median(d []time.Duration) time.Duration {
 	slices.Sort(d)
 	return d[len(d)/2]
+}
+
+// warmUp makes 2000 uncontended pairs with each subject: a fresh server's
+// JIT (ZooKeeper's JVM) is cold.
+func warmUp(b *testing.B, subjects []*Subject) {
+	for _, s := range subjects {
+		if s == nil {
+			continue
+		}
+		l, err := s.Contender(0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for range 2000 {
+			if err := pair(b.Context(), l, benchKey(s, "handoff-warm")); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
 }

@@ -1,6 +1,9 @@
 package memory
 
-import "github.com/lock4go/lock4go/executor"
+import (
+	"github.com/lock4go/lock4go/executor"
+	"github.com/lock4go/lock4go/internal/kit"
+)
 
 // A key's entry stays in the executor's map a while after it goes idle
 // (nobody holds or waits for the key), so that a key locked again soon
@@ -11,37 +14,8 @@ import "github.com/lock4go/lock4go/executor"
 // those it keeps for reuse besides.
 const maxIdleEntries = 64
 
-// entryList is a list of idle entries, oldest first.
-type entryList struct {
-	head, tail *entry
-	n          int
-}
-
-func (l *entryList) push(en *entry) {
-	en.prev, en.next, en.listed = l.tail, nil, true
-	if l.tail == nil {
-		l.head = en
-	} else {
-		l.tail.next = en
-	}
-	l.tail = en
-	l.n++
-}
-
-func (l *entryList) remove(en *entry) {
-	if en.prev == nil {
-		l.head = en.next
-	} else {
-		en.prev.next = en.next
-	}
-	if en.next == nil {
-		l.tail = en.prev
-	} else {
-		en.next.prev = en.prev
-	}
-	en.prev, en.next, en.listed = nil, nil, false
-	l.n--
-}
+// Link implements [kit.Idler]: the entry's place among the idle entries.
+func (en *entry) Link() *kit.IdleLink[entry] { return &en.link }
 
 // entry returns req's key's entry, made or taken out of the idle list, or
 // an error when the key is in use otherwise than req asks (see
@@ -52,8 +26,8 @@ func (e *Executor) entry(req executor.Request) (*entry, error) {
 	case en == nil:
 		en = e.newEntry(req.Key)
 		e.keys[req.Key] = en
-	case en.listed:
-		e.idle.remove(en)
+	case en.link.Listed():
+		e.idle.Remove(en)
 	default:
 		return en, en.mismatch(req)
 	}
@@ -81,19 +55,19 @@ func (e *Executor) newEntry(key string) *entry {
 // every entry, an idle entry is forgotten. The caller holds e.mu.
 func (e *Executor) settle(key string, en *entry) {
 	e.serve(en)
-	if !en.idle() || en.listed {
+	if !en.idle() || en.link.Listed() {
 		return
 	}
 	if e.closed {
 		delete(e.keys, key)
 		return
 	}
-	e.idle.push(en)
-	if e.idle.n <= maxIdleEntries {
+	e.idle.Push(en)
+	if e.idle.Len() <= maxIdleEntries {
 		return
 	}
-	old := e.idle.head
-	e.idle.remove(old)
+	old := e.idle.Oldest()
+	e.idle.Remove(old)
 	delete(e.keys, old.key)
 	if len(e.free) < maxIdleEntries {
 		old.key = ""

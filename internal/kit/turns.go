@@ -22,7 +22,7 @@ type Turns[K comparable, H any] struct {
 	m  map[K]*Turn[K, H]
 	// idle lists the turns of m that nobody holds or waits for, oldest
 	// first, at most maxIdleTurns; older ones leave m for free.
-	idle turnList[K, H]
+	idle IdleList[Turn[K, H], *Turn[K, H]]
 	free []*Turn[K, H] // turns out of m kept for reuse, at most maxIdleTurns
 }
 
@@ -33,48 +33,19 @@ const maxIdleTurns = 64
 // Turn is one key's turn: a token channel of capacity one, and a count of
 // the callers that hold or wait for it.
 type Turn[K comparable, H any] struct {
-	key        K
-	token      chan struct{}
-	place      chan struct{} // the next place (next.go)
-	refs       int           // guarded by the table's mutex, as the fields below
-	gone       bool          // forgotten by [Turns.Forget]
-	prev, next *Turn[K, H]   // in the idle list
+	key   K
+	token chan struct{}
+	place chan struct{}        // the next place (next.go)
+	refs  int                  // guarded by the table's mutex, as the fields below
+	gone  bool                 // forgotten by [Turns.Forget]
+	link  IdleLink[Turn[K, H]] // among the idle turns
 	// Holder is what holds the turn, for whoever lists the turns (nil when
 	// nothing is recorded); the holder sets and clears it.
 	Holder atomic.Pointer[H]
 }
 
-// turnList is a list of idle turns, oldest first.
-type turnList[K comparable, H any] struct {
-	head, tail *Turn[K, H]
-	n          int
-}
-
-func (l *turnList[K, H]) push(turn *Turn[K, H]) {
-	turn.prev, turn.next = l.tail, nil
-	if l.tail == nil {
-		l.head = turn
-	} else {
-		l.tail.next = turn
-	}
-	l.tail = turn
-	l.n++
-}
-
-func (l *turnList[K, H]) remove(turn *Turn[K, H]) {
-	if turn.prev == nil {
-		l.head = turn.next
-	} else {
-		turn.prev.next = turn.next
-	}
-	if turn.next == nil {
-		l.tail = turn.prev
-	} else {
-		turn.next.prev = turn.prev
-	}
-	turn.prev, turn.next = nil, nil
-	l.n--
-}
+// Link implements [Idler]: the turn's place among the idle turns.
+func (turn *Turn[K, H]) Link() *IdleLink[Turn[K, H]] { return &turn.link }
 
 // ErrGone is the error of [Turn.Wait] when its gone channel closed.
 var ErrGone = errors.New("the turn's key is gone")
@@ -110,7 +81,7 @@ func (t *Turns[K, H]) join(k K) *Turn[K, H] {
 		turn.key, turn.gone = k, false
 		t.m[k] = turn
 	case turn.refs == 0:
-		t.idle.remove(turn)
+		t.idle.Remove(turn)
 	}
 	turn.refs++
 	t.mu.Unlock()
@@ -160,12 +131,12 @@ func (t *Turns[K, H]) dropLocked(turn *Turn[K, H]) {
 	if turn.refs > 0 || turn.gone {
 		return
 	}
-	t.idle.push(turn)
-	if t.idle.n <= maxIdleTurns {
+	t.idle.Push(turn)
+	if t.idle.Len() <= maxIdleTurns {
 		return
 	}
-	old := t.idle.head
-	t.idle.remove(old)
+	old := t.idle.Oldest()
+	t.idle.Remove(old)
 	delete(t.m, old.key)
 	if len(t.free) < maxIdleTurns {
 		var zero K
@@ -193,7 +164,7 @@ func (t *Turns[K, H]) Forget(gone func(K) bool) {
 			delete(t.m, k)
 			turn.gone = true
 			if turn.refs == 0 {
-				t.idle.remove(turn)
+				t.idle.Remove(turn)
 			}
 		}
 	}
@@ -225,7 +196,7 @@ func (t *Turns[K, H]) State(k K) TurnState[K, H] {
 func (t *Turns[K, H]) States() []TurnState[K, H] {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	out := make([]TurnState[K, H], 0, len(t.m)-t.idle.n)
+	out := make([]TurnState[K, H], 0, len(t.m)-t.idle.Len())
 	for _, turn := range t.m {
 		if turn.refs > 0 {
 			out = append(out, turn.stateLocked())

@@ -36,7 +36,7 @@ func TestTurns_idle(t *testing.T) {
 		turns.Release(take(fmt.Sprint(i)))
 	}
 	turns.mu.Lock()
-	inMap, idle := len(turns.m), turns.idle.n
+	inMap, idle := len(turns.m), turns.idle.Len()
 	turns.mu.Unlock()
 	if inMap != maxIdleTurns || idle != maxIdleTurns {
 		t.Fatalf("%d turns in the map, %d idle, want %d of each", inMap, idle, maxIdleTurns)
@@ -44,7 +44,7 @@ func TestTurns_idle(t *testing.T) {
 	// A forgotten idle turn leaves the list with the map.
 	turns.Forget(func(k string) bool { return k == fmt.Sprint(2*maxIdleTurns-1) })
 	turns.mu.Lock()
-	inMap, idle = len(turns.m), turns.idle.n
+	inMap, idle = len(turns.m), turns.idle.Len()
 	turns.mu.Unlock()
 	if inMap != maxIdleTurns-1 || idle != maxIdleTurns-1 {
 		t.Fatalf("after Forget: %d turns in the map, %d idle", inMap, idle)
