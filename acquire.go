@@ -75,6 +75,8 @@ type acquisition struct {
 	start    time.Time
 	b        bounds
 	turn     *kit.Turn[turnKey, hold] // nil for a read lock or permit
+	next     bool                     // holds the turn's next place (turn.go)
+	held     bool                     // holds the turn
 	req      executor.Request
 	attempts int
 }
@@ -87,8 +89,10 @@ func (a *acquisition) run(ctx context.Context) (*Lock, error) {
 	if a.try {
 		a.o.acquireTimeout = 0 // no waiting: the attempt has the grace
 	}
-	a.start = time.Now()
-	a.b = bounds{parent: ctx, deadline: a.start.Add(a.o.acquireTimeout), grace: a.o.attemptGrace, inProcess: a.r.caps.InProcess}
+	a.b = bounds{parent: ctx, grace: a.o.attemptGrace, inProcess: a.r.caps.InProcess}
+	if !a.b.inProcess || a.r.wait != executor.WaitInAcquire {
+		a.begin() // the first attempt is sent at once
+	}
 	defer a.b.stop()
 	// Holders of a read lock or permit do not exclude each other: they do
 	// not take turns in the local queue.
@@ -99,33 +103,33 @@ func (a *acquisition) run(ctx context.Context) (*Lock, error) {
 		}
 	}
 	h, err := a.attemptUntilGranted()
-	if err != nil {
-		if a.turn != nil {
-			a.t.turns.Release(a.turn)
+	if err == nil && a.turn != nil && !a.held {
+		// Granted while waiting ahead of the turn (turn.go).
+		if err = a.awaitTurn(); err != nil {
+			a.t.releaseDetached(a.r, a.key, h.lease)
 		}
+	}
+	if err != nil {
+		a.dropTurn()
 		return nil, a.t.notAcquired(ctx, a, err)
 	}
 	return a.t.handOut(ctx, a, h)
 }
 
-// takeTurn takes the key's turn in the local queue, waiting for it until
-// the acquire deadline unless the call does not wait.
-func (a *acquisition) takeTurn() error {
-	turn, held := a.t.turns.Join(turnKey{a.r.name, a.key})
-	if held {
-		a.turn = turn
-		return nil
+// begin starts the acquisition's clock, once: its start, and the acquire
+// deadline from it. Acquisitions start it at once, except on an in-process
+// executor that waits in Acquire (the memory executor), where the first
+// wait does (the local queue's, or the executor's: see acquire), so that a
+// free key costs no clock read for a deadline it never needs.
+func (a *acquisition) begin() {
+	if !a.start.IsZero() {
+		return
 	}
-	var cause error
+	a.start = time.Now()
+	a.b.deadline = a.start.Add(a.o.acquireTimeout)
 	if !a.try {
-		ctx := a.b.bound()
-		if err := turn.Wait(ctx, nil); err == nil {
-			a.turn = turn
-			return nil
-		}
-		cause = context.Cause(ctx)
+		a.req.WaitUntil = a.b.deadline
 	}
-	return &queueError{ahead: a.t.turns.Leave(turn), try: a.try, cause: cause}
 }
 
 // handOut hands out the lock of h, granted to a: the local queue and the
@@ -135,6 +139,10 @@ func (t *Template) handOut(ctx context.Context, a *acquisition, h *hold) (*Lock,
 	h.attempts = a.attempts
 	if a.turn != nil {
 		a.turn.Holder.Store(h)
+		if a.next {
+			a.turn.PassNext() // the next caller may wait ahead of its turn now
+			a.next = false
+		}
 	} else {
 		t.shared.add(h)
 	}
@@ -185,13 +193,20 @@ func (b *bounds) bound() context.Context {
 }
 
 // attemptCtx returns the context an attempt runs on: the caller's, bounded
-// by the acquire deadline plus the grace unless the executor is in-process.
+// by the acquire deadline plus the grace unless the executor is in-process
+// or the caller's own deadline comes first (then the caller's context is
+// the bound, and no context or timer is made for it).
 func (b *bounds) attemptCtx() context.Context {
 	if b.inProcess {
 		return b.parent
 	}
 	if b.attempt == nil {
-		b.attempt, b.cancels[1] = context.WithDeadlineCause(b.parent, b.deadline.Add(b.grace), errNoAnswer)
+		end := b.deadline.Add(b.grace)
+		if d, ok := b.parent.Deadline(); ok && !d.After(end) {
+			b.attempt = b.parent
+		} else {
+			b.attempt, b.cancels[1] = context.WithDeadlineCause(b.parent, end, errNoAnswer)
+		}
 	}
 	return b.attempt
 }
@@ -218,15 +233,15 @@ func (b *bounds) stop() {
 func (a *acquisition) attemptUntilGranted() (*hold, error) {
 	o := &a.o
 	a.req = executor.Request{Key: a.key, TTL: o.expire, Renewed: !o.expireSet, Wait: !a.try, Shared: o.shared, Permits: o.permits}
-	if !a.try {
+	if !a.try && !a.start.IsZero() {
 		a.req.WaitUntil = a.b.deadline
 	}
 	var p pause
 	defer p.stop()
 	for {
 		a.attempts++
-		if a.turn != nil && !a.try {
-			a.req.Followers = a.t.turns.Behind(a.turn)
+		if a.turn != nil && !a.try && a.r.wait == executor.WaitQueued {
+			a.req.Followers = a.t.turns.Behind(a.turn) // only queued waits read it
 		}
 		h, err := a.attempt()
 		if err == nil || a.try || a.b.parent.Err() != nil || errors.Is(err, ErrClosed) ||
@@ -250,8 +265,13 @@ func (a *acquisition) attempt() (*hold, error) {
 	if a.attempts > 1 {
 		sent = time.Now()
 	}
-	lease, err := r.e.Acquire(actx, a.req)
-	end := time.Now()
+	lease, err := a.acquire(actx)
+	var end time.Time
+	if err == nil && r.caps.InProcess {
+		end = lease.Start() // an in-process grant is answered as it starts: no clock read
+	} else {
+		end = time.Now()
+	}
 	if err != nil {
 		t.countAttempt(a, end, r.elapsed(sent, end), err)
 		return nil, err
@@ -269,6 +289,30 @@ func (a *acquisition) attempt() (*hold, error) {
 	}
 	t.releaseDetached(r, a.key, lease)
 	return nil, fmt.Errorf("%w: the lease of %v ran out before it was granted", ErrBackend, a.req.TTL)
+}
+
+// acquire sends the attempt's request. Before the acquisition's clock has
+// started (see begin: an in-process executor, a free turn) the executor is
+// asked first without waiting; a grant then starts the acquisition at the
+// lease's start, and a busy key starts the clock and asks again, in the
+// same attempt, waiting as the call asked.
+func (a *acquisition) acquire(ctx context.Context) (executor.Lease, error) {
+	if !a.start.IsZero() {
+		return a.r.e.Acquire(ctx, a.req)
+	}
+	first := a.req
+	first.Wait = false
+	l, err := a.r.e.Acquire(ctx, first)
+	if err == nil {
+		a.start = l.Start()
+		a.b.deadline = a.start.Add(a.o.acquireTimeout)
+		return l, nil
+	}
+	a.begin()
+	if a.try || !errors.Is(err, ErrNotAcquired) {
+		return nil, err
+	}
+	return a.r.e.Acquire(ctx, a.req)
 }
 
 // pause is the pause between attempts on a busy key, as the executor's
@@ -387,21 +431,40 @@ func classify(ctx context.Context, b *bounds, last error) error {
 // ownerSource draws owner values: 128 bits from a ChaCha8 generator
 // (cryptographically strong, math/rand/v2) seeded from crypto/rand, one
 // generator per P through a sync.Pool, so that an owner costs no system
-// call and no lock.
+// call and no lock. Owners are drawn ownerBatch at a time into one string
+// and handed out as slices of it: one allocation per batch, not per owner
+// (a held lock's owner keeps its batch, 256 bytes, alive).
 type ownerSource struct{ pool sync.Pool }
+
+// ownerBatch is how many owners one allocation holds.
+const ownerBatch = 8
+
+// ownerLen is the length of an owner value: 32 hexadecimal digits.
+const ownerLen = 32
+
+// ownerGen is a generator with the owners it drew and has not handed out.
+type ownerGen struct {
+	g    *rand.ChaCha8
+	left string // whole owners, ownerLen bytes each
+}
 
 // next returns a new owner value: 32 hexadecimal digits.
 func (s *ownerSource) next() string {
-	g, _ := s.pool.Get().(*rand.ChaCha8)
-	if g == nil {
+	og, _ := s.pool.Get().(*ownerGen)
+	if og == nil {
 		var seed [32]byte
 		_, _ = crand.Read(seed[:]) // never fails (crypto/rand)
-		g = rand.NewChaCha8(seed)
+		og = &ownerGen{g: rand.NewChaCha8(seed)}
 	}
-	var b [16]byte
-	_, _ = g.Read(b[:]) // never fails
-	s.pool.Put(g)
-	var x [32]byte
-	hex.Encode(x[:], b[:])
-	return string(x[:])
+	if og.left == "" {
+		var b [ownerBatch * ownerLen / 2]byte
+		_, _ = og.g.Read(b[:]) // never fails
+		var x [ownerBatch * ownerLen]byte
+		hex.Encode(x[:], b[:])
+		og.left = string(x[:])
+	}
+	owner := og.left[:ownerLen]
+	og.left = og.left[ownerLen:]
+	s.pool.Put(og)
+	return owner
 }

@@ -152,10 +152,15 @@ type hold struct {
 	key, owner string
 	token      int64
 	ttl        time.Duration
-	shared     bool // a read lock
 	permits    int  // one of permits of a semaphore, 0 for a lock
+	shared     bool // a read lock
 	renewed    bool // the watchdog renews it
 	self       bool // a watchdog lock the backend renews (Capabilities.SelfRenewing)
+	// inflight is the watchdog's (guarded by its mutex, with the fields at
+	// the end), placed here where it takes no padding: a renewal is running.
+	inflight bool
+	// ended is set, under mu, when err is.
+	ended atomic.Bool
 	// ender is the lease's own local end (executor.LocalEnder), or nil.
 	ender      executor.LocalEnder
 	acquiredAt time.Time
@@ -167,8 +172,6 @@ type hold struct {
 	// Template knows: its start plus the TTL less the safety margin, moved
 	// by each confirmed renewal. Unused for a lease the backend renews.
 	leaseEnd kit.Instant
-	// ended is set, under mu, when err is.
-	ended atomic.Bool
 	// loss runs the functions waiting for the lock's loss (its contexts).
 	loss kit.Loss
 
@@ -177,12 +180,11 @@ type hold struct {
 	done     chan struct{} // made on first use
 	err      error         // nil while held
 	refs     int
-	stopLost func() bool // stops the lease's AfterLost
+	stopLost lossWatch // the registration for the lease's loss
 
 	// Guarded by the watchdog's mutex (t.wd.mu).
 	wdIndex   int           // position in the heap, -1 when not scheduled
 	wdAt      time.Time     // next time the watchdog looks at it
-	inflight  bool          // a renewal is running
 	renewals  int           // successful renewals
 	lastRenew time.Duration // round trip of the latest successful renewal
 	renewErr  error         // the last renewal's error, nil after a success
@@ -293,9 +295,7 @@ func (h *hold) end(err error, by endedBy) bool {
 	if by == endedByLoss {
 		runWaiters = h.loss.End(err)
 	}
-	if stopLost != nil {
-		stopLost()
-	}
+	stopLost.stop()
 	if h.turn != nil {
 		h.turn.Holder.Store(nil)
 		h.t.turns.Release(h.turn)
@@ -399,11 +399,16 @@ func isLost(err error) bool { return errors.Is(err, ErrLockLost) }
 // releaseContext returns the context a release on r runs on: detached from
 // the caller's (so a cancelled request still releases) and bounded by
 // ReleaseTimeout, except for in-process executors, which never block.
+// Detaching a context that never ends (Background) would only cost an
+// allocation.
 func (t *Template) releaseContext(r *registered, ctx context.Context) (context.Context, context.CancelFunc) {
 	if r.caps.InProcess {
 		return context.Background(), func() {}
 	}
-	return context.WithTimeoutCause(context.WithoutCancel(ctx), t.cfg.ReleaseTimeout, errReleaseTimeout)
+	if _, ok := ctx.Deadline(); ok || ctx.Done() != nil {
+		ctx = context.WithoutCancel(ctx)
+	}
+	return context.WithTimeoutCause(ctx, t.cfg.ReleaseTimeout, errReleaseTimeout)
 }
 
 // errReleaseTimeout is the cause of a release's context ending: the

@@ -41,9 +41,9 @@ func (h *hold) lose(reason string, cause error, lease leaseAfterLoss) {
 	}
 }
 
-// lostByBackend ends the lock as lost because its executor reported the
-// lease gone ([executor.Lease.AfterLost]).
-func (h *hold) lostByBackend() {
+// LeaseLost implements [executor.LossListener]: it ends the lock as lost
+// because its executor reported the lease gone.
+func (h *hold) LeaseLost() {
 	h.lose("the backend reported the lease gone", executor.LostCause(h.lease), leaveLease)
 }
 
@@ -59,4 +59,39 @@ func (h *hold) expire() {
 	default:
 		h.lose("fixed lease expired", nil, releaseLease)
 	}
+}
+
+// lossWatch is a lock's registration for its lease's loss: a listener of
+// an [executor.LossNotifier], which costs no allocation, or a function of
+// [executor.Lease.AfterLost]. The zero value is no registration.
+type lossWatch struct {
+	n     executor.LossNotifier
+	id    uint64
+	after func() bool // AfterLost's stop
+}
+
+// stop cancels the registration.
+func (w lossWatch) stop() {
+	switch {
+	case w.n != nil:
+		w.n.StopNotify(w.id)
+	case w.after != nil:
+		w.after()
+	}
+}
+
+// watchLoss registers h for its lease's loss, which ends it as lost. A
+// lease lost already ends it from a goroutine of its own, as AfterLost
+// has it.
+func (h *hold) watchLoss() lossWatch {
+	n, ok := h.lease.(executor.LossNotifier)
+	if !ok {
+		return lossWatch{after: h.lease.AfterLost(h.LeaseLost)}
+	}
+	id, ok := n.NotifyLost(h)
+	if !ok {
+		go h.LeaseLost()
+		return lossWatch{}
+	}
+	return lossWatch{n: n, id: id}
 }

@@ -38,6 +38,7 @@ func (t *Template) reportAcquired(ctx context.Context, a *acquisition, h *hold) 
 // when the backend failed or left an attempt unanswered past the grace,
 // and a rejected request's own error otherwise.
 func (t *Template) notAcquired(ctx context.Context, a *acquisition, last error) error {
+	a.begin() // a call that never waited has not started its clock
 	aerr := &AcquireError{Key: a.key, Executor: a.r.name, Attempts: a.attempts, Waited: time.Since(a.start), err: classify(ctx, &a.b, last)}
 	errors.As(last, &aerr.queue)
 	kind := FailureNotAcquired

@@ -42,7 +42,7 @@ const (
 // watchdog's renewal or expiry.
 func (t *Template) track(h *hold) {
 	t.holds.Add(1)
-	stop := h.lease.AfterLost(h.lostByBackend)
+	stop := h.watchLoss()
 	h.mu.Lock()
 	ended := h.err != nil
 	if !ended {
@@ -50,7 +50,7 @@ func (t *Template) track(h *hold) {
 	}
 	h.mu.Unlock()
 	if ended {
-		stop()
+		stop.stop()
 		return
 	}
 	switch {

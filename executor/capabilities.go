@@ -27,6 +27,15 @@ type Capabilities struct {
 	// the key busy waits inside Acquire, in the backend's queue, until its
 	// turn, [Request.WaitUntil] or the end of ctx: the model [WaitInAcquire].
 	WaitsInAcquire bool
+	// QueueNext is true, with WaitsInAcquire, when each attempt joins the
+	// backend's queue with an entry of its own (a ZooKeeper node), behind
+	// the entries of earlier attempts of the process: while a caller of the
+	// process holds a key, the Template lets the next caller already wait
+	// in Acquire, in the queue behind it, so that a hand-off inside the
+	// process costs the release and the waiter's wake-up instead of a
+	// release and a fresh acquisition. An executor whose attempts of one
+	// process share an entry (etcd's, per session) leaves it false.
+	QueueNext bool
 	// QueuedWaits is true when the executor's [Waiter] keeps its waiters in
 	// a queue on the backend: an attempt of a request with [Request.Wait]
 	// that finds the key busy joins the queue, and WatchRelease reports

@@ -128,6 +128,7 @@ func (e *Executor) attempt(ctx context.Context, req executor.Request, q queue, r
 	var (
 		rev int64
 		at  = unknown
+		pos *position // the queue from the own entry, when the enqueue read it
 		err error
 	)
 	if !req.Wait && !req.Shared && req.Permits == 0 {
@@ -142,14 +143,14 @@ func (e *Executor) attempt(ctx context.Context, req executor.Request, q queue, r
 		}
 	}
 	if at != first {
-		rev, at, err = e.enqueue(ctx, q, own, req.Owner, ref.id)
+		rev, at, pos, err = e.enqueue(ctx, q, own, req, ref.id)
 		if err != nil {
 			e.voidFailedWrite(ctx, q.entryLockName(req), own, req.Owner, ref, unlock, err)
 			return nil, e.writeErr(ctx, req.Key, ref, err)
 		}
 	}
 	if at != first {
-		if err := e.awaitTurn(ctx, req, q, own, rev, ref); err != nil {
+		if err := e.awaitTurn(ctx, req, q, own, rev, ref, pos); err != nil {
 			e.void(ctx, own, rev, ref, unlock)
 			return nil, err
 		}
@@ -167,13 +168,13 @@ func (e *Executor) attempt(ctx context.Context, req executor.Request, q queue, r
 // be first; ctx bounds the round trips. A fixed-expire lease that waited
 // (longer than the safety margin) is then renewed once, so that it lasts
 // its full TTL from the grant: the wait must not eat it.
-func (e *Executor) awaitTurn(ctx context.Context, req executor.Request, q queue, own string, rev int64, ref leaseRef) error {
+func (e *Executor) awaitTurn(ctx context.Context, req executor.Request, q queue, own string, rev int64, ref leaseRef, pos *position) error {
 	wctx, cancel := withWaitUntil(ctx, req.WaitUntil)
 	var err error
 	if req.Permits > 0 {
 		err = e.waitPermit(wctx, q, own, rev, ref, req.Permits, req.Wait)
 	} else {
-		err = e.waitTurn(wctx, q, own, rev, ref, req.Wait, req.Shared)
+		err = e.waitTurn(wctx, q, own, rev, ref, req.Wait, req.Shared, pos)
 	}
 	cancel()
 	switch {
@@ -263,31 +264,37 @@ func (e *Executor) tryPut(ctx context.Context, q queue, own, owner string, id cl
 	return 0, behind, nil
 }
 
-// enqueue writes the own entry and reads the head of the queue in the same
-// round trip, as concurrency.Mutex does. A leftover entry of this lease (a
-// clean-up that has not reached etcd) is taken over with its create
-// revision and its place. It returns the entry's create revision and its
-// place.
-func (e *Executor) enqueue(ctx context.Context, q queue, own, owner string, id clientv3.LeaseID) (int64, place, error) {
-	put := clientv3.OpPut(own, owner, clientv3.WithLease(id))
-	resp, err := e.c.Txn(ctx).
-		If(clientv3.Compare(clientv3.CreateRevision(own), "=", 0)).
-		Then(put, q.headOp()).
-		Else(put, clientv3.OpGet(own, clientv3.WithKeysOnly()), q.headOp()).
-		Commit()
+// enqueue writes the own entry of req under lease id and reads the head
+// of the queue in the same round trip, as concurrency.Mutex does. A
+// leftover entry of this lease (a clean-up that has not reached etcd) is
+// taken over with its create revision and its place. It returns the
+// entry's create revision and its place and, for a lock or read lock, the
+// entry's position when the newest page of the queue, read in the same
+// round trip, holds all its blockers (nil otherwise): a waiter then needs
+// no read of its own before it watches.
+func (e *Executor) enqueue(ctx context.Context, q queue, own string, req executor.Request, id clientv3.LeaseID) (int64, place, *position, error) {
+	put := clientv3.OpPut(own, req.Owner, clientv3.WithLease(id))
+	then, els := []clientv3.Op{put, q.headOp()}, []clientv3.Op{put, clientv3.OpGet(own, clientv3.WithKeysOnly()), q.headOp()}
+	if req.Permits == 0 {
+		then, els = append(then, q.newestOp()), append(els, q.newestOp())
+	}
+	resp, err := e.c.Txn(ctx).If(clientv3.Compare(clientv3.CreateRevision(own), "=", 0)).Then(then...).Else(els...).Commit()
 	if err != nil {
-		return 0, unknown, err
+		return 0, unknown, nil, err
 	}
-	rev := resp.Header.Revision // the put's revision: the entry's creation
-	head := resp.Responses[1].GetResponseRange().Kvs
+	rev, rs := resp.Header.Revision, resp.Responses[1:] // the put's revision: the entry's creation
 	if !resp.Succeeded {
-		kvs := resp.Responses[1].GetResponseRange().Kvs
+		kvs := rs[0].GetResponseRange().Kvs
 		if len(kvs) == 0 { // cannot happen: the put is in the same transaction
-			return 0, unknown, errEntryGone
+			return 0, unknown, nil, errEntryGone
 		}
-		rev, head = kvs[0].CreateRevision, resp.Responses[2].GetResponseRange().Kvs
+		rev, rs = kvs[0].CreateRevision, rs[1:]
 	}
-	return rev, q.placeOf(rev, head), nil
+	at := q.placeOf(rev, rs[0].GetResponseRange().Kvs)
+	if req.Permits > 0 {
+		return rev, at, nil, nil
+	}
+	return rev, at, q.positionIn(rs[1].GetResponseRange(), rev, resp.Header.Revision, req.Shared), nil
 }
 
 // entryKey names one queue entry: a lock key under one lease. Two

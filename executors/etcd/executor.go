@@ -36,6 +36,7 @@ type Executor struct {
 
 	entryLocks entryLocks
 	stream     streamHold  // the watch stream kept open between waits (watchstream.go)
+	keyWatches keyWatches  // watches of a key shared by its waiters (keywatch.go)
 	renewals   renewStream // the keep-alive stream kept open for renewals (renewstream.go)
 
 	mu       sync.Mutex

@@ -118,3 +118,21 @@ func liveSessions(e *Executor) []*session {
 	}
 	return ss
 }
+
+// KeyWaiters returns how many waits share e's watch of the etcd key key
+// (keywatch.go), and how many shared watches e has open.
+func KeyWaiters(e *Executor, key string) (waits, watches int) {
+	ks := &e.keyWatches
+	ks.mu.Lock()
+	defer ks.mu.Unlock()
+	if w := ks.m[key]; w != nil {
+		waits = len(w.subs)
+	}
+	return waits, len(ks.m)
+}
+
+// SessionEntry returns the etcd key of the entry of a lock of key under
+// e's shared session for ttl.
+func SessionEntry(e *Executor, key string, ttl time.Duration) string {
+	return newQueue(e.prefix + key).entry(SessionLease(e, ttl))
+}

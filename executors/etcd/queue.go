@@ -5,6 +5,7 @@ import (
 	"context"
 	"strconv"
 
+	"go.etcd.io/etcd/api/v3/etcdserverpb"
 	"go.etcd.io/etcd/api/v3/mvccpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
@@ -189,6 +190,32 @@ func (t position) pred() *mvccpb.KeyValue {
 // blockerPage is the page of the reads after the first: of the members
 // created before an entry, newest first.
 const blockerPage = 64
+
+// newestOp reads the newest page of the range, keys only: the own entry
+// just written, and the blockerPage keys created before it (enqueue).
+func (q queue) newestOp() clientv3.Op {
+	return clientv3.OpGet(q.dir, clientv3.WithPrefix(), clientv3.WithKeysOnly(), clientv3.WithLimit(blockerPage+1),
+		clientv3.WithSort(clientv3.SortByCreateRevision, clientv3.SortDescend))
+}
+
+// positionIn returns the position of the own entry of create revision rev
+// from rr, the newest page of the range read at revision at (newestOp),
+// or nil when the page does not reach back far enough to hold all its
+// blockers (see position.blockers; shared is a read lock's).
+func (q queue) positionIn(rr *etcdserverpb.RangeResponse, rev, at int64, shared bool) *position {
+	t := &position{at: at, size: rr.Count}
+	var older []*mvccpb.KeyValue
+	for i, kv := range rr.Kvs {
+		if kv.CreateRevision < rev {
+			older = rr.Kvs[i:]
+			break
+		}
+	}
+	if t.addBlockers(q, older, shared) || !rr.More {
+		return t
+	}
+	return nil
+}
 
 // blockers reads the blockers of the own entry of create revision rev
 // (see position.blockers; shared is a read lock's wait). Every read also checks

@@ -14,19 +14,21 @@ import (
 )
 
 // waitTurn waits until the own entry of create revision rev is the first
-// member: it reads its blockers, watches only them (the predecessor's key,
+// member: it reads its blockers (pos, when the enqueue read them), watches
+// only them (the predecessor's key,
 // so a release wakes only the next waiter; the queue's range when several
 // readers block a writer, so that one watch sees them all go), and reads
 // again. With wait false it returns errBusy instead of waiting. ctx ending
 // during a watch is returned as errWaitEnded; read errors are returned as
 // they are.
-func (e *Executor) waitTurn(ctx context.Context, q queue, own string, rev int64, ref leaseRef, wait, shared bool) error {
+func (e *Executor) waitTurn(ctx context.Context, q queue, own string, rev int64, ref leaseRef, wait, shared bool, pos *position) error {
 	limit := int64(1)
 	for {
-		t, err := e.blockers(ctx, q, own, rev, shared, limit)
+		t, err := e.position(ctx, q, own, rev, shared, limit, pos)
 		if err != nil {
 			return err
 		}
+		pos = nil
 		if t.pred() == nil {
 			return nil
 		}
@@ -54,6 +56,15 @@ func (e *Executor) waitTurn(ctx context.Context, q queue, own string, rev int64,
 	}
 }
 
+// position returns pos if the caller has one (the enqueue read it), and
+// reads the own entry's blockers otherwise.
+func (e *Executor) position(ctx context.Context, q queue, own string, rev int64, shared bool, limit int64, pos *position) (position, error) {
+	if pos != nil {
+		return *pos, nil
+	}
+	return e.blockers(ctx, q, own, rev, shared, limit)
+}
+
 // watchRetry is the pause before reading the queue again after a watch
 // ended without a delete event.
 const watchRetry = 50 * time.Millisecond
@@ -76,7 +87,8 @@ func (e *Executor) renewWaiting(ctx context.Context, ref leaseRef, timer *time.T
 
 // blockWatch is one wait for the blockers of the own entry to go: one watch, on
 // the predecessor's key when it is the only blocker (a release then wakes
-// only the next waiter), on the queue's range when several readers block a
+// only the next waiter; the watch is shared by the process's waiters on
+// that key, keywatch.go), on the queue's range when several readers block a
 // writer (one watch sees them all go, instead of one watch per reader).
 //
 // The watch is opened without a start revision. A watch whose start is at
@@ -111,6 +123,7 @@ type blockWatch struct {
 	shared bool  // a read lock's wait
 
 	left       map[string]bool // blockers not seen deleted yet, when watching the range
+	sub        *keySub         // the predecessor's shared watch (keywatch.go), when it is the only blocker
 	poll       *time.Timer     // the next backing read
 	renewTimer *time.Timer     // the next renewal of a fixed lock's grant, or nil
 	created    bool            // the watch's creation reply came
@@ -122,13 +135,23 @@ type blockWatch struct {
 // wait waits until the blockers are gone (or one of them is, for a single
 // predecessor: the caller reads the queue again).
 func (w *blockWatch) wait(ctx context.Context, ref leaseRef) error {
-	wctx, cancel := context.WithCancel(clientv3.WithRequireLeader(ctx))
-	defer cancel()
 	w.poll = time.NewTimer(time.Hour)
 	w.poll.Stop()
 	defer w.poll.Stop()
 	w.e.holdWatchStream(w.q.dir)
-	wch := w.open(wctx)
+	var (
+		wch      clientv3.WatchChan // the range's watch, or nil
+		notified <-chan struct{}    // the predecessor's shared watch, or nil
+	)
+	if len(w.t.blockers) == 1 {
+		w.sub = w.e.join(string(w.t.pred().Key))
+		defer w.sub.leave()
+		notified = w.sub.notify
+	} else {
+		wctx, cancel := context.WithCancel(clientv3.WithRequireLeader(ctx))
+		defer cancel()
+		wch = w.open(wctx)
+	}
 	var renew <-chan time.Time
 	if ref.grant != nil {
 		w.renewTimer = time.NewTimer(ref.grant.renewIn())
@@ -143,6 +166,8 @@ func (w *blockWatch) wait(ctx context.Context, ref leaseRef) error {
 		select {
 		case wr, ok := <-wch:
 			done, err = w.watched(ctx, wr, ok)
+		case <-notified:
+			done, err = w.noticed(ctx)
 		case <-w.poll.C:
 			done, err = w.read(ctx)
 		case <-renew:
@@ -160,15 +185,29 @@ func (w *blockWatch) wait(ctx context.Context, ref leaseRef) error {
 	}
 }
 
-// open opens the watch: on the predecessor's key, or on the queue's range
-// when several members block.
+// open opens the watch of the queue's range, when several members block.
 func (w *blockWatch) open(ctx context.Context) clientv3.WatchChan {
-	opts := []clientv3.OpOption{clientv3.WithCreatedNotify(), clientv3.WithFilterPut()}
-	if len(w.t.blockers) == 1 {
-		return w.e.c.Watch(ctx, string(w.t.pred().Key), opts...)
-	}
 	w.track()
-	return w.e.c.Watch(ctx, w.q.dir, append(opts, clientv3.WithPrefix())...)
+	return w.e.c.Watch(ctx, w.q.dir, clientv3.WithCreatedNotify(), clientv3.WithFilterPut(), clientv3.WithPrefix())
+}
+
+// noticed reads the predecessor's shared watch after a notification and
+// reports whether the predecessor's entry is gone: deleted after the read
+// of the queue. A watch that ended without that delete is errWatch (the
+// caller reads the queue again).
+func (w *blockWatch) noticed(ctx context.Context) (bool, error) {
+	created, lastDelete, err := w.sub.state()
+	switch {
+	case lastDelete > w.t.at:
+		return true, nil
+	case err != nil && ctx.Err() != nil:
+		return false, errWaitEnded
+	case err != nil:
+		return false, fmt.Errorf("%w: %w", errWatch, err)
+	case created != 0 && !w.created:
+		return false, w.onCreated(created)
+	}
+	return false, nil
 }
 
 // track records the blockers as not yet seen deleted.
@@ -179,8 +218,8 @@ func (w *blockWatch) track() {
 	}
 }
 
-// watched handles a watch reply (ok false: the channel closed) and reports
-// whether the wait is over.
+// watched handles a reply of the range's watch (ok false: the channel
+// closed) and reports whether the wait is over.
 func (w *blockWatch) watched(ctx context.Context, wr clientv3.WatchResponse, ok bool) (bool, error) {
 	switch {
 	case !ok && ctx.Err() != nil:
@@ -193,15 +232,9 @@ func (w *blockWatch) watched(ctx context.Context, wr clientv3.WatchResponse, ok 
 		return false, w.onCreated(wr.Header.Revision)
 	}
 	for _, ev := range wr.Events {
-		if ev.Type != mvccpb.DELETE {
-			continue
-		}
-		if w.left == nil {
-			return true, nil // the predecessor's key
-		}
 		// A delete at or before the read was of an earlier entry of the
 		// same key.
-		if ev.Kv.ModRevision > w.t.at && w.left[string(ev.Kv.Key)] {
+		if ev.Type == mvccpb.DELETE && ev.Kv.ModRevision > w.t.at && w.left[string(ev.Kv.Key)] {
 			delete(w.left, string(ev.Kv.Key))
 		}
 	}

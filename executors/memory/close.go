@@ -2,6 +2,7 @@ package memory
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/lock4go/lock4go/executor"
 )
@@ -23,6 +24,13 @@ func (e *Executor) Close() error {
 	}
 	e.closed = true
 	close(e.done)
+	if e.exp.timer != nil {
+		e.exp.timer.Stop()
+	}
+	for _, l := range e.exp.heap {
+		l.index = -1
+	}
+	e.exp.heap, e.exp.planned = nil, time.Time{}
 	var runs []func()
 	for _, en := range e.keys {
 		for _, l := range append([]*lease{en.writer}, en.shared...) {
@@ -30,7 +38,6 @@ func (e *Executor) Close() error {
 				continue
 			}
 			l.held = false
-			l.timer.Stop()
 			runs = append(runs, l.loss.End(errClosed))
 		}
 		// The waiters see done and leave: nothing is granted any more.

@@ -6,16 +6,21 @@ import (
 	"time"
 
 	"github.com/lock4go/lock4go/executor"
+	"github.com/lock4go/lock4go/internal/kit"
 )
 
 // entry is one key's state: its holders and the requests waiting for it,
-// in arrival order. It exists while the key is held or waited for. All
-// fields are guarded by the executor's mutex.
+// in arrival order. It exists while the key is held or waited for, and a
+// while longer once idle (idle.go). All fields are guarded by the
+// executor's mutex.
 type entry struct {
+	key     string
 	writer  *lease   // the write lock (or mutex) holder
 	shared  []*lease // read locks, or permits, oldest first
 	permits int      // the semaphore's size while the key is one, else 0
 	queue   []*waiter
+
+	link kit.IdleLink[entry] // among the executor's idle entries
 }
 
 // waiter is a request waiting in a key's queue.
@@ -69,7 +74,7 @@ func (e *Executor) grant(en *entry, req executor.Request, now time.Time) *lease 
 		deadline: now.Add(req.TTL),
 		held:     true,
 	}
-	l.timer = time.AfterFunc(req.TTL, l.expire)
+	e.schedule(l)
 	if req.Shared || req.Permits > 0 {
 		en.shared = append(en.shared, l)
 	} else {
@@ -83,8 +88,8 @@ func (e *Executor) grant(en *entry, req executor.Request, now time.Time) *lease 
 // left. It stops at the first that does not fit, so a waiting writer keeps
 // later readers out. A closed executor grants nothing.
 func (e *Executor) serve(en *entry) {
-	if e.closed {
-		return
+	if e.closed || len(en.queue) == 0 {
+		return // nobody waits: no clock read either
 	}
 	now := time.Now()
 	for len(en.queue) > 0 && en.fits(en.queue[0].req) {
@@ -103,7 +108,7 @@ func (e *Executor) drop(l *lease) bool {
 		return false
 	}
 	l.held = false
-	l.timer.Stop()
+	e.unschedule(l)
 	en := e.keys[l.key]
 	if en.writer == l {
 		en.writer = nil
@@ -111,6 +116,9 @@ func (e *Executor) drop(l *lease) bool {
 		en.shared = slices.DeleteFunc(en.shared, func(s *lease) bool { return s == l })
 	}
 	e.settle(l.key, en)
+	if len(e.watchers) == 0 {
+		return true // nobody watches any key: no second lookup
+	}
 	for ch := range e.watchers[l.key] {
 		select {
 		case ch <- struct{}{}:
@@ -118,14 +126,6 @@ func (e *Executor) drop(l *lease) bool {
 		}
 	}
 	return true
-}
-
-// settle serves key's queue and forgets the key once it is idle.
-func (e *Executor) settle(key string, en *entry) {
-	e.serve(en)
-	if en.idle() {
-		delete(e.keys, key)
-	}
 }
 
 // leave takes w out of its key's queue, or releases what it was granted,

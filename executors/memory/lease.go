@@ -19,7 +19,7 @@ type lease struct {
 	token    int64
 	start    time.Time
 	deadline time.Time
-	timer    *time.Timer
+	index    int  // in the executor's expiries, -1 when not there
 	held     bool // a holder of its key
 	// loss is set, under e.mu, when the lease is lost: expired,
 	// force-released or ended by Close.
@@ -27,8 +27,9 @@ type lease struct {
 }
 
 var (
-	_ executor.Lease      = (*lease)(nil)
-	_ executor.LostCauser = (*lease)(nil)
+	_ executor.Lease        = (*lease)(nil)
+	_ executor.LostCauser   = (*lease)(nil)
+	_ executor.LossNotifier = (*lease)(nil)
 )
 
 // Causes of the loss of a lease (see [executor.LostCause]).
@@ -53,7 +54,7 @@ func (l *lease) Renew(ctx context.Context, ttl time.Duration) error {
 		return l.notHeld("renew")
 	}
 	l.deadline = time.Now().Add(ttl)
-	l.timer.Reset(ttl)
+	l.e.reschedule(l)
 	return nil
 }
 
@@ -85,21 +86,9 @@ func (l *lease) LostCause() error { return l.loss.Cause() }
 // f runs when the lease expires, is force-released or Close ends it.
 func (l *lease) AfterLost(f func()) func() bool { return l.loss.After(f) }
 
-// expire runs from the lease's timer. A renewal may have raced with the
-// timer firing, so the deadline decides.
-func (l *lease) expire() {
-	l.e.mu.Lock()
-	if !l.held {
-		l.e.mu.Unlock()
-		return
-	}
-	if left := time.Until(l.deadline); left > 0 {
-		l.timer.Reset(left)
-		l.e.mu.Unlock()
-		return
-	}
-	l.e.drop(l)
-	run := l.loss.End(errExpired)
-	l.e.mu.Unlock()
-	run()
-}
+// NotifyLost implements [executor.LossNotifier]: AfterLost for a listener,
+// without allocating.
+func (l *lease) NotifyLost(ln executor.LossListener) (uint64, bool) { return l.loss.Notify(ln) }
+
+// StopNotify implements [executor.LossNotifier].
+func (l *lease) StopNotify(id uint64) bool { return l.loss.Forget(id) }

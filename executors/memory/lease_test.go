@@ -66,3 +66,38 @@ func TestExecutor_Acquire_invalidTTL(t *testing.T) {
 		t.Fatalf("Acquire with zero TTL = %v, want ErrInvalidConfig", err)
 	}
 }
+
+// One timer serves all the executor's leases: a lease with a short TTL
+// granted after one with a long TTL, or renewed to a shorter TTL, still
+// expires at its own deadline.
+func TestLease_expiry_earlierDeadlines(t *testing.T) {
+	e := memory.New(memory.Options{})
+	ctx := t.Context()
+	long, err := e.Acquire(ctx, executor.Request{Key: "long", Owner: "a", TTL: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	short, err := e.Acquire(ctx, executor.Request{Key: "short", Owner: "a", TTL: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	renewed, err := e.Acquire(ctx, executor.Request{Key: "renewed", Owner: "a", TTL: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := renewed.Renew(ctx, 20*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	for name, l := range map[string]executor.Lease{"short": short, "renewed": renewed} {
+		lost := make(chan struct{})
+		l.AfterLost(func() { close(lost) })
+		select {
+		case <-lost:
+		case <-time.After(time.Minute):
+			t.Fatalf("%s: not lost a minute after its 20ms deadline", name)
+		}
+	}
+	if err := long.Release(ctx); err != nil {
+		t.Fatalf("Release of the lease with an hour left = %v", err)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/lock4go/lock4go/executor"
+	"github.com/lock4go/lock4go/internal/kit"
 )
 
 // Options configures an [Executor]. The zero value is ready to use.
@@ -28,6 +29,9 @@ type Executor struct {
 
 	mu       sync.Mutex
 	keys     map[string]*entry
+	idle     kit.IdleList[entry, *entry] // idle entries still in keys, oldest first
+	free     []*entry                    // entries out of keys kept for reuse
+	exp      expiries
 	watchers map[string]map[chan struct{}]struct{}
 	closed   bool
 	done     chan struct{} // closed by Close
@@ -82,11 +86,8 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 		e.mu.Unlock()
 		return nil, closedErr("acquire", req.Key)
 	}
-	en := e.keys[req.Key]
-	if en == nil {
-		en = &entry{permits: req.Permits}
-		e.keys[req.Key] = en
-	} else if err := en.mismatch(req); err != nil {
+	en, err := e.entry(req)
+	if err != nil {
 		e.mu.Unlock()
 		return nil, err
 	}

@@ -53,7 +53,7 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 	if req.Permits > 0 {
 		return e.acquirePermit(ctx, req)
 	}
-	p := &attemptState{parent: e.keyPath(req.Key), guid: newGUID(), name: e.writeName}
+	p := &attemptState{parent: e.keyPath(req.Key), guid: newGUID(), name: e.writeName, askAlone: true}
 	if req.Shared {
 		p.name = readName
 	}
@@ -128,11 +128,11 @@ func (e *Executor) startAttempt(actx context.Context, req executor.Request, p *a
 // ctx ends. On every failure it removes its node.
 func (e *Executor) attempt(ctx context.Context, req executor.Request, p *attemptState) (*lease, error) {
 	parent, guid := p.parent, p.guid
-	name, err := e.create(p, []byte(req.Owner))
+	name, alone, err := e.create(p, []byte(req.Owner))
 	if err != nil {
 		return nil, createErr(req.Key, err)
 	}
-	q := queuer{e: e, req: req, p: p, parent: parent, guid: guid, name: name, path: parent + "/" + name}
+	q := queuer{e: e, req: req, p: p, parent: parent, guid: guid, name: name, path: parent + "/" + name, alone: alone}
 	if p.isAbandoned() {
 		// The create completed after the caller gave up.
 		p.removing()
@@ -171,6 +171,7 @@ type queuer struct {
 	name   string
 	path   string
 
+	alone   bool            // the create found the node its parent's only child
 	session int64           // the node's session, once known
 	stat    *zk.Stat        // the node's stat, once known
 	own     <-chan zk.Event // a watch on the own node
@@ -181,6 +182,9 @@ type queuer struct {
 // last writer before it) and list again when it goes.
 func (q *queuer) run(ctx context.Context) (*lease, error) {
 	key := q.req.Key
+	if q.alone {
+		return q.grantAlone()
+	}
 	for {
 		listed := time.Now()
 		children, err := q.list()
@@ -263,6 +267,24 @@ func (q *queuer) grant(listed time.Time) (*lease, error) {
 		return nil, closedErr("acquire", key)
 	}
 	return l, nil
+}
+
+// grantAlone grants the lock to a node its create found alone under its
+// parent: first in the queue, with no semaphore's leases beside it and no
+// twin from a lost reply. Nodes created later queue behind it, so it only
+// reads its own node: its stat (the fencing token, the session) and a
+// watch on it, the one read of an uncontended lock.
+func (q *queuer) grantAlone() (*lease, error) {
+	sent := time.Now()
+	exists, st, own, err := q.e.conn.ExistsW(q.path)
+	switch {
+	case err != nil:
+		return nil, backendErr("acquire", q.req.Key, err)
+	case !exists:
+		return nil, backendErr("acquire", q.req.Key, errVanished)
+	}
+	q.stat, q.own, q.session = st, own, st.EphemeralOwner
+	return q.grant(sent)
 }
 
 // list reads the children of the key's parent. The first time it also reads

@@ -246,6 +246,9 @@ type attemptState struct {
 	parent string // the key's lock parent
 	guid   string // the GUID in the attempt's node name
 	name   string // the node's lock name: lockName, readName or writeName
+	// askAlone makes the create ask whether its node is its parent's only
+	// child (createNode): a lock's or read lock's, not a permit's lease.
+	askAlone bool
 
 	mu        sync.Mutex
 	phase     int

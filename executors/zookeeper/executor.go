@@ -37,6 +37,9 @@ type Executor struct {
 	// writeName with Options.RWLockLayout).
 	writeName string
 	log       *slog.Logger
+	// plainCreate is set once a lock parent refused the multi of a create
+	// (see createNode).
+	plainCreate atomic.Bool
 
 	mon monitor
 
@@ -110,7 +113,7 @@ func (e *Executor) Priority() int { return e.priority }
 // layouts of Curator's InterProcessReadWriteLock and
 // InterProcessSemaphoreV2).
 func (e *Executor) Capabilities() executor.Capabilities {
-	return executor.Capabilities{SelfRenewing: true, WaitsInAcquire: true, SharedLocks: true, Semaphores: true}
+	return executor.Capabilities{SelfRenewing: true, WaitsInAcquire: true, QueueNext: true, SharedLocks: true, Semaphores: true}
 }
 
 // do runs f, ZooKeeper calls made by background work, in a goroutine of its

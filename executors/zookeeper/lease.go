@@ -13,6 +13,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/lock4go/lock4go/executor"
+	"github.com/lock4go/lock4go/internal/kit"
 )
 
 // Lease states.
@@ -41,10 +42,9 @@ type lease struct {
 	start   time.Time
 
 	state atomic.Int32
-	// lostCtx is cancelled, with the reason as its cause, when the lease is
-	// lost: AfterLost and LostCause read it.
-	lostCtx  context.Context
-	markLost context.CancelCauseFunc
+	// loss is marked, with the reason as its cause, when the lease is lost:
+	// AfterLost, NotifyLost and LostCause read it.
+	loss kit.Loss
 
 	// watch delivers the next event on the node (deletion, session expiry);
 	// the monitor polls it and owns it after registration.
@@ -52,15 +52,14 @@ type lease struct {
 }
 
 var (
-	_ executor.Lease      = (*lease)(nil)
-	_ executor.LostCauser = (*lease)(nil)
-	_ executor.LocalEnder = (*lease)(nil)
+	_ executor.Lease        = (*lease)(nil)
+	_ executor.LostCauser   = (*lease)(nil)
+	_ executor.LocalEnder   = (*lease)(nil)
+	_ executor.LossNotifier = (*lease)(nil)
 )
 
 func newLease(e *Executor, key, path string, st *zk.Stat, watch <-chan zk.Event, start time.Time) *lease {
-	l := &lease{e: e, key: key, path: path, token: st.Czxid, session: st.EphemeralOwner, watch: watch, start: start}
-	l.lostCtx, l.markLost = context.WithCancelCause(context.Background())
-	return l
+	return &lease{e: e, key: key, path: path, token: st.Czxid, session: st.EphemeralOwner, watch: watch, start: start}
 }
 
 // Token returns the lock node's creation zxid, which increases with every
@@ -83,15 +82,19 @@ func (l *lease) LocalEnd() time.Time { return l.e.localEnd(l.session, l.start) }
 // connection stayed down past [Options.DisconnectGrace], or the executor
 // was closed (see [Executor.Close]). Each lease has its own signal, since
 // a node can vanish alone.
-func (l *lease) AfterLost(f func()) func() bool { return context.AfterFunc(l.lostCtx, f) }
+func (l *lease) AfterLost(f func()) func() bool { return l.loss.After(f) }
+
+// NotifyLost implements [executor.LossNotifier]: AfterLost for a listener,
+// without allocating.
+func (l *lease) NotifyLost(ln executor.LossListener) (uint64, bool) { return l.loss.Notify(ln) }
+
+// StopNotify implements [executor.LossNotifier].
+func (l *lease) StopNotify(id uint64) bool { return l.loss.Forget(id) }
 
 // LostCause implements [executor.LostCauser]: why the lease was lost, nil
 // while it is not.
 func (l *lease) LostCause() error {
-	if l.lostCtx.Err() == nil {
-		return nil
-	}
-	return context.Cause(l.lostCtx)
+	return l.loss.Cause()
 }
 
 // Renew checks that the node still exists in the lease's session; ttl is
@@ -199,7 +202,7 @@ func (l *lease) releaseUnwatched(ctx context.Context) error {
 // [executor.ErrLockNotHeld] and, for a lost lease, the cause of the loss.
 func (l *lease) notHeld(op string) error {
 	if st := l.state.Load(); st == stateLost || st == stateUnwatched {
-		return fmt.Errorf("zookeeper: %s %q: %w: %w", op, l.key, executor.ErrLockNotHeld, context.Cause(l.lostCtx))
+		return fmt.Errorf("zookeeper: %s %q: %w: %w", op, l.key, executor.ErrLockNotHeld, l.loss.Cause())
 	}
 	return fmt.Errorf("zookeeper: %s %q: %w", op, l.key, executor.ErrLockNotHeld)
 }
@@ -236,7 +239,7 @@ func (l *lease) lose(cause error, void bool) {
 	l.e.mon.remove(l)
 	l.e.log.LogAttrs(context.Background(), slog.LevelWarn, "zookeeper: lease lost",
 		slog.String("key", l.key), slog.String("path", l.path), slog.Any("cause", cause))
-	l.markLost(cause)
+	l.loss.Mark(cause)
 	if void {
 		l.e.voidPath(l.path, l.session)
 	}
@@ -251,5 +254,5 @@ func (l *lease) unwatch() {
 	}
 	l.e.log.LogAttrs(context.Background(), slog.LevelInfo, "zookeeper: executor closed while a lease was held; lease counted lost",
 		slog.String("key", l.key), slog.String("path", l.path))
-	l.markLost(errUnwatched)
+	l.loss.Mark(errUnwatched)
 }

@@ -2,11 +2,13 @@ package zookeeper
 
 import (
 	"cmp"
+	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log/slog"
 	"path"
 	"slices"
 	"strconv"
@@ -242,7 +244,8 @@ var errUncertain = errors.New("zookeeper: create outcome unknown, cleaning up in
 
 // create creates the protected ephemeral sequential lock node for p's GUID
 // under p's parent, holding data, and returns its name (without the
-// parent). When a reply is lost it finds the node by its GUID rather than
+// parent) and, when the reply told (see createNode), whether the node is
+// its parent's only child. When a reply is lost it finds the node by its GUID rather than
 // creating a second one; when it cannot tell whether the node exists it
 // schedules its removal, whatever session the node may be in, and returns
 // an error wrapping errUncertain. Once p's caller gave up it issues no
@@ -250,41 +253,75 @@ var errUncertain = errors.New("zookeeper: create outcome unknown, cleaning up in
 // (the caller deletes it), and when the outcome of the last create is
 // unknown the void loop the caller scheduled ([Executor.voidPending]) deletes
 // it.
-func (e *Executor) create(p *attemptState, data []byte) (string, error) {
+func (e *Executor) create(p *attemptState, data []byte) (name string, alone bool, err error) {
 	parent, guid := p.parent, p.guid
 	prefix := lockPrefix(parent, guid, p.name)
-	var err error
 	for range maxCreateTries {
 		if !p.beginCreate() {
-			return "", errAbandoned
+			return "", false, errAbandoned
 		}
 		var path string
-		path, err = e.conn.Create(prefix, data, zk.FlagEphemeralSequential, e.acl)
+		path, alone, err = e.createNode(prefix, parent, data, p.askAlone)
 		abandoned := p.endCreate()
 		switch {
 		case err == nil:
-			return path[len(parent)+1:], nil
+			return path[len(parent)+1:], alone, nil
 		case abandoned:
-			return "", fmt.Errorf("%w: %w", errAbandoned, err)
+			return "", false, fmt.Errorf("%w: %w", errAbandoned, err)
 		case errors.Is(err, zk.ErrNoNode):
 			if err = e.ensureParent(parent); err != nil {
-				return "", err
+				return "", false, err
 			}
 		case !maybeApplied(err):
-			return "", err
+			return "", false, err
 		default:
 			name, found, serr := e.findGUID(parent, guid)
 			if serr != nil {
 				e.voidGUID(parent, guid)
-				return "", fmt.Errorf("%w: %w", errUncertain, err)
+				return "", false, fmt.Errorf("%w: %w", errUncertain, err)
 			}
 			if found {
-				return name, nil
+				return name, false, nil
 			}
 			// The create never took effect: try again with the same GUID.
 		}
 	}
-	return "", err
+	return "", false, err
+}
+
+// createNode creates the ephemeral sequential node prefix under parent,
+// holding data, and returns its path. The create goes in a multi with a
+// write of the parent's data (set to none, as ensureParent creates it),
+// whose reply carries the parent's stat after the create: alone reports
+// that the node is the parent's only child, first in the queue, so that
+// the attempt need not read the queue (zk.Lock's three requests per
+// uncontended lock: create, one read, delete). A parent that refuses the
+// write (its ACL grants create but not write) gets a plain create, and the
+// executor makes plain creates from then on: alone is false. Without
+// askAlone the create is a plain one.
+func (e *Executor) createNode(prefix, parent string, data []byte, askAlone bool) (path string, alone bool, err error) {
+	if askAlone && !e.plainCreate.Load() {
+		var res []zk.MultiResponse
+		res, err = e.conn.Multi(
+			&zk.CreateRequest{Path: prefix, Data: data, Acl: e.acl, Flags: zk.FlagEphemeralSequential},
+			&zk.SetDataRequest{Path: parent, Version: -1},
+		)
+		switch {
+		case err == nil && len(res) == 2 && res[1].Stat != nil:
+			return res[0].String, res[1].Stat.NumChildren == 1, nil
+		case err == nil:
+			return "", false, fmt.Errorf("zookeeper: create: a multi answered %d results: %w", len(res), zk.ErrAPIError)
+		case !errors.Is(err, zk.ErrNoAuth):
+			return "", false, err
+		}
+	}
+	path, err = e.conn.Create(prefix, data, zk.FlagEphemeralSequential, e.acl)
+	if askAlone && err == nil && !e.plainCreate.Swap(true) {
+		e.log.LogAttrs(context.Background(), slog.LevelInfo,
+			"zookeeper: a lock parent refuses writes of its data (its ACL); creating lock nodes without the multi that saves a queue read",
+			slog.String("parent", parent))
+	}
+	return path, false, err
 }
 
 // findGUID looks for the child of parent created with guid. It syncs the

@@ -47,7 +47,7 @@ func (e *Executor) acquirePermit(ctx context.Context, req executor.Request) (exe
 	}
 	mreq := req
 	mreq.Permits = 0
-	mutex, err := e.acquireAt(ctx, mreq, &attemptState{parent: parent + "/" + semLocks, guid: newGUID(), name: lockName}, e.attempt)
+	mutex, err := e.acquireAt(ctx, mreq, &attemptState{parent: parent + "/" + semLocks, guid: newGUID(), name: lockName, askAlone: true}, e.attempt)
 	if err != nil {
 		return nil, err
 	}
@@ -66,7 +66,7 @@ func (e *Executor) acquirePermit(ctx context.Context, req executor.Request) (exe
 // permitAttempt creates the lease node and waits until the leases number
 // at most req.Permits. On every failure it removes its node.
 func (e *Executor) permitAttempt(ctx context.Context, req executor.Request, p *attemptState) (*lease, error) {
-	name, err := e.create(p, []byte(req.Owner))
+	name, _, err := e.create(p, []byte(req.Owner))
 	if err != nil {
 		return nil, createErr(req.Key, err)
 	}

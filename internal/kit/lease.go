@@ -66,10 +66,11 @@ type Loss struct {
 	next  uint64
 }
 
-// lossFunc is one function waiting for the loss: f, or fe with the cause.
+// lossFunc is one function waiting for the loss: a listener (After's f
+// as a listenerFunc), or fe with the cause.
 type lossFunc struct {
 	id uint64
-	f  func()
+	ln Listener
 	fe func(cause error)
 }
 
@@ -78,7 +79,26 @@ func (lf lossFunc) run(cause error) {
 		lf.fe(cause)
 		return
 	}
-	lf.f()
+	lf.ln.LeaseLost()
+}
+
+// listenerFunc is a function as a Listener: a func value is one pointer,
+// so it takes no allocation to become one.
+type listenerFunc func()
+
+func (f listenerFunc) LeaseLost() { f() }
+
+// Listener is told of a loss: executor.LossListener.
+type Listener interface{ LeaseLost() }
+
+// Notify implements executor.LossNotifier's NotifyLost: ln.LeaseLost runs
+// as After's function would, once, in a goroutine of its own when Mark is
+// called (or at the call of End's function). When the loss was recorded
+// already it registers nothing and reports false. Stop it with
+// [Loss.Forget]. It allocates nothing beyond the first registration's
+// storage, which the zero Loss holds.
+func (s *Loss) Notify(ln Listener) (id uint64, ok bool) {
+	return s.add(lossFunc{ln: ln})
 }
 
 // After implements executor.Lease.AfterLost: f runs once, in a goroutine
@@ -86,7 +106,7 @@ func (lf lossFunc) run(cause error) {
 // at once if the loss was recorded. stop unregisters f and reports whether
 // it did so before f started.
 func (s *Loss) After(f func()) (stop func() bool) {
-	id, ok := s.add(lossFunc{f: f})
+	id, ok := s.add(lossFunc{ln: listenerFunc(f)})
 	if !ok {
 		go f()
 		return func() bool { return false }

@@ -13,27 +13,39 @@ import (
 // turns per executor and key, so that a backend sees one waiter per
 // process; the etcd executor per queue entry, which acquisitions of one
 // process under one lease would otherwise share. A key's turn exists while
-// a caller holds or waits for it; a few idle turns are kept for reuse. The
-// zero value is ready to use. It is safe for concurrent use.
+// a caller holds or waits for it, and stays in the table a while once idle,
+// so that a key taken again soon finds its turn without a write to the
+// table's map. The zero value is ready to use. It is safe for concurrent
+// use.
 type Turns[K comparable, H any] struct {
-	mu   sync.Mutex
-	m    map[K]*Turn[K, H]
-	free []*Turn[K, H] // idle turns kept for reuse, at most maxFreeTurns
+	mu sync.Mutex
+	m  map[K]*Turn[K, H]
+	// idle lists the turns of m that nobody holds or waits for, oldest
+	// first, at most maxIdleTurns; older ones leave m for free.
+	idle IdleList[Turn[K, H], *Turn[K, H]]
+	free []*Turn[K, H] // turns out of m kept for reuse, at most maxIdleTurns
 }
 
-// maxFreeTurns bounds the idle turns a [Turns] keeps for reuse.
-const maxFreeTurns = 64
+// maxIdleTurns bounds the idle turns a [Turns] keeps in its map, and
+// those it keeps for reuse besides.
+const maxIdleTurns = 64
 
 // Turn is one key's turn: a token channel of capacity one, and a count of
 // the callers that hold or wait for it.
 type Turn[K comparable, H any] struct {
 	key   K
 	token chan struct{}
-	refs  int // guarded by the table's mutex
+	place chan struct{}        // the next place (next.go)
+	refs  int                  // guarded by the table's mutex, as the fields below
+	gone  bool                 // forgotten by [Turns.Forget]
+	link  IdleLink[Turn[K, H]] // among the idle turns
 	// Holder is what holds the turn, for whoever lists the turns (nil when
 	// nothing is recorded); the holder sets and clears it.
 	Holder atomic.Pointer[H]
 }
+
+// Link implements [Idler]: the turn's place among the idle turns.
+func (turn *Turn[K, H]) Link() *IdleLink[Turn[K, H]] { return &turn.link }
 
 // ErrGone is the error of [Turn.Wait] when its gone channel closed.
 var ErrGone = errors.New("the turn's key is gone")
@@ -43,28 +55,37 @@ var ErrGone = errors.New("the turn's key is gone")
 // it ([Turn.Wait]) or leaves it ([Turns.Leave]); one that holds it gives
 // it up with [Turns.Release].
 func (t *Turns[K, H]) Join(k K) (turn *Turn[K, H], held bool) {
-	t.mu.Lock()
-	if t.m == nil {
-		t.m = map[K]*Turn[K, H]{}
-	}
-	turn = t.m[k]
-	if turn == nil {
-		if n := len(t.free); n > 0 {
-			turn, t.free = t.free[n-1], t.free[:n-1]
-		} else {
-			turn = &Turn[K, H]{token: make(chan struct{}, 1)}
-		}
-		turn.key = k
-		t.m[k] = turn
-	}
-	turn.refs++
-	t.mu.Unlock()
+	turn = t.join(k)
 	select {
 	case turn.token <- struct{}{}:
 		return turn, true
 	default:
 		return turn, false
 	}
+}
+
+// join counts the caller in k's turn.
+func (t *Turns[K, H]) join(k K) *Turn[K, H] {
+	t.mu.Lock()
+	if t.m == nil {
+		t.m = map[K]*Turn[K, H]{}
+	}
+	turn := t.m[k]
+	switch {
+	case turn == nil:
+		if n := len(t.free); n > 0 {
+			turn, t.free = t.free[n-1], t.free[:n-1]
+		} else {
+			turn = &Turn[K, H]{token: make(chan struct{}, 1), place: make(chan struct{}, 1)}
+		}
+		turn.key, turn.gone = k, false
+		t.m[k] = turn
+	case turn.refs == 0:
+		t.idle.Remove(turn)
+	}
+	turn.refs++
+	t.mu.Unlock()
+	return turn
 }
 
 // Wait waits until the caller, who joined turn, holds it. It returns ctx's
@@ -102,18 +123,25 @@ func (t *Turns[K, H]) Release(turn *Turn[K, H]) {
 	t.mu.Unlock()
 }
 
-// dropLocked counts one caller out of turn and forgets the turn with the
-// last, unless [Turns.Forget] already did. The caller holds t.mu.
+// dropLocked counts one caller out of turn. The last caller leaves it in
+// the map as idle, unless [Turns.Forget] took it out; the oldest idle turn
+// leaves the map when there are too many. The caller holds t.mu.
 func (t *Turns[K, H]) dropLocked(turn *Turn[K, H]) {
 	turn.refs--
-	if turn.refs > 0 || t.m[turn.key] != turn {
+	if turn.refs > 0 || turn.gone {
 		return
 	}
-	delete(t.m, turn.key)
-	if len(t.free) < maxFreeTurns {
+	t.idle.Push(turn)
+	if t.idle.Len() <= maxIdleTurns {
+		return
+	}
+	old := t.idle.Oldest()
+	t.idle.Remove(old)
+	delete(t.m, old.key)
+	if len(t.free) < maxIdleTurns {
 		var zero K
-		turn.key = zero
-		t.free = append(t.free, turn)
+		old.key = zero
+		t.free = append(t.free, old)
 	}
 }
 
@@ -131,9 +159,13 @@ func (t *Turns[K, H]) Behind(turn *Turn[K, H]) bool {
 func (t *Turns[K, H]) Forget(gone func(K) bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	for k := range t.m {
+	for k, turn := range t.m {
 		if gone(k) {
 			delete(t.m, k)
+			turn.gone = true
+			if turn.refs == 0 {
+				t.idle.Remove(turn)
+			}
 		}
 	}
 }
@@ -153,7 +185,7 @@ type TurnState[K comparable, H any] struct {
 func (t *Turns[K, H]) State(k K) TurnState[K, H] {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if turn := t.m[k]; turn != nil {
+	if turn := t.m[k]; turn != nil && turn.refs > 0 {
 		return turn.stateLocked()
 	}
 	return TurnState[K, H]{Key: k}
@@ -164,9 +196,11 @@ func (t *Turns[K, H]) State(k K) TurnState[K, H] {
 func (t *Turns[K, H]) States() []TurnState[K, H] {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	out := make([]TurnState[K, H], 0, len(t.m))
+	out := make([]TurnState[K, H], 0, len(t.m)-t.idle.Len())
 	for _, turn := range t.m {
-		out = append(out, turn.stateLocked())
+		if turn.refs > 0 {
+			out = append(out, turn.stateLocked())
+		}
 	}
 	return out
 }

@@ -1,0 +1,5 @@
+//go:build !race
+
+package lock4go_test
+
+const raceEnabled = false
