@@ -56,6 +56,24 @@ CREATE TABLE IF NOT EXISTS {{t}}voids (
 	expires_at timestamptz NOT NULL
 );
 
+-- durable makes the transaction of the statement that calls it commit
+-- synchronously, whatever the session's synchronous_commit (the server's,
+-- database's or role's choice): a lock granted or renewed is on disk (and
+-- on the synchronous standbys, if any) before the statement answers, and so
+-- is the token sequence's advance. off and local become on; remote_write,
+-- on and remote_apply stay. The value in force when the transaction commits
+-- decides, so the setting is the transaction's own (set_config's is_local):
+-- a function's SET clause would be undone when the function returns, before
+-- the commit, and a session's SET would outlive the statement (through a
+-- transaction pooler, into another client's transactions).
+CREATE OR REPLACE FUNCTION {{t}}durable() RETURNS void
+LANGUAGE plpgsql AS $$
+BEGIN
+	IF current_setting('synchronous_commit') IN ('off', 'local') THEN
+		PERFORM set_config('synchronous_commit', 'on', true);
+	END IF;
+END $$;
+
 -- lock_key locks the row of k, creating a free one if there is none.
 CREATE OR REPLACE FUNCTION {{t}}lock_key(k text) RETURNS {{t}}locks
 LANGUAGE plpgsql AS $$
@@ -168,6 +186,7 @@ DECLARE
 	sk   text;
 	busy boolean;
 BEGIN
+	PERFORM {{t}}durable();
 	IF queued AND {{t}}still_queued(k, o, m, qttl) THEN
 		RETURN -3;
 	END IF;
@@ -240,6 +259,7 @@ DECLARE
 	free    boolean;
 	head    record;
 BEGIN
+	PERFORM {{t}}durable();
 	r := {{t}}lock_key(k);
 	IF EXISTS (SELECT 1 FROM {{t}}voids WHERE owner = o) THEN
 		PERFORM {{t}}serve(k, claim);
@@ -302,6 +322,7 @@ DECLARE
 	e timestamptz;
 	t bigint;
 BEGIN
+	PERFORM {{t}}durable();
 	DELETE FROM {{t}}locks WHERE key = k AND owner = o RETURNING expires_at, token INTO e, t;
 	IF FOUND THEN
 		-- A writer's row holds no share; waiters need the row back.
@@ -335,6 +356,7 @@ LANGUAGE plpgsql AS $$
 DECLARE
 	held boolean;
 BEGIN
+	PERFORM {{t}}durable();
 	INSERT INTO {{t}}voids (owner, expires_at)
 	VALUES (o, clock_timestamp() + vttl * interval '1 millisecond')
 	ON CONFLICT (owner) DO UPDATE SET expires_at = excluded.expires_at;
@@ -352,6 +374,7 @@ END $$;
 CREATE OR REPLACE FUNCTION {{t}}leave(k text, m text, claim bigint) RETURNS void
 LANGUAGE plpgsql AS $$
 BEGIN
+	PERFORM {{t}}durable();
 	PERFORM 1 FROM {{t}}locks WHERE key = k FOR UPDATE;
 	IF NOT FOUND THEN
 		RETURN;
@@ -367,6 +390,7 @@ END $$;
 CREATE OR REPLACE FUNCTION {{t}}renew(ks text[], os text[], ttls bigint[]) RETURNS SETOF bigint
 LANGUAGE plpgsql AS $$
 BEGIN
+	PERFORM {{t}}durable();
 	RETURN QUERY WITH r AS (
 		SELECT * FROM unnest(ks, os, ttls) WITH ORDINALITY AS r(key, owner, ttl, i)
 	), l AS (
@@ -411,6 +435,7 @@ END $$;
 CREATE OR REPLACE FUNCTION {{t}}stale(lim int) RETURNS SETOF text
 LANGUAGE plpgsql AS $$
 BEGIN
+	PERFORM {{t}}durable();
 	DELETE FROM {{t}}voids WHERE expires_at < clock_timestamp();
 	RETURN QUERY SELECT l.key FROM {{t}}locks l WHERE l.expires_at < clock_timestamp()
 		AND (l.owner IS NOT NULL OR NOT EXISTS (SELECT 1 FROM {{t}}shares s
@@ -422,6 +447,7 @@ END $$;
 CREATE OR REPLACE FUNCTION {{t}}tidy(k text, claim bigint) RETURNS void
 LANGUAGE plpgsql AS $$
 BEGIN
+	PERFORM {{t}}durable();
 	PERFORM 1 FROM {{t}}locks WHERE key = k AND expires_at < clock_timestamp()
 	FOR UPDATE SKIP LOCKED;
 	IF FOUND THEN
