@@ -16,7 +16,9 @@ CREATE SEQUENCE IF NOT EXISTS {{t}}arrival AS bigint;
 -- One row per key in use: held by a writer (a lock, a write lock), claimed
 -- by a woken waiter, or holding read locks, permits or waiters. owner is
 -- the writer's owner value or 'lock4go:claim:<member>', NULL when none;
--- expires_at ends the writer's lease or the claim.
+-- expires_at ends the writer's lease or the claim, and is 'infinity' while
+-- shares hold the key (they end by their own rows), so that a held key's
+-- row never looks expired.
 CREATE TABLE IF NOT EXISTS {{t}}locks (
 	key        text PRIMARY KEY,
 	owner      text,
@@ -74,7 +76,16 @@ BEGIN
 	END IF;
 END $$;
 
--- lock_key locks the row of k, creating a free one if there is none.
+-- shared_until returns the expires_at of k's row when no writer holds or
+-- claims it: 'infinity' while live shares hold k, '-infinity' otherwise.
+CREATE OR REPLACE FUNCTION {{t}}shared_until(k text) RETURNS timestamptz
+LANGUAGE sql AS $$
+	SELECT CASE WHEN EXISTS (SELECT 1 FROM {{t}}shares s WHERE s.key = k AND s.expires_at > clock_timestamp())
+		THEN 'infinity'::timestamptz ELSE '-infinity'::timestamptz END
+$$;
+
+-- lock_key locks the row of k, creating a free one if there is none (held
+-- by shares, should live ones have lost their row: deleted by hand).
 CREATE OR REPLACE FUNCTION {{t}}lock_key(k text) RETURNS {{t}}locks
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -85,7 +96,7 @@ BEGIN
 		IF FOUND THEN
 			RETURN r;
 		END IF;
-		INSERT INTO {{t}}locks (key, expires_at) VALUES (k, '-infinity')
+		INSERT INTO {{t}}locks (key, expires_at) VALUES (k, {{t}}shared_until(k))
 		ON CONFLICT (key) DO NOTHING RETURNING * INTO r;
 		IF FOUND THEN
 			RETURN r;
@@ -97,8 +108,9 @@ END $$;
 -- queue: a writer gets a claim on the row (once no share is left), readers
 -- and permit waiters claims among the shares while they fit; each served
 -- executor is told on its channel ('w' or 's', then the key). It stops at
--- the first waiter that does not fit, and deletes the row of a key left
--- with nothing. The caller holds the row's lock.
+-- the first waiter that does not fit, marks the row of a key left with
+-- shares as theirs, and deletes the row of a key left with nothing. The
+-- caller holds the row's lock.
 CREATE OR REPLACE FUNCTION {{t}}serve(k text, claim bigint) RETURNS void
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -111,9 +123,6 @@ BEGIN
 	SELECT * INTO r FROM {{t}}locks WHERE key = k;
 	IF NOT FOUND OR (r.owner IS NOT NULL AND r.expires_at > now) THEN
 		RETURN;
-	END IF;
-	IF r.owner IS NOT NULL THEN
-		UPDATE {{t}}locks SET owner = NULL WHERE key = k;
 	END IF;
 	DELETE FROM {{t}}shares WHERE key = k AND expires_at <= now;
 	DELETE FROM {{t}}waiters WHERE key = k AND expires_at <= now;
@@ -137,8 +146,14 @@ BEGIN
 		n := n + 1;
 		sk := w.kind;
 	END LOOP;
-	IF n = 0 AND NOT EXISTS (SELECT 1 FROM {{t}}waiters WHERE key = k) THEN
+	IF n > 0 THEN
+		IF r.owner IS NOT NULL OR r.expires_at <> 'infinity' THEN
+			UPDATE {{t}}locks SET owner = NULL, expires_at = 'infinity' WHERE key = k;
+		END IF;
+	ELSIF NOT EXISTS (SELECT 1 FROM {{t}}waiters WHERE key = k) THEN
 		DELETE FROM {{t}}locks WHERE key = k;
+	ELSIF r.owner IS NOT NULL THEN
+		UPDATE {{t}}locks SET owner = NULL WHERE key = k;
 	END IF;
 END $$;
 
@@ -192,8 +207,12 @@ BEGIN
 	END IF;
 	INSERT INTO {{t}}locks (key, owner, expires_at) VALUES (k, o, 'infinity')
 	ON CONFLICT (key) DO NOTHING;
-	IF FOUND THEN
-		-- k was free, with no share and no waiter (they exist only with its row).
+	IF FOUND AND EXISTS (SELECT 1 FROM {{t}}shares WHERE key = k) THEN
+		-- Shares whose key's row was deleted by hand: the new row is made
+		-- theirs, and k is decided on as any key in use, below.
+		UPDATE {{t}}locks SET owner = NULL, expires_at = {{t}}shared_until(k) WHERE key = k;
+	ELSIF FOUND THEN
+		-- k was free, with no share (they exist only with its row).
 		IF EXISTS (SELECT 1 FROM {{t}}voids WHERE owner = o) THEN
 			DELETE FROM {{t}}locks WHERE key = k;
 			RETURN -2;
@@ -298,12 +317,11 @@ BEGIN
 		PERFORM {{t}}join(k, m, sk, qttl);
 		RETURN -3;
 	END IF;
-	IF r.owner IS NOT NULL THEN
-		UPDATE {{t}}locks SET owner = NULL WHERE key = k; -- an expired writer or claim
-	END IF;
 	IF m <> '' THEN
 		DELETE FROM {{t}}waiters WHERE key = k AND member = m AND kind = sk;
 	END IF;
+	-- serve, below, makes the row the shares' (an expired writer or claim
+	-- gone).
 	INSERT INTO {{t}}shares (key, owner, kind, token, expires_at)
 	VALUES (k, o, sk, nextval('{{t}}token'), clock_timestamp() + ttl * interval '1 millisecond')
 	RETURNING token INTO t;
@@ -335,14 +353,11 @@ BEGIN
 			END IF;
 		END IF;
 	ELSE
-		PERFORM 1 FROM {{t}}locks WHERE key = k FOR UPDATE;
-		IF NOT FOUND THEN
+		IF NOT EXISTS (SELECT 1 FROM {{t}}shares WHERE key = k AND owner = o) THEN
 			RETURN 0;
 		END IF;
+		PERFORM {{t}}lock_key(k); -- back, if it was deleted by hand
 		DELETE FROM {{t}}shares WHERE key = k AND owner = o RETURNING expires_at INTO e;
-		IF NOT FOUND THEN
-			RETURN 0;
-		END IF;
 		PERFORM {{t}}serve(k, claim);
 	END IF;
 	RETURN CASE WHEN e > clock_timestamp() THEN 1 ELSE 0 END;
@@ -377,6 +392,9 @@ BEGIN
 	PERFORM {{t}}durable();
 	PERFORM 1 FROM {{t}}locks WHERE key = k FOR UPDATE;
 	IF NOT FOUND THEN
+		-- Nothing to hand on; m's entries left only if the row was deleted by hand.
+		DELETE FROM {{t}}waiters WHERE key = k AND member = m;
+		DELETE FROM {{t}}shares WHERE key = k AND owner = 'lock4go:claim:' || m;
 		RETURN;
 	END IF;
 	DELETE FROM {{t}}waiters WHERE key = k AND member = m;
@@ -430,27 +448,39 @@ END $$;
 
 -- stale returns up to lim keys whose rows may hold nothing live any more:
 -- their writer or claim expired, or they hold no live share (rows of
--- crashed processes, whose leases ended without a release). It also
--- removes the void markers past their time.
+-- crashed processes, whose leases ended without a release), and the keys
+-- of shares and queue entries left without their key's row (deleted by
+-- hand). It also removes the void markers past their time.
 CREATE OR REPLACE FUNCTION {{t}}stale(lim int) RETURNS SETOF text
 LANGUAGE plpgsql AS $$
+DECLARE
+	now timestamptz := clock_timestamp();
 BEGIN
 	PERFORM {{t}}durable();
-	DELETE FROM {{t}}voids WHERE expires_at < clock_timestamp();
-	RETURN QUERY SELECT l.key FROM {{t}}locks l WHERE l.expires_at < clock_timestamp()
-		AND (l.owner IS NOT NULL OR NOT EXISTS (SELECT 1 FROM {{t}}shares s
-			WHERE s.key = l.key AND s.expires_at > clock_timestamp()))
-		LIMIT lim;
+	DELETE FROM {{t}}voids WHERE expires_at < now;
+	RETURN QUERY (SELECT l.key FROM {{t}}locks l WHERE CASE WHEN l.owner IS NOT NULL THEN l.expires_at < now
+			ELSE NOT EXISTS (SELECT 1 FROM {{t}}shares s WHERE s.key = l.key AND s.expires_at > now) END
+		LIMIT lim)
+	UNION (SELECT s.key FROM {{t}}shares s
+		WHERE NOT EXISTS (SELECT 1 FROM {{t}}locks l WHERE l.key = s.key) LIMIT lim)
+	UNION (SELECT w.key FROM {{t}}waiters w
+		WHERE NOT EXISTS (SELECT 1 FROM {{t}}locks l WHERE l.key = w.key) LIMIT lim)
+	LIMIT lim;
 END $$;
 
--- tidy removes what expired of k (serve), unless the row is busy or live.
+-- tidy removes what expired of k and hands it on (serve), unless another
+-- statement holds its row; shares and queue entries left without their
+-- key's row get it back first.
 CREATE OR REPLACE FUNCTION {{t}}tidy(k text, claim bigint) RETURNS void
 LANGUAGE plpgsql AS $$
 BEGIN
 	PERFORM {{t}}durable();
-	PERFORM 1 FROM {{t}}locks WHERE key = k AND expires_at < clock_timestamp()
-	FOR UPDATE SKIP LOCKED;
-	IF FOUND THEN
-		PERFORM {{t}}serve(k, claim);
+	PERFORM 1 FROM {{t}}locks WHERE key = k FOR UPDATE SKIP LOCKED;
+	IF NOT FOUND THEN
+		IF EXISTS (SELECT 1 FROM {{t}}locks WHERE key = k) THEN
+			RETURN; -- busy: another statement holds the row
+		END IF;
+		PERFORM {{t}}lock_key(k);
 	END IF;
+	PERFORM {{t}}serve(k, claim);
 END $$;
