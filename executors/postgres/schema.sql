@@ -446,26 +446,34 @@ BEGIN
 	ORDER BY s.token = 0, s.token;
 END $$;
 
--- stale returns up to lim keys whose rows may hold nothing live any more:
--- their writer or claim expired, or they hold no live share (rows of
--- crashed processes, whose leases ended without a release), and the keys
--- of shares and queue entries left without their key's row (deleted by
--- hand). It also removes the void markers past their time.
-CREATE OR REPLACE FUNCTION {{t}}stale(lim int) RETURNS SETOF text
+-- stale returns, in key order, up to lim keys after the key after ('' for
+-- the first) whose rows may hold nothing live any more: their writer or
+-- claim expired, or they hold no live share (rows of crashed processes,
+-- whose leases ended without a release), and the keys of shares and queue
+-- entries left without their key's row (deleted by hand). A sweep pages
+-- through them, so that rows it cannot tidy (locked by another session)
+-- cost it one visit each. The first page also removes the void markers
+-- past their time.
+DROP FUNCTION IF EXISTS {{t}}stale(int);
+CREATE OR REPLACE FUNCTION {{t}}stale(lim int, after text DEFAULT '') RETURNS SETOF text
 LANGUAGE plpgsql AS $$
 DECLARE
 	now timestamptz := clock_timestamp();
 BEGIN
 	PERFORM {{t}}durable();
-	DELETE FROM {{t}}voids WHERE expires_at < now;
-	RETURN QUERY (SELECT l.key FROM {{t}}locks l WHERE CASE WHEN l.owner IS NOT NULL THEN l.expires_at < now
-			ELSE NOT EXISTS (SELECT 1 FROM {{t}}shares s WHERE s.key = l.key AND s.expires_at > now) END
-		LIMIT lim)
-	UNION (SELECT s.key FROM {{t}}shares s
-		WHERE NOT EXISTS (SELECT 1 FROM {{t}}locks l WHERE l.key = s.key) LIMIT lim)
-	UNION (SELECT w.key FROM {{t}}waiters w
-		WHERE NOT EXISTS (SELECT 1 FROM {{t}}locks l WHERE l.key = w.key) LIMIT lim)
-	LIMIT lim;
+	IF after = '' THEN
+		DELETE FROM {{t}}voids WHERE expires_at < now;
+	END IF;
+	RETURN QUERY SELECT x.key FROM (
+		(SELECT l.key FROM {{t}}locks l WHERE l.key > after
+			AND CASE WHEN l.owner IS NOT NULL THEN l.expires_at < now
+				ELSE NOT EXISTS (SELECT 1 FROM {{t}}shares s WHERE s.key = l.key AND s.expires_at > now) END
+			ORDER BY l.key LIMIT lim)
+		UNION (SELECT DISTINCT s.key FROM {{t}}shares s WHERE s.key > after
+			AND NOT EXISTS (SELECT 1 FROM {{t}}locks l WHERE l.key = s.key) ORDER BY s.key LIMIT lim)
+		UNION (SELECT DISTINCT w.key FROM {{t}}waiters w WHERE w.key > after
+			AND NOT EXISTS (SELECT 1 FROM {{t}}locks l WHERE l.key = w.key) ORDER BY w.key LIMIT lim)
+	) x ORDER BY x.key LIMIT lim;
 END $$;
 
 -- tidy removes what expired of k and hands it on (serve), unless another
