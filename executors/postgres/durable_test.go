@@ -23,11 +23,12 @@ type grant struct {
 }
 
 // ownServer starts a PostgreSQL server of the test's own with extra
-// settings (fault tests that restart it must not disturb the package's
-// server), migrated with the default Options, and returns it with a pool.
-func ownServer(t *testing.T, maxConns int32, args ...string) (*testserver.Server, *pgxpool.Pool) {
+// environment and settings (fault tests that restart it must not disturb
+// the package's server), migrated with the default Options, and returns it
+// with a pool of maxConns connections.
+func ownServer(t *testing.T, maxConns int32, env []string, args ...string) (*testserver.Server, *pgxpool.Pool) {
 	t.Helper()
-	s, err := testserver.StartPostgres(args...)
+	s, err := testserver.StartPostgresEnv(env, args...)
 	testserver.Check(t, err)
 	t.Cleanup(func() { _ = s.Stop() })
 	cfg, err := pgxpool.ParseConfig(testserver.PostgresDSN(s.Addr()))
@@ -56,7 +57,7 @@ func ownServer(t *testing.T, maxConns int32, args ...string) (*testserver.Server
 // token sequence went back.
 func TestDurable_synchronousCommitOff(t *testing.T) {
 	const workers = 8
-	s, pool := ownServer(t, workers+2, "-c", "synchronous_commit=off")
+	s, pool := ownServer(t, workers+2, nil, "-c", "synchronous_commit=off")
 	e, err := postgres.New(pool, postgres.Options{Logger: testLogger(t)})
 	if err != nil {
 		t.Fatal(err)
