@@ -25,7 +25,7 @@ func TestClock_rate(t *testing.T) {
 	for _, rate := range []float64{0.9, 1.1} {
 		t.Run(fmt.Sprint(rate), func(t *testing.T) {
 			t.Parallel()
-			env, err := testserver.Faketime(rate)
+			env, err := testserver.Faketime(fmt.Sprint("+0 x", rate))
 			testserver.Check(t, err)
 			_, pool := ownServer(t, 4, env)
 			tpl, err := lock4go.New(lock4go.Config{Logger: testLogger(t)}, newExecutor(t, pool, postgres.Options{}))

@@ -99,7 +99,7 @@ func TestPgBouncer_transactionPooling(t *testing.T) {
 // reads a wall clock running at the rate asked for, in every backend.
 func TestPostgres_faketime(t *testing.T) {
 	t.Parallel()
-	env, err := Faketime(1.5)
+	env, err := Faketime("+0 x1.5")
 	Check(t, err)
 	s, err := StartPostgresEnv(env)
 	Check(t, err)
