@@ -6,6 +6,18 @@
 -- one autocommit statement and takes the row lock of the key's row in
 -- {{t}}locks before it reads or writes anything else of the key, so the
 -- statements of one key are serialized and see each other's effects.
+--
+-- Every function the executor calls first makes its transaction durable:
+-- it commits synchronously whatever the session's synchronous_commit (the
+-- server's, database's or role's choice), so a lock granted or renewed,
+-- and the token sequence's advance, are on disk (and on the synchronous
+-- standbys, if any) before the statement answers. off and local become on;
+-- remote_write, on and remote_apply stay. The value in force when the
+-- transaction commits decides, so the setting is the transaction's own
+-- (set_config's is_local): a function's SET clause would be undone when
+-- the function returns, before the commit, and a session's SET would
+-- outlive the statement (through a transaction pooler, into another
+-- client's transactions).
 
 -- Fencing tokens: one sequence for every key, so a token outlives the row
 -- it was drawn for and tokens grow across takeovers and restarts.
@@ -57,24 +69,6 @@ CREATE TABLE IF NOT EXISTS {{t}}voids (
 	owner      text PRIMARY KEY,
 	expires_at timestamptz NOT NULL
 );
-
--- durable makes the transaction of the statement that calls it commit
--- synchronously, whatever the session's synchronous_commit (the server's,
--- database's or role's choice): a lock granted or renewed is on disk (and
--- on the synchronous standbys, if any) before the statement answers, and so
--- is the token sequence's advance. off and local become on; remote_write,
--- on and remote_apply stay. The value in force when the transaction commits
--- decides, so the setting is the transaction's own (set_config's is_local):
--- a function's SET clause would be undone when the function returns, before
--- the commit, and a session's SET would outlive the statement (through a
--- transaction pooler, into another client's transactions).
-CREATE OR REPLACE FUNCTION {{t}}durable() RETURNS void
-LANGUAGE plpgsql AS $$
-BEGIN
-	IF current_setting('synchronous_commit') IN ('off', 'local') THEN
-		PERFORM set_config('synchronous_commit', 'on', true);
-	END IF;
-END $$;
 
 -- shared_until returns the expires_at of k's row when no writer holds or
 -- claims it: 'infinity' while live shares hold k, '-infinity' otherwise.
@@ -201,7 +195,9 @@ DECLARE
 	sk   text;
 	busy boolean;
 BEGIN
-	PERFORM {{t}}durable();
+	IF current_setting('synchronous_commit') IN ('off', 'local') THEN
+		PERFORM set_config('synchronous_commit', 'on', true); -- durable: see above
+	END IF;
 	IF queued AND {{t}}still_queued(k, o, m, qttl) THEN
 		RETURN -3;
 	END IF;
@@ -278,7 +274,9 @@ DECLARE
 	free    boolean;
 	head    record;
 BEGIN
-	PERFORM {{t}}durable();
+	IF current_setting('synchronous_commit') IN ('off', 'local') THEN
+		PERFORM set_config('synchronous_commit', 'on', true); -- durable: see above
+	END IF;
 	r := {{t}}lock_key(k);
 	IF EXISTS (SELECT 1 FROM {{t}}voids WHERE owner = o) THEN
 		PERFORM {{t}}serve(k, claim);
@@ -340,7 +338,9 @@ DECLARE
 	e timestamptz;
 	t bigint;
 BEGIN
-	PERFORM {{t}}durable();
+	IF current_setting('synchronous_commit') IN ('off', 'local') THEN
+		PERFORM set_config('synchronous_commit', 'on', true); -- durable: see above
+	END IF;
 	DELETE FROM {{t}}locks WHERE key = k AND owner = o RETURNING expires_at, token INTO e, t;
 	IF FOUND THEN
 		-- A writer's row holds no share; waiters need the row back.
@@ -371,7 +371,9 @@ LANGUAGE plpgsql AS $$
 DECLARE
 	held boolean;
 BEGIN
-	PERFORM {{t}}durable();
+	IF current_setting('synchronous_commit') IN ('off', 'local') THEN
+		PERFORM set_config('synchronous_commit', 'on', true); -- durable: see above
+	END IF;
 	INSERT INTO {{t}}voids (owner, expires_at)
 	VALUES (o, clock_timestamp() + vttl * interval '1 millisecond')
 	ON CONFLICT (owner) DO UPDATE SET expires_at = excluded.expires_at;
@@ -389,7 +391,9 @@ END $$;
 CREATE OR REPLACE FUNCTION {{t}}leave(k text, m text, claim bigint) RETURNS void
 LANGUAGE plpgsql AS $$
 BEGIN
-	PERFORM {{t}}durable();
+	IF current_setting('synchronous_commit') IN ('off', 'local') THEN
+		PERFORM set_config('synchronous_commit', 'on', true); -- durable: see above
+	END IF;
 	PERFORM 1 FROM {{t}}locks WHERE key = k FOR UPDATE;
 	IF NOT FOUND THEN
 		-- Nothing to hand on; m's entries left only if the row was deleted by hand.
@@ -408,7 +412,9 @@ END $$;
 CREATE OR REPLACE FUNCTION {{t}}renew(ks text[], os text[], ttls bigint[]) RETURNS SETOF bigint
 LANGUAGE plpgsql AS $$
 BEGIN
-	PERFORM {{t}}durable();
+	IF current_setting('synchronous_commit') IN ('off', 'local') THEN
+		PERFORM set_config('synchronous_commit', 'on', true); -- durable: see above
+	END IF;
 	RETURN QUERY WITH r AS (
 		SELECT * FROM unnest(ks, os, ttls) WITH ORDINALITY AS r(key, owner, ttl, i)
 	), l AS (
@@ -460,7 +466,9 @@ LANGUAGE plpgsql AS $$
 DECLARE
 	now timestamptz := clock_timestamp();
 BEGIN
-	PERFORM {{t}}durable();
+	IF current_setting('synchronous_commit') IN ('off', 'local') THEN
+		PERFORM set_config('synchronous_commit', 'on', true); -- durable: see above
+	END IF;
 	IF after = '' THEN
 		DELETE FROM {{t}}voids WHERE expires_at < now;
 	END IF;
@@ -482,7 +490,9 @@ END $$;
 CREATE OR REPLACE FUNCTION {{t}}tidy(k text, claim bigint) RETURNS void
 LANGUAGE plpgsql AS $$
 BEGIN
-	PERFORM {{t}}durable();
+	IF current_setting('synchronous_commit') IN ('off', 'local') THEN
+		PERFORM set_config('synchronous_commit', 'on', true); -- durable: see above
+	END IF;
 	PERFORM 1 FROM {{t}}locks WHERE key = k FOR UPDATE SKIP LOCKED;
 	IF NOT FOUND THEN
 		IF EXISTS (SELECT 1 FROM {{t}}locks WHERE key = k) THEN
