@@ -48,7 +48,8 @@ func TestMVCC_oldSnapshot(t *testing.T) {
 			lat = append(lat, time.Since(start))
 		}
 		slices.Sort(lat)
-		t.Logf("%s: %d pairs/s, p50 %v, p99 %v, dead versions %d", phase, len(lat), lat[len(lat)/2], lat[len(lat)*99/100], deadTuples(t, pool))
+		dead, vacuums := deadTuples(t, pool)
+		t.Logf("%s: %d pairs/s, p50 %v, p99 %v, dead versions %d, autovacuums %d", phase, len(lat), lat[len(lat)/2], lat[len(lat)*99/100], dead, vacuums)
 	}
 	for range 5 {
 		second("before")
@@ -79,12 +80,12 @@ func TestMVCC_oldSnapshot(t *testing.T) {
 }
 
 // deadTuples returns the dead row versions of lock4go_locks the statistics
-// count.
-func deadTuples(t *testing.T, pool *pgxpool.Pool) int64 {
+// count, and how many times autovacuum processed it.
+func deadTuples(t *testing.T, pool *pgxpool.Pool) (dead, vacuums int64) {
 	t.Helper()
-	var n int64
-	if err := pool.QueryRow(t.Context(), "SELECT n_dead_tup FROM pg_stat_user_tables WHERE relname = 'lock4go_locks'").Scan(&n); err != nil {
+	err := pool.QueryRow(t.Context(), "SELECT n_dead_tup, autovacuum_count FROM pg_stat_user_tables WHERE relname = 'lock4go_locks'").Scan(&dead, &vacuums)
+	if err != nil {
 		t.Fatal(err)
 	}
-	return n
+	return dead, vacuums
 }
