@@ -41,36 +41,44 @@ func TestListen_missedProbeHandoff(t *testing.T) {
 	stop()
 	var handoffs []time.Duration
 	for range rounds {
-		h, err := tplH.Lock(t.Context(), key)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got := make(chan time.Time, 1)
-		go func() {
-			l, err := tplW.Lock(t.Context(), key)
-			got <- time.Now()
-			if err != nil {
-				t.Errorf("the waiter's Lock = %v", err)
-				return
-			}
-			_ = l.Release(t.Context())
-		}()
-		testwait.For(t, 10*time.Second, "the waiter queued", func() bool {
-			i, err := tplH.Inspect(t.Context(), key)
-			return err == nil && i.Waiters == 1
-		})
-		// The holder keeps the key a while after the waiter queued, as a
-		// real one does: past the waiter's first polls.
-		time.Sleep(300*time.Millisecond + rand.N(200*time.Millisecond))
-		released := time.Now()
-		if err := h.Release(t.Context()); err != nil {
-			t.Fatal(err)
-		}
-		handoffs = append(handoffs, (<-got).Sub(released))
+		handoffs = append(handoffs, handoff(t, tplH, tplW, key))
 	}
 	slices.Sort(handoffs)
 	t.Logf("hand-offs through PgBouncer without ListenDSN: %v", handoffs)
 	if p50 := handoffs[rounds/2]; p50 > 350*time.Millisecond {
 		t.Errorf("hand-off p50 %v, want about the retry interval (100 ms), not the quiet poll (1 s)", p50)
 	}
+}
+
+// handoff has holder take key, waiter ask for it, and holder release it a
+// while after waiter queued; it returns how long waiter took to get it from
+// the release.
+func handoff(t *testing.T, holder, waiter *lock4go.Template, key string) time.Duration {
+	t.Helper()
+	h, err := holder.Lock(t.Context(), key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan time.Time, 1)
+	go func() {
+		l, err := waiter.Lock(t.Context(), key)
+		got <- time.Now()
+		if err != nil {
+			t.Errorf("the waiter's Lock = %v", err)
+			return
+		}
+		_ = l.Release(t.Context())
+	}()
+	testwait.For(t, 10*time.Second, "the waiter queued", func() bool {
+		i, err := holder.Inspect(t.Context(), key)
+		return err == nil && i.Waiters == 1
+	})
+	// The holder keeps the key a while after the waiter queued, as a real
+	// one does: past the waiter's first polls.
+	time.Sleep(300*time.Millisecond + rand.N(200*time.Millisecond))
+	released := time.Now()
+	if err := h.Release(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	return (<-got).Sub(released)
 }

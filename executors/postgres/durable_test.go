@@ -70,18 +70,7 @@ func TestDurable_synchronousCommitOff(t *testing.T) {
 	})
 	witness, victim := connect(t, s.Addr()), connect(t, s.Addr())
 	ctx, stop := context.WithCancel(t.Context())
-	var acked grants
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Go(func() {
-			for i := 0; ctx.Err() == nil; i++ {
-				r := req(fmt.Sprintf("durable:%d:%d", w, i), 10*time.Minute)
-				if l, err := e.Acquire(ctx, r); err == nil {
-					acked.add(grant{r.Key, r.Owner, l.Token()})
-				}
-			}
-		})
-	}
+	acked, wg := load(ctx, e, workers)
 	start := time.Now()
 	if !testwait.Until(20*time.Second, func() bool { return acked.len() >= 3000 }) {
 		t.Fatal("fewer than 3000 acquisitions in 20 s")
@@ -142,6 +131,24 @@ func TestDurable_transactionLocal(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// load starts workers goroutines that acquire fresh keys through e until
+// ctx ends, recording the acquisitions e acknowledged.
+func load(ctx context.Context, e *postgres.Executor, workers int) (*grants, *sync.WaitGroup) {
+	acked := new(grants)
+	wg := new(sync.WaitGroup)
+	for w := range workers {
+		wg.Go(func() {
+			for i := 0; ctx.Err() == nil; i++ {
+				r := req(fmt.Sprintf("durable:%d:%d", w, i), 10*time.Minute)
+				if l, err := e.Acquire(ctx, r); err == nil {
+					acked.add(grant{r.Key, r.Owner, l.Token()})
+				}
+			}
+		})
+	}
+	return acked, wg
 }
 
 // grants records acknowledged acquisitions; it is safe for concurrent use.

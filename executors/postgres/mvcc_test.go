@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/lock4go/lock4go/executors/postgres"
@@ -33,35 +34,15 @@ func TestMVCC_oldSnapshot(t *testing.T) {
 		}
 	}
 	e := newExecutor(t, pool, postgres.Options{})
-	second := func(phase string) {
-		var lat []time.Duration
-		end := time.Now().Add(time.Second)
-		for time.Now().Before(end) {
-			start := time.Now()
-			l, err := e.Acquire(t.Context(), req("hot", time.Minute))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := l.Release(t.Context()); err != nil {
-				t.Fatal(err)
-			}
-			lat = append(lat, time.Since(start))
-		}
-		slices.Sort(lat)
-		dead, vacuums := deadTuples(t, pool)
-		t.Logf("%s: %d pairs/s, p50 %v, p99 %v, dead versions %d, autovacuums %d", phase, len(lat), lat[len(lat)/2], lat[len(lat)*99/100], dead, vacuums)
-	}
+	second := func(phase string) { hotSecond(t, e, pool, phase) }
 	for range 5 {
 		second("before")
 	}
-	snap, err := pool.Begin(t.Context())
+	snap, err := pool.BeginTx(t.Context(), pgx.TxOptions{IsoLevel: pgx.RepeatableRead})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := snap.Exec(t.Context(), "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := snap.Exec(t.Context(), "SELECT count(*) FROM pg_class"); err != nil {
+	if _, err := snap.Exec(t.Context(), "SELECT count(*) FROM pg_class"); err != nil { // takes the snapshot
 		t.Fatal(err)
 	}
 	hold := 10
@@ -77,6 +58,29 @@ func TestMVCC_oldSnapshot(t *testing.T) {
 	for range 20 {
 		second("after")
 	}
+}
+
+// hotSecond locks and releases one key through e for a second and logs
+// how many times, the p50 and p99, and the dead versions of the locks
+// table.
+func hotSecond(t *testing.T, e *postgres.Executor, pool *pgxpool.Pool, phase string) {
+	t.Helper()
+	var lat []time.Duration
+	end := time.Now().Add(time.Second)
+	for time.Now().Before(end) {
+		start := time.Now()
+		l, err := e.Acquire(t.Context(), req("hot", time.Minute))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := l.Release(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		lat = append(lat, time.Since(start))
+	}
+	slices.Sort(lat)
+	dead, vacuums := deadTuples(t, pool)
+	t.Logf("%s: %d pairs/s, p50 %v, p99 %v, dead versions %d, autovacuums %d", phase, len(lat), lat[len(lat)/2], lat[len(lat)*99/100], dead, vacuums)
 }
 
 // deadTuples returns the dead row versions of lock4go_locks the statistics

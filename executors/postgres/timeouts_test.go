@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	lock4go "github.com/lock4go/lock4go"
@@ -24,30 +25,7 @@ import (
 func TestTimeouts_role(t *testing.T) {
 	admin := newPool(t, server(t).Addr())
 	o := postgres.Options{Table: "tmo", Logger: testLogger(t)}
-	if err := postgres.Migrate(t.Context(), admin, o); err != nil {
-		t.Fatal(err)
-	}
-	for _, sql := range []string{
-		"DO $$ BEGIN CREATE ROLE lock4go_tmo LOGIN SUPERUSER; EXCEPTION WHEN duplicate_object THEN NULL; END $$",
-		"ALTER ROLE lock4go_tmo SET statement_timeout = '100ms'",
-		"ALTER ROLE lock4go_tmo SET lock_timeout = '50ms'",
-		"ALTER ROLE lock4go_tmo SET idle_in_transaction_session_timeout = '100ms'",
-		"ALTER ROLE lock4go_tmo SET idle_session_timeout = '500ms'",
-	} {
-		if _, err := admin.Exec(t.Context(), sql); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cfg, err := pgxpool.ParseConfig("postgres://lock4go_tmo@" + server(t).Addr() + "/postgres?sslmode=disable")
-	if err != nil {
-		t.Fatal(err)
-	}
-	pool, err := pgxpool.NewWithConfig(t.Context(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
-	tpl, err := lock4go.New(lock4go.Config{AcquireTimeout: 10 * time.Second, Logger: testLogger(t)}, newExecutor(t, pool, o))
+	tpl, err := lock4go.New(lock4go.Config{AcquireTimeout: 10 * time.Second, Logger: testLogger(t)}, newExecutor(t, timeoutRole(t, admin, o), o))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,13 +39,7 @@ func TestTimeouts_role(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Another session keeps the key's row locked for a while.
-	tx, err := admin.Begin(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := tx.Exec(t.Context(), "SELECT 1 FROM tmo_locks WHERE key = $1 FOR UPDATE", key); err != nil {
-		t.Fatal(err)
-	}
+	tx := lockRow(t, admin, "tmo_locks", key)
 	timeoutsBefore := lockTimeouts(t)
 	got := make(chan error, 1)
 	start := time.Now()
@@ -89,12 +61,62 @@ func TestTimeouts_role(t *testing.T) {
 	if err := <-got; err != nil {
 		t.Fatalf("the waiter's Lock = %v", err)
 	}
-	t.Logf("the waiter got the key %v after it asked, %d of its attempts cancelled by lock_timeout", time.Since(start), lockTimeouts(t)-timeoutsBefore)
-	if lockTimeouts(t) == timeoutsBefore {
+	cancelled := lockTimeouts(t) - timeoutsBefore
+	t.Logf("the waiter got the key %v after it asked, %d of its attempts cancelled by lock_timeout", time.Since(start), cancelled)
+	if cancelled == 0 {
 		t.Error("no attempt was cancelled by lock_timeout: the test did not test it")
 	}
+	leftovers(t, admin, key)
+}
+
+// timeoutRole migrates o's tables and returns a pool of connections as a
+// role whose sessions have small timeouts, closed at the end of the test.
+func timeoutRole(t *testing.T, admin *pgxpool.Pool, o postgres.Options) *pgxpool.Pool {
+	t.Helper()
+	if err := postgres.Migrate(t.Context(), admin, o); err != nil {
+		t.Fatal(err)
+	}
+	for _, sql := range []string{
+		"DO $$ BEGIN CREATE ROLE lock4go_tmo LOGIN SUPERUSER; EXCEPTION WHEN duplicate_object THEN NULL; END $$",
+		"ALTER ROLE lock4go_tmo SET statement_timeout = '100ms'",
+		"ALTER ROLE lock4go_tmo SET lock_timeout = '50ms'",
+		"ALTER ROLE lock4go_tmo SET idle_in_transaction_session_timeout = '100ms'",
+		"ALTER ROLE lock4go_tmo SET idle_session_timeout = '500ms'",
+	} {
+		if _, err := admin.Exec(t.Context(), sql); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pool, err := pgxpool.New(t.Context(), "postgres://lock4go_tmo@"+server(t).Addr()+"/postgres?sslmode=disable")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	return pool
+}
+
+// lockRow begins a transaction on pool that locks key's row of table
+// FOR UPDATE.
+func lockRow(t *testing.T, pool *pgxpool.Pool, table, key string) pgx.Tx {
+	t.Helper()
+	tx, err := pool.Begin(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = tx.Rollback(context.Background()) })
+	if _, err := tx.Exec(t.Context(), "SELECT 1 FROM "+table+" WHERE key = $1 FOR UPDATE", key); err != nil {
+		t.Fatal(err)
+	}
+	return tx
+}
+
+// leftovers fails t if the tables "tmo" hold void markers, or rows of key.
+func leftovers(t *testing.T, admin *pgxpool.Pool, key string) {
+	t.Helper()
 	var voids, left int
-	if err := admin.QueryRow(t.Context(), "SELECT (SELECT count(*) FROM tmo_voids), (SELECT count(*) FROM tmo_locks WHERE key = $1) + (SELECT count(*) FROM tmo_waiters WHERE key = $1)", key).Scan(&voids, &left); err != nil {
+	err := admin.QueryRow(t.Context(), `SELECT (SELECT count(*) FROM tmo_voids),
+		(SELECT count(*) FROM tmo_locks WHERE key = $1) + (SELECT count(*) FROM tmo_waiters WHERE key = $1)`, key).Scan(&voids, &left)
+	if err != nil {
 		t.Fatal(err)
 	}
 	if voids != 0 || left != 0 {
