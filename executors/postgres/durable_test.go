@@ -56,6 +56,7 @@ func ownServer(t *testing.T, maxConns int32, env []string, args ...string) (*tes
 // before the crash were in no file yet: their rows were gone, and the
 // token sequence went back.
 func TestDurable_synchronousCommitOff(t *testing.T) {
+	t.Parallel() // on a server of its own
 	const workers = 8
 	s, pool := ownServer(t, workers+2, nil, "-c", "synchronous_commit=off")
 	e, err := postgres.New(pool, postgres.Options{Logger: testLogger(t)})

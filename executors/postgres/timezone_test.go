@@ -3,6 +3,8 @@ package postgres_test
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -31,6 +33,35 @@ func poolIn(t *testing.T, addr, tz string) *pgxpool.Pool {
 	return pool
 }
 
+// faketimeFile returns the path of a libfaketime spec file holding spec,
+// which the server's user can read.
+func faketimeFile(t *testing.T, spec string) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "lock4go-faketime-*") // t.TempDir's parent is the test's user's only
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "faketime")
+	setFaketime(t, path, spec)
+	return path
+}
+
+// setFaketime writes spec to the libfaketime spec file at path.
+func setFaketime(t *testing.T, path, spec string) {
+	t.Helper()
+	tmp := path + ".new"
+	if err := os.WriteFile(tmp, []byte(spec+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestTimeZone: a lease is clock_timestamp() plus a number of milliseconds
 // in a timestamptz, so the sessions' TimeZone changes nothing. The
 // database's clock is set (libfaketime) 3 s before the daylight-saving
@@ -39,15 +70,19 @@ func poolIn(t *testing.T, addr, tz string) *pgxpool.Pool {
 // others: a two-day lease taken in Berlin has two days left (not one hour
 // less), and a 4 s lease taken across the change ends after 4 s.
 func TestTimeZone(t *testing.T) {
+	t.Parallel() // on a server of its own
 	change := time.Date(2026, 3, 29, 1, 0, 0, 0, time.UTC)
-	env, err := testserver.Faketime(fmt.Sprintf("%+d", int64(change.Add(-3*time.Second).Sub(time.Now()).Seconds())))
+	spec := faketimeFile(t, "+0")
+	env, err := testserver.FaketimeFile(spec)
 	testserver.Check(t, err)
 	s, pool := ownServer(t, 4, env)
+	// The server is up: its clock goes to 3 s before the change.
+	setFaketime(t, spec, fmt.Sprintf("%+d", int64(change.Add(-3*time.Second).Sub(time.Now()).Seconds())))
 	var now time.Time
 	if err := pool.QueryRow(t.Context(), "SELECT clock_timestamp()").Scan(&now); err != nil {
 		t.Fatal(err)
 	}
-	if d := change.Sub(now); d < 0 || d > 3*time.Second {
+	if d := change.Sub(now); d <= 0 || d > 4*time.Second {
 		t.Fatalf("the database's clock says %v, want the 3 s before %v", now, change)
 	}
 	berlin := newExecutor(t, poolIn(t, s.Addr(), "Europe/Berlin"), postgres.Options{})
