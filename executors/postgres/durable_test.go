@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -132,6 +133,31 @@ func TestDurable_transactionLocal(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	if inside, after := pipelined(t, conn); inside != "on" || after != "off" {
+		t.Errorf("a pipeline: %s in the statement after the acquire, want on until its Sync; %s after it, want the session's", inside, after)
+	}
+}
+
+// pipelined sends an acquire and a read of synchronous_commit in one
+// pipeline (one implicit transaction, up to its Sync) and returns that
+// read, and the session's value after the pipeline.
+func pipelined(t *testing.T, conn *pgxpool.Conn) (inside, after string) {
+	t.Helper()
+	if _, err := conn.Exec(t.Context(), "SET synchronous_commit = off"); err != nil {
+		t.Fatal(err)
+	}
+	key, o := uniq(t, "durable-pipeline:"), owner()
+	b := &pgx.Batch{}
+	b.Queue("SELECT lock4go_acquire($1, $2, 60000, '', 30000, 200, false)", key, o)
+	b.Queue("SELECT current_setting('synchronous_commit')").QueryRow(func(r pgx.Row) error { return r.Scan(&inside) })
+	b.Queue("SELECT lock4go_release($1, $2, 200, '')", key, o)
+	if err := conn.SendBatch(t.Context(), b).Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := conn.QueryRow(t.Context(), "SHOW synchronous_commit").Scan(&after); err != nil {
+		t.Fatal(err)
+	}
+	return inside, after
 }
 
 // load starts workers goroutines that acquire fresh keys through e until
