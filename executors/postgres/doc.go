@@ -31,6 +31,9 @@
 //   - An acquisition whose reply was lost never returns a lease: the
 //     executor voids the owner in the background, so that the statement
 //     takes nothing should it land later.
+//   - Every statement that writes commits synchronously, whatever the
+//     session's synchronous_commit: a crash of the database loses no lock
+//     the executor reported held, and tokens never go back.
 //   - A failover to an asynchronous replica can lose the last
 //     acquisitions, and hand out a lock or a token again; with synchronous
 //     replication held locks survive it.

@@ -53,7 +53,9 @@ type listener struct {
 	degraded  bool          // not listening, or a confirmation is overdue: do not wait
 	late      bool          // a caller stopped waiting for the first LISTEN
 	probing   bool          // the probe notification has yet to arrive
-	checked   bool          // the probe arrived once, or its absence was reported
+	checked   bool          // the probe arrived once: notifications reach the connection
+	deaf      bool          // the last probe never arrived: waiters must not count on wakes
+	warned    bool          // a missed probe was reported
 }
 
 func newListener(e *Executor, cfg *pgconn.Config) *listener {
@@ -118,11 +120,13 @@ func (l *listener) wait(ctx context.Context) {
 }
 
 // listening reports whether the executor listens now: notifications
-// reach it, so a queued waiter can count on being woken.
+// reach it, so a queued waiter can count on being woken. Not while the
+// connection is down, nor after a probe went missing (a LISTEN through a
+// transaction pooler succeeds, and hears nothing).
 func (l *listener) listening() bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.confirmed && !l.degraded
+	return l.confirmed && !l.degraded && !l.deaf
 }
 
 // run connects, listens and reads notifications until the executor closes.
@@ -236,8 +240,9 @@ func (l *listener) idle(since time.Time) time.Time {
 }
 
 // sendProbe sends the executor an empty notification through the pool and
-// returns by when it should arrive (zero when the probe was checked
-// already on an earlier connection, or could not be sent).
+// returns by when it should arrive (zero when a probe arrived already on an
+// earlier connection, or could not be sent). A listener whose probe went
+// missing probes each new connection until one arrives.
 func (l *listener) sendProbe() time.Time {
 	l.mu.Lock()
 	if l.checked || l.probing {
@@ -257,14 +262,17 @@ func (l *listener) sendProbe() time.Time {
 	return time.Now().Add(probeTimeout)
 }
 
-// probeMissed warns, once, that the probe never arrived.
+// probeMissed records that the probe never arrived, so that waiters poll
+// at their retry interval instead of waiting for wakes, and warns once.
 func (l *listener) probeMissed() {
 	l.mu.Lock()
 	missed := l.probing && !l.checked
 	l.probing = false
-	l.checked = l.checked || missed
+	l.deaf = l.deaf || missed
+	warn := missed && !l.warned
+	l.warned = l.warned || missed
 	l.mu.Unlock()
-	if missed {
+	if warn {
 		l.e.log.Warn("postgres: a notification sent through the pool did not reach the LISTEN connection within "+probeTimeout.String()+
 			"; waiters will poll at their retry interval. Is the LISTEN connection going through PgBouncer in transaction mode? Set Options.ListenDSN to a direct connection",
 			"channel", l.e.channel)
@@ -277,7 +285,7 @@ func (l *listener) onNotification(payload string) {
 	if payload == "" {
 		l.mu.Lock()
 		if l.probing {
-			l.probing = false
+			l.probing, l.deaf = false, false
 			l.checked = true // no need to probe again
 		}
 		l.mu.Unlock()

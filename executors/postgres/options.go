@@ -39,7 +39,8 @@ type Options struct {
 	// PostgreSQL directly or through a pooler in session mode: in PgBouncer's
 	// transaction mode a LISTEN is lost with the transaction. Zero means the
 	// pool's own connection settings. The executor checks, when it starts
-	// listening, that a notification arrives, and warns when none does.
+	// listening, that a notification arrives; when none does it warns, and
+	// its waiters poll at their retry interval.
 	ListenDSN string
 
 	// ClaimWindow is how long a released key stays reserved for the executor

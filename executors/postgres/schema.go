@@ -178,7 +178,7 @@ func newStatements(n names) statements {
 		leave:        "SELECT " + t + "leave($1, $2, $3)",
 		renew:        "SELECT " + t + "renew($1, $2, $3)",
 		inspect:      "SELECT owner, token, ttl_ms, kind, waiters FROM " + t + "inspect($1)",
-		stale:        "SELECT " + t + "stale($1)",
+		stale:        "SELECT " + t + "stale($1, $2)",
 		tidy:         "SELECT " + t + "tidy($1, $2)",
 		notify:       "SELECT pg_notify($1, '')",
 	}

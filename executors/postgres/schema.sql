@@ -6,6 +6,18 @@
 -- one autocommit statement and takes the row lock of the key's row in
 -- {{t}}locks before it reads or writes anything else of the key, so the
 -- statements of one key are serialized and see each other's effects.
+--
+-- Every function the executor calls first makes its transaction durable:
+-- it commits synchronously whatever the session's synchronous_commit (the
+-- server's, database's or role's choice), so a lock granted or renewed,
+-- and the token sequence's advance, are on disk (and on the synchronous
+-- standbys, if any) before the statement answers. off and local become on;
+-- remote_write, on and remote_apply stay. The value in force when the
+-- transaction commits decides, so the setting is the transaction's own
+-- (set_config's is_local): a function's SET clause would be undone when
+-- the function returns, before the commit, and a session's SET would
+-- outlive the statement (through a transaction pooler, into another
+-- client's transactions).
 
 -- Fencing tokens: one sequence for every key, so a token outlives the row
 -- it was drawn for and tokens grow across takeovers and restarts.
@@ -16,7 +28,9 @@ CREATE SEQUENCE IF NOT EXISTS {{t}}arrival AS bigint;
 -- One row per key in use: held by a writer (a lock, a write lock), claimed
 -- by a woken waiter, or holding read locks, permits or waiters. owner is
 -- the writer's owner value or 'lock4go:claim:<member>', NULL when none;
--- expires_at ends the writer's lease or the claim.
+-- expires_at ends the writer's lease or the claim, and is 'infinity' while
+-- shares hold the key (they end by their own rows), so that a held key's
+-- row never looks expired.
 CREATE TABLE IF NOT EXISTS {{t}}locks (
 	key        text PRIMARY KEY,
 	owner      text,
@@ -56,7 +70,16 @@ CREATE TABLE IF NOT EXISTS {{t}}voids (
 	expires_at timestamptz NOT NULL
 );
 
--- lock_key locks the row of k, creating a free one if there is none.
+-- shared_until returns the expires_at of k's row when no writer holds or
+-- claims it: 'infinity' while live shares hold k, '-infinity' otherwise.
+CREATE OR REPLACE FUNCTION {{t}}shared_until(k text) RETURNS timestamptz
+LANGUAGE sql AS $$
+	SELECT CASE WHEN EXISTS (SELECT 1 FROM {{t}}shares s WHERE s.key = k AND s.expires_at > clock_timestamp())
+		THEN 'infinity'::timestamptz ELSE '-infinity'::timestamptz END
+$$;
+
+-- lock_key locks the row of k, creating a free one if there is none (held
+-- by shares, should live ones have lost their row: deleted by hand).
 CREATE OR REPLACE FUNCTION {{t}}lock_key(k text) RETURNS {{t}}locks
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -67,7 +90,7 @@ BEGIN
 		IF FOUND THEN
 			RETURN r;
 		END IF;
-		INSERT INTO {{t}}locks (key, expires_at) VALUES (k, '-infinity')
+		INSERT INTO {{t}}locks (key, expires_at) VALUES (k, {{t}}shared_until(k))
 		ON CONFLICT (key) DO NOTHING RETURNING * INTO r;
 		IF FOUND THEN
 			RETURN r;
@@ -79,8 +102,9 @@ END $$;
 -- queue: a writer gets a claim on the row (once no share is left), readers
 -- and permit waiters claims among the shares while they fit; each served
 -- executor is told on its channel ('w' or 's', then the key). It stops at
--- the first waiter that does not fit, and deletes the row of a key left
--- with nothing. The caller holds the row's lock.
+-- the first waiter that does not fit, marks the row of a key left with
+-- shares as theirs, and deletes the row of a key left with nothing. The
+-- caller holds the row's lock.
 CREATE OR REPLACE FUNCTION {{t}}serve(k text, claim bigint) RETURNS void
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -93,9 +117,6 @@ BEGIN
 	SELECT * INTO r FROM {{t}}locks WHERE key = k;
 	IF NOT FOUND OR (r.owner IS NOT NULL AND r.expires_at > now) THEN
 		RETURN;
-	END IF;
-	IF r.owner IS NOT NULL THEN
-		UPDATE {{t}}locks SET owner = NULL WHERE key = k;
 	END IF;
 	DELETE FROM {{t}}shares WHERE key = k AND expires_at <= now;
 	DELETE FROM {{t}}waiters WHERE key = k AND expires_at <= now;
@@ -119,8 +140,14 @@ BEGIN
 		n := n + 1;
 		sk := w.kind;
 	END LOOP;
-	IF n = 0 AND NOT EXISTS (SELECT 1 FROM {{t}}waiters WHERE key = k) THEN
+	IF n > 0 THEN
+		IF r.owner IS NOT NULL OR r.expires_at <> 'infinity' THEN
+			UPDATE {{t}}locks SET owner = NULL, expires_at = 'infinity' WHERE key = k;
+		END IF;
+	ELSIF NOT EXISTS (SELECT 1 FROM {{t}}waiters WHERE key = k) THEN
 		DELETE FROM {{t}}locks WHERE key = k;
+	ELSIF r.owner IS NOT NULL THEN
+		UPDATE {{t}}locks SET owner = NULL WHERE key = k;
 	END IF;
 END $$;
 
@@ -168,13 +195,20 @@ DECLARE
 	sk   text;
 	busy boolean;
 BEGIN
+	IF current_setting('synchronous_commit') IN ('off', 'local') THEN
+		PERFORM set_config('synchronous_commit', 'on', true); -- durable: see above
+	END IF;
 	IF queued AND {{t}}still_queued(k, o, m, qttl) THEN
 		RETURN -3;
 	END IF;
 	INSERT INTO {{t}}locks (key, owner, expires_at) VALUES (k, o, 'infinity')
 	ON CONFLICT (key) DO NOTHING;
-	IF FOUND THEN
-		-- k was free, with no share and no waiter (they exist only with its row).
+	IF FOUND AND EXISTS (SELECT 1 FROM {{t}}shares WHERE key = k) THEN
+		-- Shares whose key's row was deleted by hand: the new row is made
+		-- theirs, and k is decided on as any key in use, below.
+		UPDATE {{t}}locks SET owner = NULL, expires_at = {{t}}shared_until(k) WHERE key = k;
+	ELSIF FOUND THEN
+		-- k was free, with no share (they exist only with its row).
 		IF EXISTS (SELECT 1 FROM {{t}}voids WHERE owner = o) THEN
 			DELETE FROM {{t}}locks WHERE key = k;
 			RETURN -2;
@@ -240,6 +274,9 @@ DECLARE
 	free    boolean;
 	head    record;
 BEGIN
+	IF current_setting('synchronous_commit') IN ('off', 'local') THEN
+		PERFORM set_config('synchronous_commit', 'on', true); -- durable: see above
+	END IF;
 	r := {{t}}lock_key(k);
 	IF EXISTS (SELECT 1 FROM {{t}}voids WHERE owner = o) THEN
 		PERFORM {{t}}serve(k, claim);
@@ -278,12 +315,11 @@ BEGIN
 		PERFORM {{t}}join(k, m, sk, qttl);
 		RETURN -3;
 	END IF;
-	IF r.owner IS NOT NULL THEN
-		UPDATE {{t}}locks SET owner = NULL WHERE key = k; -- an expired writer or claim
-	END IF;
 	IF m <> '' THEN
 		DELETE FROM {{t}}waiters WHERE key = k AND member = m AND kind = sk;
 	END IF;
+	-- serve, below, makes the row the shares' (an expired writer or claim
+	-- gone).
 	INSERT INTO {{t}}shares (key, owner, kind, token, expires_at)
 	VALUES (k, o, sk, nextval('{{t}}token'), clock_timestamp() + ttl * interval '1 millisecond')
 	RETURNING token INTO t;
@@ -302,6 +338,9 @@ DECLARE
 	e timestamptz;
 	t bigint;
 BEGIN
+	IF current_setting('synchronous_commit') IN ('off', 'local') THEN
+		PERFORM set_config('synchronous_commit', 'on', true); -- durable: see above
+	END IF;
 	DELETE FROM {{t}}locks WHERE key = k AND owner = o RETURNING expires_at, token INTO e, t;
 	IF FOUND THEN
 		-- A writer's row holds no share; waiters need the row back.
@@ -314,14 +353,11 @@ BEGIN
 			END IF;
 		END IF;
 	ELSE
-		PERFORM 1 FROM {{t}}locks WHERE key = k FOR UPDATE;
-		IF NOT FOUND THEN
+		IF NOT EXISTS (SELECT 1 FROM {{t}}shares WHERE key = k AND owner = o) THEN
 			RETURN 0;
 		END IF;
+		PERFORM {{t}}lock_key(k); -- back, if it was deleted by hand
 		DELETE FROM {{t}}shares WHERE key = k AND owner = o RETURNING expires_at INTO e;
-		IF NOT FOUND THEN
-			RETURN 0;
-		END IF;
 		PERFORM {{t}}serve(k, claim);
 	END IF;
 	RETURN CASE WHEN e > clock_timestamp() THEN 1 ELSE 0 END;
@@ -335,6 +371,9 @@ LANGUAGE plpgsql AS $$
 DECLARE
 	held boolean;
 BEGIN
+	IF current_setting('synchronous_commit') IN ('off', 'local') THEN
+		PERFORM set_config('synchronous_commit', 'on', true); -- durable: see above
+	END IF;
 	INSERT INTO {{t}}voids (owner, expires_at)
 	VALUES (o, clock_timestamp() + vttl * interval '1 millisecond')
 	ON CONFLICT (owner) DO UPDATE SET expires_at = excluded.expires_at;
@@ -352,8 +391,14 @@ END $$;
 CREATE OR REPLACE FUNCTION {{t}}leave(k text, m text, claim bigint) RETURNS void
 LANGUAGE plpgsql AS $$
 BEGIN
+	IF current_setting('synchronous_commit') IN ('off', 'local') THEN
+		PERFORM set_config('synchronous_commit', 'on', true); -- durable: see above
+	END IF;
 	PERFORM 1 FROM {{t}}locks WHERE key = k FOR UPDATE;
 	IF NOT FOUND THEN
+		-- Nothing to hand on; m's entries left only if the row was deleted by hand.
+		DELETE FROM {{t}}waiters WHERE key = k AND member = m;
+		DELETE FROM {{t}}shares WHERE key = k AND owner = 'lock4go:claim:' || m;
 		RETURN;
 	END IF;
 	DELETE FROM {{t}}waiters WHERE key = k AND member = m;
@@ -367,6 +412,9 @@ END $$;
 CREATE OR REPLACE FUNCTION {{t}}renew(ks text[], os text[], ttls bigint[]) RETURNS SETOF bigint
 LANGUAGE plpgsql AS $$
 BEGIN
+	IF current_setting('synchronous_commit') IN ('off', 'local') THEN
+		PERFORM set_config('synchronous_commit', 'on', true); -- durable: see above
+	END IF;
 	RETURN QUERY WITH r AS (
 		SELECT * FROM unnest(ks, os, ttls) WITH ORDINALITY AS r(key, owner, ttl, i)
 	), l AS (
@@ -404,27 +452,53 @@ BEGIN
 	ORDER BY s.token = 0, s.token;
 END $$;
 
--- stale returns up to lim keys whose rows may hold nothing live any more:
--- their writer or claim expired, or they hold no live share (rows of
--- crashed processes, whose leases ended without a release). It also
--- removes the void markers past their time.
-CREATE OR REPLACE FUNCTION {{t}}stale(lim int) RETURNS SETOF text
+-- stale returns, in key order, up to lim keys after the key after ('' for
+-- the first) whose rows may hold nothing live any more: their writer or
+-- claim expired, or they hold no live share (rows of crashed processes,
+-- whose leases ended without a release), and the keys of shares and queue
+-- entries left without their key's row (deleted by hand). A sweep pages
+-- through them, so that rows it cannot tidy (locked by another session)
+-- cost it one visit each. The first page also removes the void markers
+-- past their time.
+DROP FUNCTION IF EXISTS {{t}}stale(int);
+CREATE OR REPLACE FUNCTION {{t}}stale(lim int, after text DEFAULT '') RETURNS SETOF text
 LANGUAGE plpgsql AS $$
+DECLARE
+	now timestamptz := clock_timestamp();
 BEGIN
-	DELETE FROM {{t}}voids WHERE expires_at < clock_timestamp();
-	RETURN QUERY SELECT l.key FROM {{t}}locks l WHERE l.expires_at < clock_timestamp()
-		AND (l.owner IS NOT NULL OR NOT EXISTS (SELECT 1 FROM {{t}}shares s
-			WHERE s.key = l.key AND s.expires_at > clock_timestamp()))
-		LIMIT lim;
+	IF current_setting('synchronous_commit') IN ('off', 'local') THEN
+		PERFORM set_config('synchronous_commit', 'on', true); -- durable: see above
+	END IF;
+	IF after = '' THEN
+		DELETE FROM {{t}}voids WHERE expires_at < now;
+	END IF;
+	RETURN QUERY SELECT x.key FROM (
+		(SELECT l.key FROM {{t}}locks l WHERE l.key > after
+			AND CASE WHEN l.owner IS NOT NULL THEN l.expires_at < now
+				ELSE NOT EXISTS (SELECT 1 FROM {{t}}shares s WHERE s.key = l.key AND s.expires_at > now) END
+			ORDER BY l.key LIMIT lim)
+		UNION (SELECT DISTINCT s.key FROM {{t}}shares s WHERE s.key > after
+			AND NOT EXISTS (SELECT 1 FROM {{t}}locks l WHERE l.key = s.key) ORDER BY s.key LIMIT lim)
+		UNION (SELECT DISTINCT w.key FROM {{t}}waiters w WHERE w.key > after
+			AND NOT EXISTS (SELECT 1 FROM {{t}}locks l WHERE l.key = w.key) ORDER BY w.key LIMIT lim)
+	) x ORDER BY x.key LIMIT lim;
 END $$;
 
--- tidy removes what expired of k (serve), unless the row is busy or live.
+-- tidy removes what expired of k and hands it on (serve), unless another
+-- statement holds its row; shares and queue entries left without their
+-- key's row get it back first.
 CREATE OR REPLACE FUNCTION {{t}}tidy(k text, claim bigint) RETURNS void
 LANGUAGE plpgsql AS $$
 BEGIN
-	PERFORM 1 FROM {{t}}locks WHERE key = k AND expires_at < clock_timestamp()
-	FOR UPDATE SKIP LOCKED;
-	IF FOUND THEN
-		PERFORM {{t}}serve(k, claim);
+	IF current_setting('synchronous_commit') IN ('off', 'local') THEN
+		PERFORM set_config('synchronous_commit', 'on', true); -- durable: see above
 	END IF;
+	PERFORM 1 FROM {{t}}locks WHERE key = k FOR UPDATE SKIP LOCKED;
+	IF NOT FOUND THEN
+		IF EXISTS (SELECT 1 FROM {{t}}locks WHERE key = k) THEN
+			RETURN; -- busy: another statement holds the row
+		END IF;
+		PERFORM {{t}}lock_key(k);
+	END IF;
+	PERFORM {{t}}serve(k, claim);
 END $$;

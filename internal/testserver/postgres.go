@@ -30,6 +30,13 @@ const postgresUser = "postgres"
 // Connect with [PostgresDSN]. Pause, Resume and Kill signal the server's
 // backends too, which run in process groups of their own.
 func StartPostgres(extraArgs ...string) (*Server, error) {
+	return StartPostgresEnv(nil, extraArgs...)
+}
+
+// StartPostgresEnv starts a PostgreSQL server as [StartPostgres] does,
+// with env added to the server's environment ("NAME=value"; see
+// [Faketime]). The postmaster's children (the backends) inherit it.
+func StartPostgresEnv(env []string, extraArgs ...string) (*Server, error) {
 	bin, err := postgresBin()
 	if err != nil {
 		return nil, err
@@ -52,7 +59,7 @@ func StartPostgres(extraArgs ...string) (*Server, error) {
 			return nil, err
 		}
 		s := newPostgres(bin, dir, ports[0], cred, extraArgs)
-		s.ownsDir = true
+		s.ownsDir, s.env = true, env
 		if err := s.start(); err != nil {
 			return nil, err
 		}

@@ -2,6 +2,7 @@ package testserver
 
 import (
 	"context"
+	"strconv"
 	"testing"
 	"time"
 
@@ -91,5 +92,35 @@ func TestPgBouncer_transactionPooling(t *testing.T) {
 	}
 	if pid1 != pid2 {
 		t.Fatalf("two clients one after the other got server sessions %s and %s, want one shared session (transaction pooling)", pid1, pid2)
+	}
+}
+
+// TestPostgres_faketime: a server started with Faketime's environment
+// reads a wall clock running at the rate asked for, in every backend.
+func TestPostgres_faketime(t *testing.T) {
+	t.Parallel()
+	env, err := Faketime("+0 x1.5")
+	Check(t, err)
+	s, err := StartPostgresEnv(env)
+	Check(t, err)
+	t.Cleanup(func() { _ = s.Stop() })
+	c := connect(t, s.Addr())
+	read := func() time.Time {
+		v, err := query(t, c, 5*time.Second, "SELECT extract(epoch FROM clock_timestamp())::text")
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return time.Unix(0, int64(f*1e9))
+	}
+	start, db0 := time.Now(), read()
+	time.Sleep(time.Second) // the span over which the two clocks are compared
+	rate := float64(read().Sub(db0)) / float64(time.Since(start))
+	t.Logf("the database's clock ran at %.3f times the real one", rate)
+	if rate < 1.35 || rate > 1.6 {
+		t.Fatalf("the database's clock ran at %.2f times the real one, want 1.5", rate)
 	}
 }

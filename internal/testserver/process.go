@@ -37,6 +37,7 @@ type Server struct {
 	name    string                          // program name for messages
 	path    string                          // absolute path of the program
 	args    []string                        // arguments, the same on every (re)start
+	env     []string                        // added to this process's environment
 	dir     string                          // working and data directory
 	addr    string                          // client address
 	ready   func(ctx context.Context) error // nil once the server serves clients
@@ -193,6 +194,9 @@ func (s *Server) spawn() error {
 	}
 	cmd := exec.Command(s.path, s.args...)
 	cmd.Dir = s.dir
+	if s.env != nil {
+		cmd.Env = append(os.Environ(), s.env...)
+	}
 	cmd.Stdout = logFile
 	cmd.Stderr = logFile
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL, Credential: s.cred}
