@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/lock4go/lock4go/executor"
 	"github.com/lock4go/lock4go/internal/kit"
+	"github.com/lock4go/lock4go/internal/queued"
 )
 
 // Codes the acquire functions return instead of a token.
@@ -24,11 +24,6 @@ const (
 // maxKeyLen bounds a key: it must fit in a B-tree index entry and in a
 // notification's payload.
 const maxKeyLen = 2048
-
-// queueTTL is the life of a queue entry after its waiter's last attempt:
-// live waiters refresh it at every attempt (at least every retry
-// interval), dead ones leave it to expire.
-const queueTTL = 30 * time.Second
 
 // Acquire makes one attempt to take req.Key for req.Owner with one
 // statement: it inserts the key's row (or takes over a row whose lease
@@ -59,8 +54,8 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 	if err := validKey("acquire", req.Key); err != nil {
 		return nil, err
 	}
-	if e.isClosed() {
-		return nil, closedErr("acquire", req.Key)
+	if e.core.Closed() {
+		return nil, e.core.ClosedErr("acquire", req.Key)
 	}
 	if ctx.Err() != nil {
 		return nil, fmt.Errorf("postgres: acquire %q: %w", req.Key, executor.GaveUp(ctx))
@@ -72,7 +67,7 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 	if req.Wait && !req.Shared && req.Permits == 0 && e.busyLocally(req.Key) {
 		// Still queued, nothing heard: no round trip needed to learn that
 		// the key is busy.
-		return nil, fmt.Errorf("postgres: %q: %w", req.Key, executor.ErrNotAcquired)
+		return nil, e.core.Busy(req.Key)
 	}
 	l := &lease{e: e, key: req.Key, owner: req.Owner}
 	code, err := e.try(ctx, l, req)
@@ -94,21 +89,21 @@ func (e *Executor) answer(ctx context.Context, l *lease, req executor.Request, c
 		if track {
 			e.waits.SetQueued(req.Key, false)
 		}
-		if !e.held.Add(l) {
-			return nil, e.refuseLate(l)
+		if err := e.core.Add(l); err != nil {
+			return nil, err
 		}
 		return l, nil
 	case err == nil && code == codeQueued:
 		if track {
 			e.waits.SetQueued(req.Key, true)
 		}
-		return nil, fmt.Errorf("postgres: %q: %w", req.Key, executor.ErrNotAcquired)
+		return nil, e.core.Busy(req.Key)
 	case err == nil && code == codeBusy:
-		return nil, fmt.Errorf("postgres: %q: %w", req.Key, executor.ErrNotAcquired)
+		return nil, e.core.Busy(req.Key)
 	case err == nil && code == codeVoided:
-		return nil, fmt.Errorf("postgres: acquire %q: %w: %w", req.Key, executor.ErrNotAcquired, errVoided)
+		return nil, e.core.Voided(req.Key)
 	case err == nil && code == codeKindMismatch:
-		return nil, errKind(req)
+		return nil, e.core.KindErr(req)
 	case err == nil:
 		return nil, fmt.Errorf("postgres: acquire %q: unexpected answer %d: %w", req.Key, code, executor.ErrBackend)
 	}
@@ -117,11 +112,11 @@ func (e *Executor) answer(ctx context.Context, l *lease, req executor.Request, c
 		return nil, fmt.Errorf("postgres: acquire %q: %w", req.Key, cerr)
 	}
 	if !wrote(err) {
-		return nil, acquireErr(ctx, req.Key, err)
+		return nil, e.acquireErr(ctx, req.Key, err)
 	}
 	// A failed or abandoned statement: the row may hold req.Owner.
-	e.voidLater(l, req.TTL)
-	return nil, acquireErr(ctx, req.Key, err)
+	e.core.VoidLater(l, req.TTL, false)
+	return nil, e.acquireErr(ctx, req.Key, err)
 }
 
 // abandon undoes an acquisition of a lease of ttl whose caller gave up
@@ -130,10 +125,10 @@ func (e *Executor) answer(ctx context.Context, l *lease, req executor.Request, c
 func (e *Executor) abandon(ctx context.Context, l *lease, code int64, ttl time.Duration) error {
 	if code > 0 {
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), e.opts.CleanupTimeout)
-		_, err := e.queryInt(rctx, e.sql.release, l.key, l.owner, e.claimMs, "")
+		err := e.releaseHeld(rctx, l)
 		cancel()
 		if err != nil {
-			e.voidLater(l, ttl)
+			e.core.VoidLater(l, ttl, false)
 		}
 	}
 	return fmt.Errorf("postgres: acquire %q: %w", l.key, executor.GaveUp(ctx))
@@ -147,7 +142,7 @@ func (e *Executor) try(ctx context.Context, l *lease, req executor.Request) (int
 	}
 	ttl := kit.Millis(req.TTL)
 	if req.Shared || req.Permits > 0 {
-		kind := shareKind(req)
+		kind := queued.ShareKind(req)
 		return e.acquireInt(ctx, l, e.sql.acquireShare, req.Key, req.Owner, ttl, member, e.queueMs, kind, int32(req.Permits), e.claimMs)
 	}
 	queued := req.Wait && e.waits.Queued(req.Key)
@@ -213,39 +208,14 @@ func wrote(err error) bool {
 	return !pgconn.SafeToRetry(err) && !errors.As(err, &pe) && !errors.Is(err, errNotSent)
 }
 
-// shareKind returns the kind of a share request: "r" or "p<n>".
-func shareKind(req executor.Request) string {
-	if req.Permits > 0 {
-		return "p" + strconv.Itoa(req.Permits)
-	}
-	return "r"
-}
-
-// errVoided: the owner's acquisitions were voided by the void of an
-// earlier attempt with the same owner; nothing was written.
-var errVoided = errors.New("postgres: owner voided after a lost reply")
-
-// errKind reports a key in use as another kind.
-func errKind(req executor.Request) error {
-	what := "a read lock"
-	switch {
-	case req.Permits > 0:
-		what = fmt.Sprintf("a semaphore of %d permits", req.Permits)
-	case !req.Shared:
-		what = "a lock"
-	}
-	return fmt.Errorf("postgres: %q is in use as another kind than %s (a lock, a read-write lock or a semaphore of another size): %w",
-		req.Key, what, executor.ErrInvalidConfig)
-}
-
 // acquireErr reports an acquire round trip of key that failed with err, or
-// that the caller abandoned, as [executor.AttemptError] classifies it.
-// An attempt that got no connection from a full pool before its deadline
-// is [executor.ErrBackend] saying so: nothing was sent, so no database was
+// that the caller abandoned, as [queued.Core.AcquireErr] does. An attempt
+// that got no connection from a full pool before its deadline is
+// [executor.ErrBackend] saying so: nothing was sent, so no database was
 // slow to answer.
-func acquireErr(ctx context.Context, key string, err error) error {
+func (e *Executor) acquireErr(ctx context.Context, key string, err error) error {
 	if errors.Is(err, errPoolFull) && errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return fmt.Errorf("postgres: acquire %q: %w: %w", key, executor.ErrBackend, err)
 	}
-	return fmt.Errorf("postgres: acquire %q: %w", key, executor.AttemptError(ctx, err))
+	return e.core.AcquireErr(ctx, key, err)
 }

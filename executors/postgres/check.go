@@ -213,7 +213,7 @@ func (e *Executor) checkFailed(ctx context.Context, key string, err error) error
 	case cerr != nil:
 		return fmt.Errorf("postgres: acquire %q: %w", key, cerr)
 	case errors.Is(err, errNotSent):
-		return acquireErr(ctx, key, err)
+		return e.acquireErr(ctx, key, err)
 	}
 	return fmt.Errorf("postgres: acquire %q: %w", key, err)
 }

@@ -27,8 +27,8 @@ func (e *Executor) Inspect(ctx context.Context, key string) (executor.Holder, er
 	if err := validKey("inspect", key); err != nil {
 		return executor.Holder{}, err
 	}
-	if e.isClosed() {
-		return executor.Holder{}, closedErr("inspect", key)
+	if e.core.Closed() {
+		return executor.Holder{}, e.core.ClosedErr("inspect", key)
 	}
 	ctx, cancel := e.callContext(ctx)
 	defer cancel()
@@ -82,8 +82,8 @@ func (e *Executor) ForceRelease(ctx context.Context, key string, h executor.Hold
 	if err := validKey("force release", key); err != nil {
 		return err
 	}
-	if e.isClosed() {
-		return closedErr("force release", key)
+	if e.core.Closed() {
+		return e.core.ClosedErr("force release", key)
 	}
 	if h.Owner == "" {
 		return fmt.Errorf("postgres: force release %q: the holder has no owner value: %w", key, executor.ErrLockNotHeld)

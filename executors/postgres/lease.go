@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -24,6 +23,12 @@ type lease struct {
 }
 
 var _ executor.Lease = (*lease)(nil)
+
+// Key implements [queued.Lease]: the lock key.
+func (l *lease) Key() string { return l.key }
+
+// Loss implements [queued.Lease]: the lease's loss, which Close marks.
+func (l *lease) Loss() *kit.Loss { return &l.loss }
 
 // Token returns the fencing token the acquire statement drew.
 func (l *lease) Token() int64 { return l.token }
@@ -54,22 +59,19 @@ func (l *lease) Renew(ctx context.Context, ttl time.Duration) error {
 // had expired is removed all the same, and reported as not held.
 func (l *lease) Release(ctx context.Context) error {
 	if l.loss.Lost() {
-		return l.lostErr("release")
+		return l.e.core.LostErr("release", l)
 	}
-	if ctx.Err() != nil {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), l.e.opts.CleanupTimeout)
-		defer cancel()
-	}
+	ctx, cancel := l.e.core.ReleaseContext(ctx)
+	defer cancel()
 	v, err := l.e.queryInt(ctx, l.e.sql.release, l.key, l.owner, l.e.claimMs, l.e.member)
 	if v == releasedToSelf {
 		l.e.onWake(wakeLock + l.key) // the notification follows
 	}
 	err = l.e.released(ctx, "release", l.key, v, err)
 	if err == nil {
-		l.e.held.Remove(l)
+		l.e.core.Forget(l)
 	}
-	return l.settle(err)
+	return l.e.core.Settle(l, err)
 }
 
 // releasedToSelf is the release's answer when it handed the lock to the
@@ -105,7 +107,7 @@ func (e *Executor) RenewBatch(ctx context.Context, items []executor.RenewItem) [
 			continue
 		}
 		if l.loss.Lost() {
-			errs[i] = l.lostErr("renew")
+			errs[i] = e.core.LostErr("renew", l)
 			continue
 		}
 		idx = append(idx, i)
@@ -122,7 +124,7 @@ func (e *Executor) RenewBatch(ctx context.Context, items []executor.RenewItem) [
 		case err != nil:
 			errs[i] = e.failed(ctx, "renew", keys[j], err)
 		case !renewed[j]:
-			errs[i] = items[i].Lease.(*lease).settle(fmt.Errorf("postgres: renew %q: %w", keys[j], executor.ErrLockNotHeld))
+			errs[i] = e.core.Settle(items[i].Lease.(*lease), fmt.Errorf("postgres: renew %q: %w", keys[j], executor.ErrLockNotHeld))
 		}
 	}
 	return errs
@@ -148,18 +150,4 @@ func (e *Executor) renew(ctx context.Context, keys, owners []string, ttls []int6
 		return nil, err
 	}
 	return renewed, nil
-}
-
-// lostErr is the error of op on a lease [Executor.Close] ended.
-func (l *lease) lostErr(op string) error {
-	return fmt.Errorf("postgres: %s %q: %w: %w", op, l.key, executor.ErrLockNotHeld, l.loss.Cause())
-}
-
-// settle forgets l, found no longer held by a renewal or release, in the
-// executor's held leases, and returns err.
-func (l *lease) settle(err error) error {
-	if err != nil && errors.Is(err, executor.ErrLockNotHeld) {
-		l.e.held.Remove(l)
-	}
-	return err
 }
