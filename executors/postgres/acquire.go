@@ -4,21 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/lock4go/lock4go/executor"
 	"github.com/lock4go/lock4go/internal/kit"
 	"github.com/lock4go/lock4go/internal/queued"
-)
-
-// Codes the acquire functions return instead of a token.
-const (
-	codeBusy         = 0  // another owner holds the key; the attempt does not wait
-	codeVoided       = -2 // the owner was voided after a lost reply; nothing was written
-	codeQueued       = -3 // the key is busy; the executor stands in its queue
-	codeKindMismatch = -4 // the key is in use as another kind
 )
 
 // maxKeyLen bounds a key: it must fit in a B-tree index entry and in a
@@ -51,87 +42,58 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 	if err := req.ValidateFor(e.Capabilities()); err != nil {
 		return nil, fmt.Errorf("postgres: acquire: %w", err)
 	}
-	if err := validKey("acquire", req.Key); err != nil {
+	if err := e.core.CheckKey("acquire", req.Key); err != nil {
 		return nil, err
 	}
-	if e.core.Closed() {
-		return nil, e.core.ClosedErr("acquire", req.Key)
-	}
 	if ctx.Err() != nil {
-		return nil, fmt.Errorf("postgres: acquire %q: %w", req.Key, executor.GaveUp(ctx))
+		return nil, e.core.GaveUp(ctx, req.Key)
 	}
 	if err := e.checkFirst(ctx); err != nil {
 		return nil, e.checkFailed(ctx, req.Key, err)
 	}
 	e.startSweeper()
-	if req.Wait && !req.Shared && req.Permits == 0 && e.busyLocally(req.Key) {
+	if queued.Tracked(req) && e.core.BusyLocally(req.Key, e.listener.listening) {
 		// Still queued, nothing heard: no round trip needed to learn that
 		// the key is busy.
 		return nil, e.core.Busy(req.Key)
 	}
-	l := &lease{e: e, key: req.Key, owner: req.Owner}
+	l := &lease{e: e}
+	l.Init(req.Key, req.Owner)
 	code, err := e.try(ctx, l, req)
 	if err == nil && ctx.Err() != nil {
 		// Cancelled during the statement, which ran to its end: undo a grant.
-		return nil, e.abandon(ctx, l, code, req.TTL)
+		return nil, e.core.Abandon(ctx, l, code, req.TTL)
 	}
-	return e.answer(ctx, l, req, code, err)
+	if err == nil {
+		return e.answer(l, req, code)
+	}
+	return nil, e.failedAttempt(ctx, l, req, err)
 }
 
-// answer turns the outcome of l's acquire statement into Acquire's result.
-func (e *Executor) answer(ctx context.Context, l *lease, req executor.Request, code int64, err error) (executor.Lease, error) {
-	// The executor's queue bookkeeping is its locks' (one waiter per key
-	// in a process); waiters of shares share the entry and leave it alone.
-	track := req.Wait && !req.Shared && req.Permits == 0
-	switch {
-	case err == nil && code > 0:
-		l.token = code
-		if track {
-			e.waits.SetQueued(req.Key, false)
-		}
-		if err := e.core.Add(l); err != nil {
-			return nil, err
-		}
-		return l, nil
-	case err == nil && code == codeQueued:
-		if track {
-			e.waits.SetQueued(req.Key, true)
-		}
-		return nil, e.core.Busy(req.Key)
-	case err == nil && code == codeBusy:
-		return nil, e.core.Busy(req.Key)
-	case err == nil && code == codeVoided:
-		return nil, e.core.Voided(req.Key)
-	case err == nil && code == codeKindMismatch:
-		return nil, e.core.KindErr(req)
-	case err == nil:
-		return nil, fmt.Errorf("postgres: acquire %q: unexpected answer %d: %w", req.Key, code, executor.ErrBackend)
+// answer turns the answer of l's acquire statement, a token or a code, into
+// Acquire's result.
+func (e *Executor) answer(l *lease, req executor.Request, code int64) (executor.Lease, error) {
+	if code > 0 {
+		l.Took(code)
 	}
+	if err := e.core.Answer(req, l, code); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// failedAttempt returns the error of l's acquire statement that failed with
+// err, and voids l in the background when the statement may have run
+// without its answer reaching us: the row may hold req.Owner.
+func (e *Executor) failedAttempt(ctx context.Context, l *lease, req executor.Request, err error) error {
 	if cerr := configError(err, e.fix); cerr != nil {
 		// The server refused the statement: nothing was written.
-		return nil, fmt.Errorf("postgres: acquire %q: %w", req.Key, cerr)
+		return fmt.Errorf("postgres: acquire %q: %w", req.Key, cerr)
 	}
-	if !wrote(err) {
-		return nil, e.acquireErr(ctx, req.Key, err)
+	if wrote(err) {
+		e.core.VoidLater(l, req.TTL, false)
 	}
-	// A failed or abandoned statement: the row may hold req.Owner.
-	e.core.VoidLater(l, req.TTL, false)
-	return nil, e.acquireErr(ctx, req.Key, err)
-}
-
-// abandon undoes an acquisition of a lease of ttl whose caller gave up
-// while its statement ran: a grant (code > 0) is released at once, or
-// voided in the background if that fails. It returns the caller's error.
-func (e *Executor) abandon(ctx context.Context, l *lease, code int64, ttl time.Duration) error {
-	if code > 0 {
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), e.opts.CleanupTimeout)
-		err := e.releaseHeld(rctx, l)
-		cancel()
-		if err != nil {
-			e.core.VoidLater(l, ttl, false)
-		}
-	}
-	return fmt.Errorf("postgres: acquire %q: %w", l.key, executor.GaveUp(ctx))
+	return e.acquireErr(ctx, req.Key, err)
 }
 
 // try runs the acquire statement of req's kind for l.
@@ -150,23 +112,23 @@ func (e *Executor) try(ctx context.Context, l *lease, req executor.Request) (int
 }
 
 // acquireInt runs an acquire statement on a connection of the pool, on
-// [Executor.callContext], and scans its integer. l's Start is taken once
+// [queued.Core.CallContext], and scans its integer. l's Start is taken once
 // the connection is in hand, right before the statement is sent: the
 // lease runs from when the statement ran, and waiting for a connection
 // (or dialling one) must not eat it. A connection that could not be had
 // sent nothing: its error wraps errNotSent.
 //
 // The wait for a connection ends with ctx (nothing was sent: no grace for
-// a cancelled caller); the statement runs on [Executor.callContext].
+// a cancelled caller); the statement runs on [queued.Core.CallContext].
 func (e *Executor) acquireInt(ctx context.Context, l *lease, sql string, args ...any) (int64, error) {
 	conn, err := e.pool.Acquire(ctx)
 	if err != nil {
 		return 0, e.noConnection(ctx, err)
 	}
 	defer conn.Release()
-	ctx, cancel := e.callContext(ctx)
+	ctx, cancel := e.core.CallContext(ctx)
 	defer cancel()
-	l.start = time.Now()
+	l.Sent()
 	var v int64
 	err = conn.QueryRow(ctx, sql, append([]any{pgxExec}, args...)...).Scan(&v)
 	return v, err
@@ -188,16 +150,6 @@ func (e *Executor) noConnection(ctx context.Context, err error) error {
 		return fmt.Errorf("%w (all %d of its MaxConns in use) before the attempt's deadline: %w", errPoolFull, st.MaxConns(), err)
 	}
 	return fmt.Errorf("%w: %w", errNotSent, err)
-}
-
-// validKey refuses, before any round trip, a key that PostgreSQL's text
-// or its indexes cannot hold (empty, over 2048 bytes, NUL, invalid UTF-8):
-// the same check for every call that takes a key.
-func validKey(op, key string) error {
-	if err := executor.ValidateKey(key, maxKeyLen); err != nil {
-		return fmt.Errorf("postgres: %s: %w", op, err)
-	}
-	return nil
 }
 
 // wrote reports whether a statement that failed with err may have run and

@@ -196,7 +196,7 @@ func (e *Executor) checkFirst(ctx context.Context) error {
 		return e.noConnection(ctx, err)
 	}
 	defer conn.Release()
-	cctx, cancel := e.callContext(ctx)
+	cctx, cancel := e.core.CallContext(ctx)
 	defer cancel()
 	if err := check(cctx, conn, e.opts); err != nil {
 		return err

@@ -49,7 +49,7 @@ func (e *Executor) void(ctx context.Context, items []queued.Void[*lease]) []erro
 			errs[i] = err // not sent: the round's deadline has passed
 			continue
 		}
-		_, errs[i] = e.queryInt(ctx, e.sql.void, it.Lease.key, it.Lease.owner, kit.Millis(it.TTL), e.claimMs)
+		_, errs[i] = e.queryInt(ctx, e.sql.void, it.Lease.Key(), it.Lease.Owner(), kit.Millis(it.TTL), e.claimMs)
 	}
 	return errs
 }
@@ -57,7 +57,7 @@ func (e *Executor) void(ctx context.Context, items []queued.Void[*lease]) []erro
 // releaseHeld releases l by owner, at Close or for an attempt that
 // completed after it began.
 func (e *Executor) releaseHeld(ctx context.Context, l *lease) error {
-	_, err := e.queryInt(ctx, e.sql.release, l.key, l.owner, e.claimMs, "")
+	_, err := e.queryInt(ctx, e.sql.release, l.Key(), l.Owner(), e.claimMs, "")
 	return err
 }
 

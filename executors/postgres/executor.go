@@ -2,12 +2,10 @@ package postgres
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -100,6 +98,7 @@ func New(pool *pgxpool.Pool, opts Options) (*Executor, error) {
 		Prefix:         "postgres",
 		Log:            e.log,
 		CleanupTimeout: opts.CleanupTimeout,
+		MaxKeyLen:      maxKeyLen,
 		Waits:          &e.waits,
 		Statements: queued.Statements[*lease]{
 			Void:    e.void,
@@ -145,53 +144,11 @@ func (e *Executor) Capabilities() executor.Capabilities {
 const pgxExec = pgx.QueryExecModeExec
 
 // queryInt runs the one-statement sql with args and scans its one
-// integer, on [Executor.callContext].
+// integer, on [queued.Core.CallContext].
 func (e *Executor) queryInt(ctx context.Context, sql string, args ...any) (int64, error) {
-	ctx, cancel := e.callContext(ctx)
+	ctx, cancel := e.core.CallContext(ctx)
 	defer cancel()
 	var v int64
 	err := e.pool.QueryRow(ctx, sql, append([]any{pgxExec}, args...)...).Scan(&v)
 	return v, err
-}
-
-// callContext returns the context a statement runs on: ctx's values and
-// deadline, but not at once its cancellation. pgx answers a context that
-// ends mid-statement by closing the connection, and a new one costs the
-// database a process and the caller a handshake: callers that cancel often
-// (a storm of abandoned HTTP requests) would churn the pool. A statement
-// whose ctx is cancelled gets CleanupTimeout more to answer, which on a
-// healthy database it does within a round trip; the caller then undoes
-// what the statement did if it must (Acquire releases a grant). A deadline
-// still ends it at once.
-func (e *Executor) callContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	if ctx.Done() == nil {
-		return ctx, func() {}
-	}
-	var (
-		cctx   context.Context
-		cancel context.CancelFunc
-	)
-	if d, ok := ctx.Deadline(); ok {
-		cctx, cancel = context.WithDeadline(context.WithoutCancel(ctx), d)
-	} else {
-		cctx, cancel = context.WithCancel(context.WithoutCancel(ctx))
-	}
-	done := make(chan struct{})
-	stop := context.AfterFunc(ctx, func() {
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return // cctx has the same deadline: it ends as timed out, not cancelled
-		}
-		t := time.NewTimer(e.opts.CleanupTimeout)
-		defer t.Stop()
-		select {
-		case <-t.C:
-			cancel()
-		case <-done:
-		}
-	})
-	return cctx, func() {
-		close(done)
-		stop()
-		cancel()
-	}
 }

@@ -9,42 +9,20 @@ import (
 
 	"github.com/lock4go/lock4go/executor"
 	"github.com/lock4go/lock4go/internal/kit"
+	"github.com/lock4go/lock4go/internal/queued"
 )
 
 // lease is a lock, read lock or permit held through an [Executor], or an
 // attempt to take one. It is safe for concurrent use.
 type lease struct {
-	e     *Executor
-	key   string
-	owner string
-	token int64
-	start time.Time // before the acquire statement was sent
-	loss  kit.Loss  // set by Close: the database never reports a loss by itself
+	queued.Base
+	e *Executor
 }
 
-var _ executor.Lease = (*lease)(nil)
-
-// Key implements [queued.Lease]: the lock key.
-func (l *lease) Key() string { return l.key }
-
-// Loss implements [queued.Lease]: the lease's loss, which Close marks.
-func (l *lease) Loss() *kit.Loss { return &l.loss }
-
-// Token returns the fencing token the acquire statement drew.
-func (l *lease) Token() int64 { return l.token }
-
-// Start returns a time before the acquire statement was sent: the lease
-// runs from when the statement ran, by the database's clock.
-func (l *lease) Start() time.Time { return l.start }
-
-// AfterLost implements [executor.Lease]: the database never reports a lost
-// lease by itself, so f runs only when [Executor.Close] ends the lease;
-// the Template's renewals find the other losses.
-func (l *lease) AfterLost(f func()) (stop func() bool) { return l.loss.After(f) }
-
-// LostCause implements [executor.LostCauser]: [executor.ErrClosed] once
-// Close ended the lease.
-func (l *lease) LostCause() error { return l.loss.Cause() }
+var (
+	_ executor.Lease      = (*lease)(nil)
+	_ executor.LostCauser = (*lease)(nil)
+)
 
 // Renew sets the lease's end to ttl from now, by the database's clock, if
 // this owner still holds it and it has not expired.
@@ -58,16 +36,16 @@ func (l *lease) Renew(ctx context.Context, ttl time.Duration) error {
 // is released even by a caller whose request was cancelled. A lease that
 // had expired is removed all the same, and reported as not held.
 func (l *lease) Release(ctx context.Context) error {
-	if l.loss.Lost() {
+	if l.Loss().Lost() {
 		return l.e.core.LostErr("release", l)
 	}
 	ctx, cancel := l.e.core.ReleaseContext(ctx)
 	defer cancel()
-	v, err := l.e.queryInt(ctx, l.e.sql.release, l.key, l.owner, l.e.claimMs, l.e.member)
+	v, err := l.e.queryInt(ctx, l.e.sql.release, l.Key(), l.Owner(), l.e.claimMs, l.e.member)
 	if v == releasedToSelf {
-		l.e.onWake(wakeLock + l.key) // the notification follows
+		l.e.onWake(wakeLock + l.Key()) // the notification follows
 	}
-	err = l.e.released(ctx, "release", l.key, v, err)
+	err = l.e.released(ctx, "release", l.Key(), v, err)
 	if err == nil {
 		l.e.core.Forget(l)
 	}
@@ -95,28 +73,15 @@ func (e *Executor) released(ctx context.Context, op, key string, v int64, err er
 // wrapping [executor.ErrBackend]. Leases of other executors are renewed one
 // by one through their own Renew.
 func (e *Executor) RenewBatch(ctx context.Context, items []executor.RenewItem) []error {
-	errs := make([]error, len(items))
-	idx := make([]int, 0, len(items))
-	keys := make([]string, 0, len(items))
-	owners := make([]string, 0, len(items))
-	ttls := make([]int64, 0, len(items))
-	for i, it := range items {
-		l, ok := it.Lease.(*lease)
-		if !ok || l.e != e {
-			errs[i] = it.Lease.Renew(ctx, it.TTL)
-			continue
-		}
-		if l.loss.Lost() {
-			errs[i] = e.core.LostErr("renew", l)
-			continue
-		}
-		idx = append(idx, i)
-		keys = append(keys, l.key)
-		owners = append(owners, l.owner)
-		ttls = append(ttls, kit.Millis(it.TTL))
-	}
-	if len(idx) == 0 {
+	errs, idx, own := e.core.Renewals(ctx, items, e.mine)
+	if len(own) == 0 {
 		return errs
+	}
+	keys := make([]string, len(own))
+	owners := make([]string, len(own))
+	ttls := make([]int64, len(own))
+	for j, l := range own {
+		keys[j], owners[j], ttls[j] = l.Key(), l.Owner(), kit.Millis(items[idx[j]].TTL)
 	}
 	renewed, err := e.renew(ctx, keys, owners, ttls)
 	for j, i := range idx {
@@ -124,15 +89,21 @@ func (e *Executor) RenewBatch(ctx context.Context, items []executor.RenewItem) [
 		case err != nil:
 			errs[i] = e.failed(ctx, "renew", keys[j], err)
 		case !renewed[j]:
-			errs[i] = e.core.Settle(items[i].Lease.(*lease), fmt.Errorf("postgres: renew %q: %w", keys[j], executor.ErrLockNotHeld))
+			errs[i] = e.core.Settle(own[j], fmt.Errorf("postgres: renew %q: %w", keys[j], executor.ErrLockNotHeld))
 		}
 	}
 	return errs
 }
 
+// mine returns l as a lease of e, and reports whether it is one.
+func (e *Executor) mine(l executor.Lease) (*lease, bool) {
+	ml, ok := l.(*lease)
+	return ml, ok && ml.e == e
+}
+
 // renew runs the renew statement and reports which leases it renewed.
 func (e *Executor) renew(ctx context.Context, keys, owners []string, ttls []int64) ([]bool, error) {
-	ctx, cancel := e.callContext(ctx)
+	ctx, cancel := e.core.CallContext(ctx)
 	defer cancel()
 	rows, err := e.pool.Query(ctx, e.sql.renew, pgxExec, keys, owners, ttls)
 	if err != nil {

@@ -3,10 +3,8 @@ package postgres
 import (
 	"context"
 	"strings"
-	"time"
 
 	"github.com/lock4go/lock4go/internal/kit"
-	"github.com/lock4go/lock4go/internal/queued"
 )
 
 // Payloads of wake notifications: the kind of hand-off, then the key.
@@ -63,17 +61,4 @@ func (e *Executor) onWake(payload string) {
 	if key, ok := strings.CutPrefix(payload, wakeLock); ok {
 		e.waits.Wake(key, e.opts.ClaimWindow)
 	}
-}
-
-// busyLocally reports whether a waiting attempt of a lock on key can be
-// answered "busy" without a round trip: the executor stands in the key's
-// queue, listening, and no wake came since its last poll (at most
-// [queued.QuietPoll] ago). Otherwise it records the poll, before the round trip.
-func (e *Executor) busyLocally(key string) bool {
-	now := time.Now()
-	if e.waits.Quiet(key, now, queued.QuietPoll) && e.listener.listening() {
-		return true
-	}
-	e.waits.PolledAt(key, now)
-	return false
 }

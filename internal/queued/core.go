@@ -54,6 +54,9 @@ type Config[L Lease] struct {
 	// departure from a queue, a release whose caller's context ended), and
 	// Close's clean-up as a whole.
 	CleanupTimeout time.Duration
+	// MaxKeyLen, when positive, is the longest key the backend stores
+	// faithfully, in bytes ([Core.CheckKey]).
+	MaxKeyLen int
 	// Waits are the executor's waits, which Close wakes and whose queues
 	// it leaves.
 	Waits *kit.Waits
@@ -68,6 +71,7 @@ type Core[L Lease] struct {
 	prefix  string
 	log     *slog.Logger
 	cleanup time.Duration
+	maxKey  int
 	waits   *kit.Waits
 	st      Statements[L]
 	// closedHeld is the loss cause of a lease held when Close began.
@@ -94,6 +98,7 @@ func New[L Lease](cfg Config[L]) *Core[L] {
 		prefix:  cfg.Prefix,
 		log:     cfg.Log,
 		cleanup: cfg.CleanupTimeout,
+		maxKey:  cfg.MaxKeyLen,
 		waits:   cfg.Waits,
 		st:      cfg.Statements,
 		closedHeld: fmt.Errorf("%s: the lock was held when the executor closed, and Close released it: %w",

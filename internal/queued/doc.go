@@ -21,12 +21,15 @@
 // executor stands in its queue) are a [kit.Waits] the executor owns and
 // hands to [Config]; [Core.Close] wakes them and leaves their queues.
 //
-// A new queued executor: keep a *Core in the Executor, made by [New] with
-// the executor's [Statements]; give its lease type the methods Key and Loss
-// ([Lease]); call [Core.Add] with every lease an attempt takes,
-// [Core.VoidLater] whenever an attempt may have written without its answer
-// reaching the executor, [Core.Settle] with the error of every renewal and
-// release, and [Core.Close] from the executor's Close. The executor keeps
-// what its backend makes different: its statements, its wake-up channel,
-// how it tells a write that was never sent from a lost reply.
+// A new queued executor (PostgreSQL's is the model for a lease table):
+// embed a [Base] in its lease type; keep a *Core in the Executor, made by
+// [New] with its [Statements]; in Acquire, [Core.CheckKey], then
+// [Core.BusyLocally] for a [Tracked] request, the statement on
+// [Core.CallContext], and its answer to [Core.Answer] (or [Core.Abandon]
+// when the caller gave up meanwhile, [Core.VoidLater] when the answer was
+// lost); in RenewBatch, [Core.Renewals]; [Core.Settle] with the error of
+// every renewal and release; [Core.Unwatch] as the stop of WatchRelease;
+// [Core.Close] from the executor's Close. The executor keeps what its
+// backend makes different: its statements, its wake-up channel, how it
+// tells a statement that was never sent from a lost reply.
 package queued

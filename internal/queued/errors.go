@@ -29,6 +29,29 @@ func (c *Core[L]) Voided(key string) error {
 	return fmt.Errorf("%s: acquire %q: %w: %w", c.prefix, key, executor.ErrNotAcquired, errVoided)
 }
 
+// CheckKey is the check of a call of op (an acquisition, an inspection, a
+// forced release) on key, before any round trip: a key the backend cannot
+// store faithfully ([executor.ValidateKey] with [Config.MaxKeyLen]) is an
+// error wrapping [executor.ErrInvalidKey]; after Close began, the call
+// fails with [Core.ClosedErr].
+func (c *Core[L]) CheckKey(op, key string) error {
+	if c.maxKey > 0 {
+		if err := executor.ValidateKey(key, c.maxKey); err != nil {
+			return fmt.Errorf("%s: %s: %w", c.prefix, op, err)
+		}
+	}
+	if c.Closed() {
+		return c.ClosedErr(op, key)
+	}
+	return nil
+}
+
+// GaveUp is the error of an attempt on key whose caller's ctx ended
+// before it had an answer: it wraps what [executor.GaveUp] returns.
+func (c *Core[L]) GaveUp(ctx context.Context, key string) error {
+	return fmt.Errorf("%s: acquire %q: %w", c.prefix, key, executor.GaveUp(ctx))
+}
+
 // ClosedErr is the error of op on key once Close has begun: it wraps
 // [executor.ErrClosed].
 func (c *Core[L]) ClosedErr(op, key string) error {
