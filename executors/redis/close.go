@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/lock4go/lock4go/internal/kit"
+	core "github.com/lock4go/lock4go/internal/queued"
 )
 
 // Close ends the executor, as every executor's Close does (see package
@@ -57,6 +58,21 @@ func (e *Executor) closeHubs() error {
 		err = errors.Join(err, e.shards.close())
 	}
 	return err
+}
+
+// newCore returns the executor's core, with its round trips.
+func (e *Executor) newCore() *core.Core[*lease] {
+	return core.New(core.Config[*lease]{
+		Prefix:         "redis",
+		Log:            e.log,
+		CleanupTimeout: e.opts.CleanupTimeout,
+		Waits:          &e.waits.Waits,
+		Statements: core.Statements[*lease]{
+			Void:    e.void,
+			Release: e.releaseHeld,
+			Leave:   e.leaveQueue,
+		},
+	})
 }
 
 // The lease as the executor's core sees it ([queued.Lease]), and the

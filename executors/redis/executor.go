@@ -139,17 +139,7 @@ func New(client goredis.UniversalClient, opts Options) (*Executor, error) {
 	if !e.ctxBound {
 		e.log.Debug("redis: the client does not bound calls by context deadlines (ContextTimeoutEnabled is false); calls whose context can end are handed to worker goroutines")
 	}
-	e.core = core.New(core.Config[*lease]{
-		Prefix:         "redis",
-		Log:            e.log,
-		CleanupTimeout: opts.CleanupTimeout,
-		Waits:          &e.waits.Waits,
-		Statements: core.Statements[*lease]{
-			Void:    e.void,
-			Release: e.releaseHeld,
-			Leave:   e.leaveQueue,
-		},
-	})
+	e.core = e.newCore()
 	e.core.Go(e.checkEviction)
 	return e, nil
 }
