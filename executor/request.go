@@ -119,3 +119,22 @@ func ValidateKey(key string, maxLen int) error {
 	}
 	return nil
 }
+
+// Duration is a named duration of a configuration, for [NonNegative].
+type Duration struct {
+	Name  string
+	Value time.Duration
+}
+
+// NonNegative returns an error wrapping [ErrInvalidConfig] that names the
+// first of ds that is negative ("ClaimWindow -1s is negative"), and nil
+// when none is. Executors check their options with it in their
+// constructor, and prefix its error with their name.
+func NonNegative(ds ...Duration) error {
+	for _, d := range ds {
+		if d.Value < 0 {
+			return fmt.Errorf("%s %v is negative: %w", d.Name, d.Value, ErrInvalidConfig)
+		}
+	}
+	return nil
+}

@@ -50,8 +50,6 @@ type Executor struct {
 
 var (
 	_ executor.Executor      = (*Executor)(nil)
-	_ executor.Waiter        = (*Executor)(nil)
-	_ executor.BatchRenewer  = (*Executor)(nil)
 	_ executor.Inspector     = (*Executor)(nil)
 	_ executor.ForceReleaser = (*Executor)(nil)
 )

@@ -30,6 +30,16 @@ func (l *lease) Renew(ctx context.Context, ttl time.Duration) error {
 	return l.e.RenewBatch(ctx, []executor.RenewItem{{Lease: l, TTL: ttl}})[0]
 }
 
+var _ executor.DeferredReleaser = (*lease)(nil)
+
+// ReleaseAfter implements [executor.DeferredReleaser]: the renew statement
+// sets the row's expires_at to the server's clock_timestamp() plus d if
+// the row still holds this owner, and the executor forgets the lease. No
+// waiter is woken: the row's lease expires by itself.
+func (l *lease) ReleaseAfter(ctx context.Context, d time.Duration) error {
+	return l.e.core.Deferred(l, l.Renew(ctx, d))
+}
+
 // Release frees the key if this owner still holds it, and hands it to the
 // executor at the head of its wait queue. A ctx that has already ended is
 // replaced by a detached one bounded by [Options.CleanupTimeout], so a lock
@@ -66,6 +76,8 @@ func (e *Executor) released(ctx context.Context, op, key string, v int64, err er
 	}
 	return nil
 }
+
+var _ executor.BatchRenewer = (*Executor)(nil)
 
 // RenewBatch renews every item with one statement and returns one error
 // per item, in order: nil, an error wrapping [executor.ErrLockNotHeld]

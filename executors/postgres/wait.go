@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"github.com/lock4go/lock4go/executor"
 	"github.com/lock4go/lock4go/internal/kit"
 )
 
@@ -12,6 +13,8 @@ const (
 	wakeLock   = "w" // the key's lock, as a claim on its row
 	wakeShares = "s" // read locks or permits, as claims among its shares
 )
+
+var _ executor.Waiter = (*Executor)(nil)
 
 // WatchRelease implements [executor.Waiter]. An attempt of a waiting
 // request ([executor.Request.Wait]) that finds the key busy queues the

@@ -1,11 +1,13 @@
 package redis
 
 import (
+	"cmp"
 	"fmt"
 	"log/slog"
 	"time"
 
 	"github.com/lock4go/lock4go/executor"
+	core "github.com/lock4go/lock4go/internal/queued"
 )
 
 // Options configures an [Executor]. The zero value consists entirely of
@@ -81,54 +83,28 @@ type Options struct {
 }
 
 // DefaultCleanupTimeout is the default [Options.CleanupTimeout].
-const DefaultCleanupTimeout = 2 * time.Second
+const DefaultCleanupTimeout = core.DefaultCleanupTimeout
 
 const (
-	defaultName             = "redis"
-	defaultSubscribeTimeout = 250 * time.Millisecond
-	defaultClaimWindow      = 200 * time.Millisecond
-	defaultReplicaTimeout   = 100 * time.Millisecond
+	defaultName           = "redis"
+	defaultReplicaTimeout = 100 * time.Millisecond
 )
 
 // withDefaults validates o and fills in its zero fields.
 func (o Options) withDefaults() (Options, error) {
-	for _, d := range []struct {
-		name string
-		v    time.Duration
-	}{
-		{"SubscribeTimeout", o.SubscribeTimeout},
-		{"CleanupTimeout", o.CleanupTimeout},
-		{"ClaimWindow", o.ClaimWindow},
-		{"ReplicaTimeout", o.ReplicaTimeout},
-	} {
-		if d.v < 0 {
-			return o, fmt.Errorf("redis: %s %v is negative: %w", d.name, d.v, executor.ErrInvalidConfig)
-		}
+	t, err := core.Timing{ClaimWindow: o.ClaimWindow, SubscribeTimeout: o.SubscribeTimeout, CleanupTimeout: o.CleanupTimeout}.
+		Check("redis", executor.Duration{Name: "ReplicaTimeout", Value: o.ReplicaTimeout})
+	if err != nil {
+		return o, err
 	}
+	o.ClaimWindow, o.SubscribeTimeout, o.CleanupTimeout = t.ClaimWindow, t.SubscribeTimeout, t.CleanupTimeout
 	if o.Replicas < 0 {
 		return o, fmt.Errorf("redis: Replicas %d is negative: %w", o.Replicas, executor.ErrInvalidConfig)
 	}
-	if o.ReplicaTimeout == 0 {
-		o.ReplicaTimeout = defaultReplicaTimeout
-	}
-	if o.Name == "" {
-		o.Name = defaultName
-	}
-	if o.Priority == 0 {
-		o.Priority = Priority
-	}
-	if o.SubscribeTimeout == 0 {
-		o.SubscribeTimeout = defaultSubscribeTimeout
-	}
-	if o.ClaimWindow == 0 {
-		o.ClaimWindow = defaultClaimWindow
-	}
-	if o.CleanupTimeout == 0 {
-		o.CleanupTimeout = DefaultCleanupTimeout
-	}
-	if o.Logger == nil {
-		o.Logger = slog.Default()
-	}
+	o.Name = cmp.Or(o.Name, defaultName)
+	o.Priority = cmp.Or(o.Priority, Priority)
+	o.ReplicaTimeout = cmp.Or(o.ReplicaTimeout, defaultReplicaTimeout)
+	o.Logger = cmp.Or(o.Logger, slog.Default())
 	return o, nil
 }
 

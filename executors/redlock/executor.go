@@ -42,13 +42,7 @@ type Executor struct {
 	err   error
 }
 
-var (
-	_ executor.Executor      = (*Executor)(nil)
-	_ executor.Waiter        = (*Executor)(nil)
-	_ executor.BatchRenewer  = (*Executor)(nil)
-	_ executor.Inspector     = (*Executor)(nil)
-	_ executor.ForceReleaser = (*Executor)(nil)
-)
+var _ executor.Executor = (*Executor)(nil)
 
 // New returns a Redlock executor over clients, one per independent Redis
 // master (at least three; an odd number is recommended, see the package

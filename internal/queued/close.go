@@ -29,6 +29,17 @@ func (c *Core[L]) Add(l L) error {
 // Forget unregisters l: it was released, or its release was deferred.
 func (c *Core[L]) Forget(l L) { c.held.Remove(l) }
 
+// Deferred forgets l once err, the error of the renewal that set its
+// lease to end by itself (a deferred release, [executor.DeferredReleaser]),
+// is nil: the lease is done, and Close has nothing to release. It returns
+// err.
+func (c *Core[L]) Deferred(l L, err error) error {
+	if err == nil {
+		c.held.Remove(l)
+	}
+	return err
+}
+
 // Settle forgets l when err, the error of a renewal or release of l, says
 // that l is no longer held ([executor.ErrLockNotHeld]), and returns err.
 func (c *Core[L]) Settle(l L, err error) error {
