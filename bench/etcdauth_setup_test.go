@@ -1,4 +1,4 @@
-package testserver
+package bench
 
 import (
 	"errors"
@@ -8,16 +8,18 @@ import (
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
+
+	"github.com/lock4go/lock4go/internal/testserver"
 )
 
-// After EnableEtcdAuth the user may write under its prefix only, and a
+// TestEtcdAuthSetup: after enableEtcdAuth the user may write under its prefix only, and a
 // client without credentials is refused.
-func TestEnableEtcdAuth(t *testing.T) {
-	s, err := StartEtcd()
-	Check(t, err)
+func TestEtcdAuthSetup(t *testing.T) {
+	s, err := testserver.StartEtcd()
+	testserver.Check(t, err)
 	t.Cleanup(func() { _ = s.Stop() })
-	u := EtcdUser{Name: "app", Password: "app-s3cret", Prefix: "locks/"}
-	if err := EnableEtcdAuth(t.Context(), s.Addr(), "root-s3cret", u); err != nil {
+	u := etcdUser{Name: "app", Password: "app-s3cret", Prefix: "locks/"}
+	if err := enableEtcdAuth(t.Context(), s.Addr(), "root-s3cret", u); err != nil {
 		t.Fatal(err)
 	}
 	client := func(user, password string) *clientv3.Client {

@@ -1,4 +1,4 @@
-package testserver
+package bench
 
 import (
 	"context"
@@ -9,23 +9,23 @@ import (
 	"go.uber.org/zap"
 )
 
-// EtcdUser is a user of an etcd with authentication enabled, whose role
+// etcdUser is a user of an etcd with authentication enabled, whose role
 // may read and write the keys under Prefix.
-type EtcdUser struct {
+type etcdUser struct {
 	Name, Password, Prefix string
 }
 
-// EnableEtcdAuth turns authentication on in the etcd serving plain HTTP at
+// enableEtcdAuth turns authentication on in the etcd serving plain HTTP at
 // addr, as an operator would with etcdctl: user root with rootPassword (the
 // root role), user u with a role of its own name that may read and write
 // u.Prefix, then auth enable. Clients must then authenticate
 // (clientv3.Config's Username and Password).
-func EnableEtcdAuth(ctx context.Context, addr, rootPassword string, u EtcdUser) error {
+func enableEtcdAuth(ctx context.Context, addr, rootPassword string, u etcdUser) error {
 	c, err := clientv3.New(clientv3.Config{
 		Endpoints: []string{addr}, DialTimeout: 5 * time.Second, Logger: zap.NewNop(),
 	})
 	if err != nil {
-		return fmt.Errorf("testserver: etcd auth: %w", err)
+		return fmt.Errorf("lockbench: etcd auth: %w", err)
 	}
 	defer c.Close()
 	steps := []func() error{
@@ -43,7 +43,7 @@ func EnableEtcdAuth(ctx context.Context, addr, rootPassword string, u EtcdUser) 
 	}
 	for i, step := range steps {
 		if err := step(); err != nil {
-			return fmt.Errorf("testserver: etcd auth, step %d: %w", i+1, err)
+			return fmt.Errorf("lockbench: etcd auth, step %d: %w", i+1, err)
 		}
 	}
 	return nil
