@@ -310,13 +310,6 @@ func (s *jsonScanner) onPath() *jsonFrame {
 	return nil
 }
 
-// offPath reports whether no member or element of the top container is on
-// the path: it is off the path, or it is the target.
-func (s *jsonScanner) offPath() bool {
-	f := s.onPath()
-	return f == nil || f.target
-}
-
 // pop closes the top container, recording its span if it is the target.
 func (s *jsonScanner) pop() {
 	if f := s.onPath(); f != nil {
