@@ -90,7 +90,7 @@ func (e *Executor) busyLocally(key string) bool {
 		return true
 	}
 	now := time.Now()
-	if !e.opts.PollEveryRetry && e.waits.Quiet(key, now, quietPoll) && e.wakesHealthy(key) {
+	if !e.opts.pollEveryRetry && e.waits.Quiet(key, now, quietPoll) && e.wakesHealthy(key) {
 		return true
 	}
 	e.waits.PolledAt(key, now)

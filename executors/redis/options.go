@@ -8,6 +8,7 @@ import (
 
 	"github.com/lock4go/lock4go/executor"
 	core "github.com/lock4go/lock4go/internal/queued"
+	"github.com/lock4go/lock4go/internal/redisnode"
 )
 
 // Options configures an [Executor]. The zero value consists entirely of
@@ -54,15 +55,6 @@ type Options struct {
 	// Zero means 2s.
 	CleanupTimeout time.Duration
 
-	// PollEveryRetry makes every retry of a waiter ask the server. By
-	// default a waiter whose executor stands in the key's queue, with its
-	// wake subscription healthy and no wake since, asks at most once a
-	// second and has its other retries answered "busy" without a round
-	// trip (a release would have woken it). The redlock executor sets it on
-	// its masters: a wake from one master must make its retries on every
-	// master ask.
-	PollEveryRetry bool
-
 	// Replicas, when positive, makes every acquisition wait until that many
 	// replicas have acknowledged its write (WAIT, sent right behind the
 	// acquire script on the same connection, in the same round trip's
@@ -76,6 +68,15 @@ type Options struct {
 
 	// ReplicaTimeout bounds the wait for Replicas. Zero means 100ms.
 	ReplicaTimeout time.Duration
+
+	// pollEveryRetry makes every retry of a waiter ask the server. By
+	// default a waiter whose executor stands in the key's queue, with its
+	// wake subscription healthy and no wake since, asks at most once a
+	// second and has its other retries answered "busy" without a round
+	// trip (a release would have woken it). Only the redlock executor sets
+	// it, on its masters (internal/redisnode): a wake from one master must
+	// make its retries on every master ask.
+	pollEveryRetry bool
 
 	// Logger receives warnings (an evicting maxmemory-policy, a failed
 	// void) and debug messages. Nil means [slog.Default].
@@ -113,3 +114,7 @@ func (o Options) withDefaults() (Options, error) {
 // built-in defaults prefer Redis (100), then ZooKeeper (200), etcd (300)
 // and memory (400).
 const Priority = 100
+
+func init() {
+	redisnode.PollEveryRetry = func(e any) { e.(*Executor).opts.pollEveryRetry = true }
+}

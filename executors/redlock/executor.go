@@ -12,6 +12,7 @@ import (
 	"github.com/lock4go/lock4go/executor"
 	"github.com/lock4go/lock4go/executors/redis"
 	"github.com/lock4go/lock4go/internal/kit"
+	"github.com/lock4go/lock4go/internal/redisnode"
 )
 
 // Executor is the Redlock executor: one lock over N independent Redis
@@ -83,12 +84,12 @@ func New(clients []goredis.UniversalClient, opts Options) (*Executor, error) {
 	for i, c := range clients {
 		no := opts.Node
 		no.Name = fmt.Sprintf("%s/%d", opts.Name, i)
-		no.PollEveryRetry = true // a wake from one master must reach every master's attempt
 		n, err := redis.New(c, no)
 		if err != nil {
 			_ = e.Close()
 			return nil, fmt.Errorf("redlock: master %d: %w", i, err)
 		}
+		redisnode.PollEveryRetry(n) // a wake from one master must reach every master's attempt
 		e.nodes = append(e.nodes, n)
 	}
 	return e, nil

@@ -62,7 +62,8 @@ type Options struct {
 
 	// Node configures the Redis executor of each master (its claim window,
 	// strict FIFO, clean-up timeout, replicas). Its Name and Priority are
-	// ignored, and PollEveryRetry is always set; its Logger defaults to
+	// ignored, and every retry of a waiter asks each master (a wake from one
+	// master must reach every master's attempt); its Logger defaults to
 	// Logger.
 	Node redis.Options
 
