@@ -43,7 +43,7 @@ type registered struct {
 func register(e executor.Executor) *registered {
 	r := &registered{e: e, name: e.Name(), caps: e.Capabilities()}
 	r.waiter, _ = e.(executor.Waiter)
-	r.wait = r.caps.WaitModel(r.waiter != nil)
+	r.wait = r.caps.Wait
 	return r
 }
 
@@ -74,6 +74,9 @@ func New(cfg Config, execs ...executor.Executor) (*Template, error) {
 		}
 		if _, dup := t.byName[r.name]; dup {
 			return nil, fmt.Errorf("%w: two executors named %q", ErrInvalidConfig, r.name)
+		}
+		if r.wait == executor.WaitQueued && r.waiter == nil {
+			return nil, fmt.Errorf("%w: executor %q waits queued (Capabilities.Wait) but is no executor.Waiter", ErrInvalidConfig, r.name)
 		}
 		if err := r.grants(cfg.Expire); err != nil {
 			return nil, fmt.Errorf("Config.Expire: %w", err)

@@ -42,6 +42,7 @@ func TestNew_invalid(t *testing.T) {
 		{"unnamed executor", lock4go.Config{}, []executor.Executor{&fakeExec{}}, lock4go.ErrInvalidConfig},
 		{"duplicate names", lock4go.Config{}, []executor.Executor{mem, memory.New(memory.Options{})}, lock4go.ErrInvalidConfig},
 		{"unknown primary", lock4go.Config{Primary: "redis"}, []executor.Executor{mem}, lock4go.ErrUnknownExecutor},
+		{"queued, no waiter", lock4go.Config{}, []executor.Executor{queuedNoWaiter{&fakeExec{name: "q"}}}, lock4go.ErrInvalidConfig},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -16,7 +16,7 @@
 //     itself (a ZooKeeper session, an etcd keep-alive); the Template never
 //     calls [Lease.Renew] on it, learns of its loss by [Lease.AfterLost] and
 //     ends it at its [LocalEnder.LocalEnd].
-//   - WaitsInAcquire and QueuedWaits: where a waiter waits (the table
+//   - Wait: where a waiter waits, the executor's [WaitModel] (the table
 //     below).
 //   - SharedLocks and Semaphores: the executor takes read locks
 //     ([Request.Shared]) and permits ([Request.Permits]).
@@ -41,8 +41,8 @@
 // then relies on renewals and its local clock), and of its Close.
 //
 // A waiter waits in one of three ways, its executor's [WaitModel]
-// ([Capabilities.WaitModel]), which the Template computes once per
-// executor and waits by:
+// ([Capabilities.Wait]), which the Template reads once per executor and
+// waits by:
 //
 //	model          executors           waits                          woken by
 //	WaitInAcquire  memory, etcd,       inside Acquire, in the         its turn in the queue
@@ -54,11 +54,9 @@
 //	WaitPolling    redlock             in the Template, between       WatchRelease, or the
 //	                                   attempts                       retry interval
 //
-// An executor says [Capabilities.WaitsInAcquire] for the first,
-// [Capabilities.QueuedWaits] (with a [Waiter]) for the second; a Waiter
-// without either polls. One that is neither a Waiter nor says
-// WaitsInAcquire is taken to wait in Acquire, and tried again at the
-// retry interval when it does not.
+// A WaitQueued executor must be a [Waiter]; the zero WaitModel is
+// WaitPolling, and a polling executor that is not a Waiter is tried again
+// at the retry interval.
 //
 // # Close
 //

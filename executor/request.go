@@ -56,7 +56,7 @@ type Request struct {
 
 	// Followers is true when other callers of this process wait for the key
 	// behind this request (the Template's local queue). An executor whose
-	// waiters queue on the backend ([Capabilities.QueuedWaits]) may keep
+	// waiters queue on the backend ([WaitQueued]) may keep
 	// the process queued when this request takes the key, so that the next
 	// caller need not join the queue again.
 	Followers bool

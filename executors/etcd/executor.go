@@ -97,7 +97,7 @@ func (e *Executor) Priority() int { return e.priority }
 // raises them to its own minimum, 2s with the default election timeout), so
 // a shorter lease would be held on the server longer than the caller asked.
 func (e *Executor) Capabilities() executor.Capabilities {
-	return executor.Capabilities{SelfRenewing: true, WaitsInAcquire: true, SharedLocks: true, Semaphores: true, MinTTL: time.Second}
+	return executor.Capabilities{SelfRenewing: true, Wait: executor.WaitInAcquire, SharedLocks: true, Semaphores: true, MinTTL: time.Second}
 }
 
 // detached returns a context for a clean-up round trip: free of the

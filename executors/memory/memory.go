@@ -135,12 +135,17 @@ func (e *Executor) wait(ctx context.Context, en *entry, w *waiter) (executor.Lea
 // I/O, so the Template need not bound its calls with deadlines, and it has
 // read locks and semaphores.
 func (e *Executor) Capabilities() executor.Capabilities {
-	return executor.Capabilities{InProcess: true, WaitsInAcquire: true, SharedLocks: true, Semaphores: true}
+	return executor.Capabilities{InProcess: true, Wait: executor.WaitInAcquire, SharedLocks: true, Semaphores: true}
 }
 
 // WatchRelease implements [executor.Waiter]: the channel receives a value
 // after every release or expiry of key until stop is called, and at once
-// once the executor is closed.
+// once the executor is closed. The Template never calls it on this
+// executor, whose waiters wait inside Acquire ([executor.WaitInAcquire]);
+// it stays for code that tries the executor without waiting (requests
+// without Wait) and wants to know when to try again, and for the
+// conformance suite's wake-up case and the Template's tests of the polling
+// model, which present the executor as one that polls.
 func (e *Executor) WatchRelease(_ context.Context, key string) (<-chan struct{}, func()) {
 	ch := make(chan struct{}, 1)
 	e.mu.Lock()

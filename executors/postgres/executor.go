@@ -133,7 +133,7 @@ func (e *Executor) Priority() int { return e.opts.Priority }
 // waiters queue in the database (see [Executor.WatchRelease]), and the
 // executor has read locks and semaphores.
 func (e *Executor) Capabilities() executor.Capabilities {
-	return executor.Capabilities{QueuedWaits: true, SharedLocks: true, Semaphores: true}
+	return executor.Capabilities{Wait: executor.WaitQueued, SharedLocks: true, Semaphores: true}
 }
 
 // pgxExec is the query mode of every statement: the extended protocol

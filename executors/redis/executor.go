@@ -156,7 +156,7 @@ func (e *Executor) Priority() int { return e.opts.Priority }
 // [Executor.WatchRelease]), and the executor has read locks and semaphores
 // (see docs/redis.md, "Read locks and permits").
 func (e *Executor) Capabilities() executor.Capabilities {
-	return executor.Capabilities{QueuedWaits: true, SharedLocks: true, Semaphores: true}
+	return executor.Capabilities{Wait: executor.WaitQueued, SharedLocks: true, Semaphores: true}
 }
 
 // isNil reports whether err is the nil reply of go-redis.

@@ -104,8 +104,8 @@ func (e *Executor) Priority() int { return e.opts.Priority }
 // Capabilities implements executor.Executor: the Template's watchdog renews
 // the locks (a quorum of masters per renewal). Waiters queue on each master
 // (see [Executor.WatchRelease]) but a wake from one master does not mean
-// the lock can be taken on a quorum, so QueuedWaits is false: the Template
-// tries again once more after WatchRelease. There are no read locks or
+// the lock can be taken on a quorum, so it polls ([executor.WaitPolling]):
+// the Template tries again once more after WatchRelease. There are no read locks or
 // semaphores. The shortest lease is the shortest whole number of
 // milliseconds (Redis's unit) longer than its own drift (Options.MinDrift
 // plus DriftFactor of the lease): a lease no longer than its drift leaves

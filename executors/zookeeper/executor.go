@@ -113,7 +113,7 @@ func (e *Executor) Priority() int { return e.priority }
 // layouts of Curator's InterProcessReadWriteLock and
 // InterProcessSemaphoreV2).
 func (e *Executor) Capabilities() executor.Capabilities {
-	return executor.Capabilities{SelfRenewing: true, WaitsInAcquire: true, QueueNext: true, SharedLocks: true, Semaphores: true}
+	return executor.Capabilities{SelfRenewing: true, Wait: executor.WaitInAcquire, QueueNext: true, SharedLocks: true, Semaphores: true}
 }
 
 // do runs f, ZooKeeper calls made by background work, in a goroutine of its
