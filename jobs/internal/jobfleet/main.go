@@ -113,7 +113,7 @@ func short(ctx context.Context, k *gocronlock.Locker, name string, offset time.D
 	// behind, beyond what AtLeastFor covers.
 	late := timerprobe.Max(probe.Delays(), start.Add(-1500*time.Millisecond).UnixNano(), start.UnixNano())
 	time.Sleep(20 * time.Millisecond)
-	emit(map[string]any{"ev": "run", "tick": tick, "token": l.Token(), "start": start.UnixNano(), "end": time.Now().UnixNano(), "latems": late.Milliseconds()})
+	emit(map[string]any{"ev": "run", "tick": tick, "token": l.Token(), "start": start.UnixNano(), "end": time.Now().UnixNano(), "latems": late.Milliseconds(), "at": l.AcquiredAt().UnixNano()})
 }
 
 // long runs until its lock is lost, writing to the fence every 20ms with
