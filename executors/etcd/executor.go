@@ -30,7 +30,7 @@ type Executor struct {
 	recipeWrites bool
 	log          *slog.Logger
 
-	// pollAfter backs a new predecessor watch with reads (waitDelete);
+	// pollAfter backs a new predecessor watch with reads (blockWatch.polled);
 	// tests may change it before first use.
 	pollAfter []time.Duration
 
