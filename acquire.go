@@ -138,7 +138,7 @@ func (t *Template) handOut(ctx context.Context, a *acquisition, h *hold) (*Lock,
 	h.turn = a.turn
 	h.attempts = a.attempts
 	if a.turn != nil {
-		a.turn.Holder.Store(h)
+		a.turn.Hold.Store(h)
 		if a.next {
 			a.turn.PassNext() // the next caller may wait ahead of its turn now
 			a.next = false

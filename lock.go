@@ -297,7 +297,7 @@ func (h *hold) end(err error, by endedBy) bool {
 	}
 	stopLost.stop()
 	if h.turn != nil {
-		h.turn.Holder.Store(nil)
+		h.turn.Hold.Store(nil)
 		h.t.turns.Release(h.turn)
 	} else {
 		h.t.shared.remove(h)

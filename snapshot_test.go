@@ -50,7 +50,7 @@ func TestTemplate_Snapshot_heldAndQueued(t *testing.T) {
 		}
 		h := s.Held[0]
 		want := lock4go.LockInfo{
-			Key: "order:1", Executor: "memory", Kind: "lock", Token: l.Token(), Owner: l.Owner(),
+			Key: "order:1", Executor: "memory", Kind: lock4go.KindLock, Token: l.Token(), Owner: l.Owner(),
 			AcquiredAt: l.AcquiredAt(), Handles: 2, Renewal: lock4go.RenewalWatchdog,
 			LeaseLeft: 30*time.Second - 30*time.Second/50 - time.Second, Renewals: 1,
 		}

@@ -102,8 +102,10 @@ func New(cfg Config, execs ...executor.Executor) (*Template, error) {
 // Primary names the executor used by default.
 func (t *Template) Config() Config { return t.cfg }
 
-// Executors returns the names of the registered executors, in priority order.
-func (t *Template) Executors() []string {
+// ExecutorNames returns the names of the registered executors, in
+// priority order. (The executors themselves are [Executors], a slice that
+// wire provider sets pass to [New].)
+func (t *Template) ExecutorNames() []string {
 	names := make([]string, len(t.execs))
 	for i, r := range t.execs {
 		names[i] = r.name
@@ -111,7 +113,7 @@ func (t *Template) Executors() []string {
 	return names
 }
 
-func (t *Template) names() string { return strings.Join(t.Executors(), ", ") }
+func (t *Template) names() string { return strings.Join(t.ExecutorNames(), ", ") }
 
 // Do runs fn while holding key and releases it afterwards, also when fn
 // panics. fn's context is cancelled with cause [ErrLockLost] if the lock is

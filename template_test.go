@@ -76,7 +76,7 @@ func TestTemplate_executorSelection(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := strings.Join(tpl.Executors(), ","); got != "redis,zookeeper,etcd,memory" {
+			if got := strings.Join(tpl.ExecutorNames(), ","); got != "redis,zookeeper,etcd,memory" {
 				t.Fatalf("Executors() = %s", got)
 			}
 			l, err := tpl.Lock(t.Context(), "k", tc.opt)

@@ -7,14 +7,14 @@ import (
 	"unicode/utf8"
 )
 
-// Request describes one acquisition.
+// Request describes one attempt: one call of [Executor.Acquire].
 type Request struct {
 	// Key is the lock key exactly as the caller gave it. Executors may map it
 	// into their own namespace (a ZooKeeper base path, an escaped name), and
 	// document how.
 	Key string
 
-	// Owner is a unique, crypto-random value for this acquisition. Release
+	// Owner is a unique, crypto-random value for this attempt. Release
 	// and renewal only touch a lock whose stored owner equals it.
 	Owner string
 

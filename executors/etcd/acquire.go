@@ -14,7 +14,7 @@ import (
 	"github.com/lock4go/lock4go/internal/kit"
 )
 
-// sessionRetries bounds how often one acquisition starts over on a fresh
+// sessionRetries bounds how often one attempt starts over on a fresh
 // shared session after the one it used was lost.
 const sessionRetries = 3
 
@@ -300,14 +300,14 @@ func (e *Executor) enqueue(ctx context.Context, q queue, own string, req executo
 // entryKey names one queue entry: a lock key under one lease. Two
 // acquisitions of one key under one shared lease would write the same etcd
 // key "<key>/<lease>", so the second would find the first's entry and take
-// it for its own: acquisitions of this process take turns on an entry
+// it for its own: attempts of this process take turns on an entry
 // (entryLocks).
 type entryKey struct {
 	lease clientv3.LeaseID
 	pfx   string
 }
 
-// entryLocks are the turns of this process's acquisitions on their queue
+// entryLocks are the turns of this process's attempts on their queue
 // entries. It is safe for concurrent use.
 type entryLocks struct {
 	turns kit.Turns[entryKey, struct{}]

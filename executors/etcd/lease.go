@@ -65,7 +65,7 @@ func (l *lease) LocalEnd() time.Time {
 
 // gone ends a lock whose entry the session's check found deleted (or
 // written again): AfterLost's function runs, and the lock is released in
-// this process (its entry lock freed for the next acquisition). A lock
+// this process (its entry lock freed for the next attempt). A lock
 // being released is left to its Release.
 func (l *lease) gone(cause error) {
 	l.mu.Lock()

@@ -8,7 +8,7 @@
 // prepared statement. The executor never creates tables: run [Migrate]
 // once (or apply the SQL of [Schema] with your own migration tool). Its
 // role needs the rights [Grants] prints; [Check] names those it lacks, and
-// the executor runs it before its first acquisition. A wrong
+// the executor runs it before its first attempt. A wrong
 // configuration (a missing schema, table or right) is an error wrapping
 // executor.ErrInvalidConfig that says what to run, not a backend error to
 // retry.

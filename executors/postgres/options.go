@@ -56,8 +56,8 @@ type Options struct {
 	// waits for the LISTEN connection. Zero means 250ms.
 	SubscribeTimeout time.Duration
 
-	// CleanupTimeout bounds each background statement (the void of an
-	// acquisition whose reply was lost, a departure from a wait queue, a
+	// CleanupTimeout bounds each background round trip (a round of voids of
+	// attempts whose reply was lost, a departure from a wait queue, a
 	// sweep) and a Release whose context has already ended, and is how
 	// long a statement whose context is cancelled (not timed out) may
 	// still take before its connection is closed; Close's whole clean-up

@@ -9,7 +9,7 @@ import (
 
 // ForceRelease implements [executor.ForceReleaser] with the release script:
 // it deletes key only if it still holds h.Owner (owner values are unique
-// per acquisition, so a newer holder is never touched) and announces the
+// per attempt, so a newer holder is never touched) and announces the
 // release to waiters. The holder's Template learns of it at its next
 // renewal, within a third of its lease; a fixed lease (WithExpire) is never
 // renewed, so its holder is not told.

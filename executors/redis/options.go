@@ -49,19 +49,20 @@ type Options struct {
 	// newcomer finds the key free. Executors sharing keys should agree.
 	StrictFIFO bool
 
-	// CleanupTimeout bounds each attempt of the void of an
-	// acquisition whose reply was lost (see [Executor.Acquire]; failed
-	// attempts are retried), and a Release whose context has already ended.
-	// Zero means 2s.
+	// CleanupTimeout bounds each round of voids of attempts whose reply was
+	// lost (see [Executor.Acquire]; failed voids are retried), a departure
+	// from a wait queue, and a Release whose context has already ended;
+	// Close's whole clean-up ends within one CleanupTimeout too. Zero means
+	// 2s.
 	CleanupTimeout time.Duration
 
-	// Replicas, when positive, makes every acquisition wait until that many
+	// Replicas, when positive, makes every attempt wait until that many
 	// replicas have acknowledged its write (WAIT, sent right behind the
 	// acquire script on the same connection, in the same round trip's
 	// pipeline): a lock then survives a failover to one of them. An
-	// acquisition that took the key but heard from fewer replicas within
+	// attempt that took the key but heard from fewer replicas within
 	// ReplicaTimeout releases it and fails with [executor.ErrBackend]. It
-	// costs the replication delay on every acquisition (see docs/redis.md).
+	// costs the replication delay on every attempt (see docs/redis.md).
 	// A Cluster client refuses it ([executor.ErrInvalidConfig]): WAIT has
 	// no key to route it by. Zero means no waiting.
 	Replicas int

@@ -42,7 +42,7 @@ var (
 // granted the lock (see [Executor.Acquire]).
 func (l *lease) Token() int64 { return l.token }
 
-// Start returns the time the acquisition began less the drift of the lease
+// Start returns the time the attempt began less the drift of the lease
 // ([Options.DriftFactor]): the Template ends the lock at Start plus the
 // TTL (less its own margin), within the validity of the majority's grants.
 func (l *lease) Start() time.Time { return l.start }

@@ -210,7 +210,7 @@ func sessionGone(conn *zk.Conn, session int64) bool {
 
 // errAbandoned stops an attempt whose caller gave up: nobody will read its
 // result, and it only cleans up.
-var errAbandoned = errors.New("zookeeper: acquisition abandoned by its caller")
+var errAbandoned = errors.New("zookeeper: attempt abandoned by its caller")
 
 // Phases of an attempt, as the clean-up of an abandoned Acquire sees them.
 const (

@@ -39,9 +39,10 @@ type Turn[K comparable, H any] struct {
 	refs  int                  // guarded by the table's mutex, as the fields below
 	gone  bool                 // forgotten by [Turns.Forget]
 	link  IdleLink[Turn[K, H]] // among the idle turns
-	// Holder is what holds the turn, for whoever lists the turns (nil when
-	// nothing is recorded); the holder sets and clears it.
-	Holder atomic.Pointer[H]
+	// Hold is the hold taken by the caller whose turn it is, for whoever
+	// lists the turns (nil when nothing is recorded); that caller sets and
+	// clears it.
+	Hold atomic.Pointer[H]
 }
 
 // Link implements [Idler]: the turn's place among the idle turns.
@@ -170,12 +171,12 @@ func (t *Turns[K, H]) Forget(gone func(K) bool) {
 	}
 }
 
-// TurnState is a moment's view of one key's turn: its holder (nil when
-// none is recorded), how many callers wait for it, and whether a caller
-// holds it.
+// TurnState is a moment's view of one key's turn: the hold of the caller
+// whose turn it is (nil when none is recorded), how many callers wait for
+// it, and whether a caller has it.
 type TurnState[K comparable, H any] struct {
 	Key     K
-	Holder  *H
+	Hold    *H
 	Waiting int
 	Taken   bool
 }
@@ -211,5 +212,5 @@ func (turn *Turn[K, H]) stateLocked() TurnState[K, H] {
 	if taken {
 		waiting--
 	}
-	return TurnState[K, H]{Key: turn.key, Holder: turn.Holder.Load(), Waiting: waiting, Taken: taken}
+	return TurnState[K, H]{Key: turn.key, Hold: turn.Hold.Load(), Waiting: waiting, Taken: taken}
 }
