@@ -162,16 +162,16 @@ func (l *lease) try(ctx context.Context, req executor.Request) result {
 // executor's claim.
 func (l *lease) acquire(ctx context.Context, req executor.Request) result {
 	e := l.e
-	var cmd *goredis.Cmd
-	var acked int64
+	var c *call
 	if !req.Wait && !e.opts.StrictFIFO {
 		// A plain attempt: the script needs the key and its shares, the
 		// owner and the TTL.
-		cmd, acked = e.runAcquire(ctx, acquireScript, l.keys[:2], l.ownerArg, e.msArg(req.TTL))
+		c = newCall(acquireScript, l.keys[:2])
+		c.add(&l.owner, e.msArg(req.TTL))
 	} else {
 		member, inQueue, followers := noArg, noArg, noArg
 		if req.Wait {
-			member = e.memberArg
+			member = &e.member
 			if e.waits.Queued(req.Key) {
 				inQueue = yesArg
 			}
@@ -179,16 +179,24 @@ func (l *lease) acquire(ctx context.Context, req executor.Request) result {
 				followers = yesArg
 			}
 		}
-		args := []any{l.ownerArg, e.msArg(req.TTL), member, e.queueTTLArg, inQueue, followers, e.strictArg, e.claimArg, l.wakesArg}
+		c = newCall(acquireScript, l.keys)
+		c.add(&l.owner, e.msArg(req.TTL), member, e.queueTTLArg, inQueue, followers, e.strictArg, e.claimArg, &l.wakes)
 		if g, ok := e.waits.takeGrant(req.Key, e.opts.ClaimWindow); ok && req.Wait {
 			// A wake announced a direct grant: the script confirms it.
-			l.grantArg = g.value
-			args = append(args, g.value, g.granted)
+			l.grant = g.value
+			c.add(&l.grant, g.granted)
 		}
-		cmd, acked = e.runAcquire(ctx, acquireScript, l.keys, args...)
 	}
+	cmd, acked := e.runAcquire(ctx, c)
+	r := acquireResult(cmd, acked)
+	c.free()
+	return r
+}
+
+// acquireResult reads the reply of an acquire script: a token, {token, 1}
+// when taken and queued again for the followers, or a code.
+func acquireResult(cmd *goredis.Cmd, acked int64) result {
 	if v, ok := cmd.Val().([]any); ok && len(v) == 2 {
-		// {token, 1}: taken, and queued again for the followers.
 		token, _ := v[0].(int64)
 		return result{val: token, joined: true, acked: acked}
 	}
@@ -243,33 +251,29 @@ func acquireErr(ctx context.Context, key string, err error) error {
 	return fmt.Errorf("redis: acquire %q: %w", key, executor.AttemptError(ctx, err))
 }
 
-// runAcquire runs an acquire script s like runScript and, with
+// runAcquire runs the acquire call c like [call.run] and, with
 // [Options.Replicas], sends WAIT behind it in one pipeline on the same
 // connection (WAIT counts the replicas that acknowledged the connection's
 // writes so far). It returns the script's reply and how many replicas
 // acknowledged (-1 without Replicas).
-func (e *Executor) runAcquire(ctx context.Context, s *goredis.Script, keys []string, args ...any) (*goredis.Cmd, int64) {
+func (e *Executor) runAcquire(ctx context.Context, c *call) (*goredis.Cmd, int64) {
 	if e.opts.Replicas == 0 {
-		return runScript(ctx, e.client, s, keys, args...), -1
+		return c.run(ctx, e.client), -1
 	}
-	cmd, acked := e.acquireWaiting(ctx, s, keys, args, false)
+	cmd, acked := e.acquireWaiting(ctx, c)
 	if isNoScript(cmd.Err()) {
-		cmd, acked = e.acquireWaiting(ctx, s, keys, args, true)
+		c.args[0], c.args[1] = "eval", &c.s.src
+		cmd, acked = e.acquireWaiting(ctx, c)
 	}
 	return cmd, acked
 }
 
-// acquireWaiting sends s (by digest, or in full with eval) and WAIT in one
-// pipeline.
-func (e *Executor) acquireWaiting(ctx context.Context, s *goredis.Script, keys []string, args []any, eval bool) (*goredis.Cmd, int64) {
+// acquireWaiting sends c as its arguments stand, and WAIT, in one pipeline.
+func (e *Executor) acquireWaiting(ctx context.Context, c *call) (*goredis.Cmd, int64) {
 	var cmd *goredis.Cmd
 	var wait *goredis.Cmd
 	_, perr := e.client.Pipelined(ctx, func(p goredis.Pipeliner) error {
-		if eval {
-			cmd = s.Eval(ctx, p, keys, args...)
-		} else {
-			cmd = s.EvalSha(ctx, p, keys, args...)
-		}
+		cmd = c.send(ctx, p)
 		wait = p.Do(ctx, "wait", e.opts.Replicas, kit.Millis(e.opts.ReplicaTimeout))
 		return nil
 	})

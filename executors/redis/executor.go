@@ -39,7 +39,6 @@ type Executor struct {
 	// The executor in wait queues: its member name, boxed once, the channel
 	// releases wake it on, and what its callers wait for.
 	member      string
-	memberArg   any
 	wakeChannel string
 	grantBase   string // claimPrefix, member and a NUL: a grant's value before its token
 	claimArg    any    // ClaimWindow in ms, boxed once
@@ -124,7 +123,6 @@ func New(client goredis.UniversalClient, opts Options) (*Executor, error) {
 		member:      newMember(),
 		done:        make(chan struct{}),
 	}
-	e.memberArg = e.member
 	if opts.StrictFIFO {
 		e.strictArg = yesArg
 	}

@@ -111,9 +111,9 @@ func (e *Executor) wakeEpoch(key string) uint64 {
 }
 
 // wakePrefix returns the prefix of the wake channels the scripts publish on
-// for key, boxed: on a Cluster client the sharded channels of key's slot,
+// for key: on a Cluster client the sharded channels of key's slot,
 // "{<slot tag>}lock4go:wake:".
-func (e *Executor) wakePrefix(key string) any { return shardChannelPrefix(key) }
+func (e *Executor) wakePrefix(key string) string { return shardChannelPrefix(key) }
 
 // waits is what the executor knows of its callers' waits ([kit.Waits]:
 // the watchers of each key, its place in the key's queue, the wakes that
