@@ -169,18 +169,21 @@ func (l *lease) acquire(ctx context.Context, req executor.Request) result {
 		c = newCall(acquireScript, l.keys[:2])
 		c.add(&l.owner, e.msArg(req.TTL))
 	} else {
-		member, inQueue, followers := noArg, noArg, noArg
+		member, flags := noArg, 0
 		if req.Wait {
 			member = &e.member
 			if e.waits.Queued(req.Key) {
-				inQueue = yesArg
+				flags |= flagInQueue
 			}
 			if req.Followers {
-				followers = yesArg
+				flags |= flagFollowers
 			}
 		}
+		if e.opts.StrictFIFO {
+			flags |= flagStrict
+		}
 		c = newCall(acquireScript, l.keys)
-		c.add(&l.owner, e.msArg(req.TTL), member, e.queueTTLArg, inQueue, followers, e.strictArg, e.claimArg, &l.wakes)
+		c.add(&l.owner, e.msArg(req.TTL), member, e.queueTTLArg, flagArgs[flags], e.claimArg, &l.wakes)
 		if g, ok := e.waits.takeGrant(req.Key, e.opts.ClaimWindow); ok && req.Wait {
 			// A wake announced a direct grant: the script confirms it.
 			l.grant = g.value
@@ -209,11 +212,19 @@ func acquireResult(cmd *goredis.Cmd, acked int64) result {
 // retries are answered without a round trip (see [kit.Waits.Quiet]).
 const quietPoll = time.Second
 
-// Boxed script arguments shared by every call.
-var (
-	noArg  any = ""
-	yesArg any = "1"
+// noArg is the empty script argument, boxed once.
+var noArg any = ""
+
+// The flags of an acquire script call, summed into one argument (see
+// lua/acquire.lua).
+const (
+	flagInQueue   = 1 // the executor may stand in the key's queue
+	flagFollowers = 2 // callers of the process wait behind this one
+	flagStrict    = 4 // Options.StrictFIFO
 )
+
+// flagArgs are the boxed arguments of each sum of flags.
+var flagArgs = [8]any{"0", "1", "2", "3", "4", "5", "6", "7"}
 
 // msArg returns d in whole milliseconds (at least 1) as a script argument,
 // reusing the boxed value of the last duration seen: leases mostly share

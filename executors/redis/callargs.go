@@ -18,9 +18,9 @@ import (
 // command's arguments when Process returns.
 
 // maxCallArgs is the most arguments a call built in place has: EVALSHA, the
-// digest, the number of keys, 4 keys and 11 arguments (a waiting
+// digest, the number of keys, 4 keys and 9 arguments (a waiting
 // acquisition that confirms a direct grant).
-const maxCallArgs = 18
+const maxCallArgs = 16
 
 // call is the arguments of one script call under construction.
 type call struct {

@@ -1,8 +1,8 @@
 -- acquire.lua: one attempt to take a lock.
 local key, shares, queue, voids = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local owner, ttl, member, queueTTL = ARGV[1], ARGV[2], ARGV[3] or '', ARGV[4]
-local inQueue, followers, strict, claim = ARGV[5] == '1', ARGV[6] == '1', ARGV[7] == '1', ARGV[8]
-local wakes, grant, granted = ARGV[9], ARGV[10], ARGV[11]
+local flags, claim, wakes, grant, granted = tonumber(ARGV[5]) or 0, ARGV[6], ARGV[7], ARGV[8], ARGV[9]
+local inQueue, followers, strict = flags % 2 == 1, flags % 4 >= 2, flags >= 4
 -- key: the lock; shares: its read locks or permits; queue: its wait queue
 -- (a sorted set of executors by arrival, in server µs); voids: the prefix
 -- of its owners' void markers (the marker of owner o is voids .. o). An
@@ -10,9 +10,11 @@ local wakes, grant, granted = ARGV[9], ARGV[10], ARGV[11]
 -- owner and ttl only.
 -- owner: this acquisition's owner; ttl: the lease in ms; member: the
 -- waiting executor ("" for an attempt that does not wait); queueTTL: the
--- queue's life in ms; inQueue: the member may stand in the queue; followers:
--- other callers of the process wait behind this one; strict:
--- Options.StrictFIFO; claim: the claim window in ms; wakes: the prefix of
+-- queue's life in ms; flags: the sum of 1 when the member may stand in the
+-- queue (inQueue), 2 when other callers of the process wait behind this one
+-- (followers) and 4 for Options.StrictFIFO (strict), in one argument rather
+-- than three (every argument costs each call); claim: the claim window in
+-- ms; wakes: the prefix of
 -- the wake channels ('' for the classic ones: see wake in lib.lua); grant:
 -- the value of
 -- the grant a wake announced to this executor
@@ -32,11 +34,18 @@ if grant and redis.pcall('get', key) == grant then
   redis.call('set', key, owner .. '\0' .. granted, 'PX', ttl)
   return tonumber(string.match(granted, '^%d+'))
 end
--- An attempt on a free key by a caller that does not stand in the queue.
+-- The server clock in microseconds, written as the values carry it: the
+-- seconds and six digits of microseconds (no string.format: formatting
+-- and converting the clock cost the script more than reading it).
 local t = redis.call('time')
-local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local us = t[2]
+if #us < 6 then
+  us = string.rep('0', 6 - #us) .. us
+end
+local stamp = t[1] .. us
+local now = tonumber(stamp)
+-- An attempt on a free key by a caller that does not stand in the queue.
 if not inQueue and (not strict or redis.call('exists', queue) == 0) then
-  local stamp = string.format('%.0f', now)
   if redis.call('set', key, owner .. '\0' .. stamp, 'NX', 'PX', ttl) then
     if not followers or strict or redis.call('exists', queue) == 0 then
       return now
