@@ -60,8 +60,12 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 		return nil, closedErr("acquire", req.Key)
 	}
 	share := req.Shared || req.Permits > 0
-	if !share && req.Wait && e.busyLocally(req.Key) {
-		return nil, fmt.Errorf("redis: %q: %w", req.Key, executor.ErrNotAcquired)
+	var ask kit.Ask
+	if !share && req.Wait {
+		var busy bool
+		if ask, busy = e.busyLocally(req.Key); busy {
+			return nil, fmt.Errorf("redis: %q: %w", req.Key, executor.ErrNotAcquired)
+		}
 	}
 	l := newLease(e, req.Key, req.Owner)
 	if share {
@@ -77,31 +81,32 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 	} else {
 		r = e.run(ctx, func(ctx context.Context) result { return l.try(ctx, req) })
 	}
-	return e.outcome(ctx, l, req, r)
+	return e.outcome(ctx, l, req, r, ask)
 }
 
 // busyLocally reports whether a waiting attempt of a lock on key can be
 // answered "busy" without a round trip: a holder of this process queued the
 // executor again for this caller and no release has woken it since, or the
 // executor stands in the key's queue, subscribed, and no wake came since its
-// last poll (at most quietPoll ago). Otherwise it records the poll.
-func (e *Executor) busyLocally(key string) bool {
+// last poll (at most quietPoll ago). Otherwise it records the poll, and
+// returns it for the answer (see [kit.Waits.Joined]).
+func (e *Executor) busyLocally(key string) (kit.Ask, bool) {
 	if e.waits.TakeAhead(key) {
-		return true
+		return kit.Ask{}, true
 	}
 	now := time.Now()
 	if !e.opts.PollEveryRetry && e.waits.Quiet(key, now, quietPoll) && e.wakesHealthy(key) {
-		return true
+		return kit.Ask{}, true
 	}
 	e.waits.PolledAt(key, now)
-	return false
+	return e.waits.Ask(now), false
 }
 
 // outcome turns the result r of l's acquire script into a lease or an
 // error, and keeps the executor's queue bookkeeping: a lock's (one waiter
 // per key in a process); waiters of shares share the entry and leave it
 // alone.
-func (e *Executor) outcome(ctx context.Context, l *lease, req executor.Request, r result) (executor.Lease, error) {
+func (e *Executor) outcome(ctx context.Context, l *lease, req executor.Request, r result, ask kit.Ask) (executor.Lease, error) {
 	track := req.Wait && l.shareArg == nil
 	switch {
 	case r.err == nil && r.val > 0:
@@ -121,7 +126,7 @@ func (e *Executor) outcome(ctx context.Context, l *lease, req executor.Request, 
 		return l, nil
 	case r.err == nil && r.val == queued:
 		if track {
-			e.waits.SetQueued(req.Key, true)
+			e.waits.Joined(req.Key, ask)
 		}
 		if l.epoch == 0 || l.epoch != e.wakeEpoch(req.Key) {
 			// The wake subscription was not active, or was (re)made, while
