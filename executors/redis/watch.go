@@ -78,7 +78,9 @@ func (e *Executor) onWake(payload string) {
 		e.waits.Wake(payload, e.opts.ClaimWindow)
 		return
 	}
-	e.waits.grant(key, e.grantBase+granted, granted, e.opts.ClaimWindow)
+	// The lock keeps the grant's token and its flags q and a; l and r,
+	// which come last, are the grant's own.
+	e.waits.grant(key, e.grantBase+granted, strings.TrimRight(granted, "lr"), e.opts.ClaimWindow)
 }
 
 // subscription returns the hub and wake channel of key's waiters, and a
@@ -128,8 +130,8 @@ type waits struct {
 }
 
 // grantNote is a direct grant a wake announced: the key's value
-// ("lock4go:claim:<member>\x00<token><flags>"), its "<token><flags>", and
-// when the wake came.
+// ("lock4go:claim:<member>\x00<token><flags>"), the "<token><flags>" of the
+// lock it becomes, and when the wake came.
 type grantNote struct {
 	value, granted string
 	at             time.Time
