@@ -72,10 +72,14 @@ func Member(e *Executor) string { return e.member }
 // reports whether the void reached Redis.
 func VoidGrant(e *Executor, key, owner, grant string, ttl time.Duration) bool {
 	l := newLease(e, key, owner)
-	l.grantArg = grant
+	l.grant = grant
 	return voidOnce(e, l, ttl)
 }
 
 // ShardWakeChannel returns the sharded wake channel of e's waiters of key
 // (on a Cluster client).
 func ShardWakeChannel(e *Executor, key string) string { return shardChannelPrefix(key) + e.member }
+
+// PollEveryRetry makes every retry of e's waiters ask the server, as the
+// redlock executor has its masters do.
+func PollEveryRetry(e *Executor) { e.opts.pollEveryRetry = true }
