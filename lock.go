@@ -9,7 +9,8 @@ import (
 	"time"
 
 	"github.com/lock4go/lock4go/executor"
-	"github.com/lock4go/lock4go/internal/kit"
+	"github.com/lock4go/lock4go/internal/leases"
+	"github.com/lock4go/lock4go/internal/turns"
 )
 
 // A held lock, in one place: the caller's handle (Lock), the Template's
@@ -165,15 +166,15 @@ type hold struct {
 	ender      executor.LocalEnder
 	acquiredAt time.Time
 	attempts   int
-	turn       *kit.Turn[turnKey, hold] // the local queue's turn, nil for a read lock or permit
-	first      Lock                     // the handle returned by the acquisition
+	turn       *turns.Turn[turnKey, hold] // the local queue's turn, nil for a read lock or permit
+	first      Lock                       // the handle returned by the acquisition
 
 	// leaseEnd is when the lease ends by the local clock, as far as the
 	// Template knows: its start plus the TTL less the safety margin, moved
 	// by each confirmed renewal. Unused for a lease the backend renews.
-	leaseEnd kit.Instant
+	leaseEnd leases.Instant
 	// loss runs the functions waiting for the lock's loss (its contexts).
-	loss kit.Loss
+	loss leases.Loss
 
 	// Guarded by mu.
 	mu       sync.Mutex

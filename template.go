@@ -9,7 +9,8 @@ import (
 	"sync/atomic"
 
 	"github.com/lock4go/lock4go/executor"
-	"github.com/lock4go/lock4go/internal/kit"
+	"github.com/lock4go/lock4go/internal/lifecycle"
+	"github.com/lock4go/lock4go/internal/turns"
 )
 
 // Template acquires and releases locks through its executors, the way
@@ -20,7 +21,7 @@ type Template struct {
 	execs    []*registered // by priority, then registration order
 	byName   map[string]*registered
 	primary  *registered
-	turns    kit.Turns[turnKey, hold] // the local queue: one turn per executor and key
+	turns    turns.Turns[turnKey, hold] // the local queue: one turn per executor and key
 	shared   sharedHolds
 	wd       watchdog
 	holds    atomic.Int64
@@ -65,7 +66,7 @@ func New(cfg Config, execs ...executor.Executor) (*Template, error) {
 		t.observer = cfg.Observer
 	}
 	for i, e := range execs {
-		if kit.IsNil(e) {
+		if lifecycle.IsNil(e) {
 			return nil, fmt.Errorf("%w: executor %d is nil", ErrInvalidConfig, i)
 		}
 		r := register(e)

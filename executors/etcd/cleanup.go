@@ -10,7 +10,7 @@ import (
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
-	"github.com/lock4go/lock4go/internal/kit"
+	"github.com/lock4go/lock4go/internal/lifecycle"
 )
 
 // Clean-up retries in the background back off from cleanupBackoff to
@@ -71,7 +71,7 @@ func (e *Executor) remove(ctx context.Context, own string, rev int64, ref leaseR
 // (its keys go with it), or the executor is closed; then it runs unlock.
 func (e *Executor) removeLoop(own string, rev int64, ref leaseRef, unlock func()) {
 	defer unlock()
-	backoff := kit.Backoff{Min: cleanupBackoff, Max: cleanupMaxBackoff}
+	backoff := lifecycle.Backoff{Min: cleanupBackoff, Max: cleanupMaxBackoff}
 	for n := 1; ; n++ {
 		if ref.sess != nil && ref.sess.lost.Err() != nil {
 			return // no longer kept alive: the lease and its entries end

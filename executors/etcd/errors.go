@@ -99,3 +99,7 @@ func (e *Executor) explain(err error) error {
 	}
 	return fmt.Errorf("%w: %w", err, errNoConnection)
 }
+
+// errClosedHeld is the loss cause of a lock with a grant of its own held
+// when its executor closed.
+var errClosedHeld = fmt.Errorf("etcd: the lock was held when the executor closed, and Close revoked its lease: %w", executor.ErrClosed)

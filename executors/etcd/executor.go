@@ -10,7 +10,8 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/lock4go/lock4go/executor"
-	"github.com/lock4go/lock4go/internal/kit"
+	"github.com/lock4go/lock4go/internal/leases"
+	"github.com/lock4go/lock4go/internal/lifecycle"
 )
 
 // cleanupTimeout bounds one detached round trip that removes a queue entry
@@ -50,8 +51,8 @@ type Executor struct {
 	kill      context.CancelFunc
 	closeOnce sync.Once
 	closeErr  error
-	bg        kit.Group        // keep-alive loops and background clean-ups
-	fixed     kit.Held[*lease] // held locks with a grant of their own, for Close
+	bg        lifecycle.Group     // keep-alive loops and background clean-ups
+	fixed     leases.Held[*lease] // held locks with a grant of their own, for Close
 }
 
 var (

@@ -13,7 +13,8 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/lock4go/lock4go/executor"
-	"github.com/lock4go/lock4go/internal/kit"
+	"github.com/lock4go/lock4go/internal/leases"
+	"github.com/lock4go/lock4go/internal/lifecycle"
 )
 
 // session is one lease shared by every watchdog lock of one TTL, kept alive
@@ -45,7 +46,7 @@ type session struct {
 	// renewed is when the grant or the last answered keep-alive was sent:
 	// the lease lasts at least until then plus its TTL. end is that less
 	// the safety margin: the local end of every lock of the session.
-	renewed, end kit.Instant
+	renewed, end leases.Instant
 
 	// held are the locks under this lease, whose entries every keep-alive
 	// round checks (entrycheck.go), one check at a time.
@@ -232,7 +233,7 @@ func (s *session) lose(cause error) {
 // elected etcd extends every lease by its TTL). It retries for one TTL.
 func (s *session) revoke() {
 	until := time.Now().Add(s.ttl)
-	backoff := kit.Backoff{Min: cleanupBackoff, Max: cleanupMaxBackoff}
+	backoff := lifecycle.Backoff{Min: cleanupBackoff, Max: cleanupMaxBackoff}
 	for time.Now().Before(until) {
 		ctx, cancel := s.e.detached()
 		_, err := s.e.c.Revoke(ctx, s.id)
@@ -302,7 +303,7 @@ type grant struct {
 	sent time.Time     // when the grant or the last renewal was sent
 
 	// localEnd is sent plus ttl less the safety margin, read without mu.
-	localEnd kit.Instant
+	localEnd leases.Instant
 }
 
 // grantFixed grants a lease of ttl seconds, with no keep-alive.

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/lock4go/lock4go/executor"
-	"github.com/lock4go/lock4go/internal/kit"
+	"github.com/lock4go/lock4go/internal/turns"
 )
 
 // Options configures an [Executor]. The zero value is ready to use.
@@ -29,8 +29,8 @@ type Executor struct {
 
 	mu       sync.Mutex
 	keys     map[string]*entry
-	idle     kit.IdleList[entry, *entry] // idle entries still in keys, oldest first
-	free     []*entry                    // entries out of keys kept for reuse
+	idle     turns.IdleList[entry, *entry] // idle entries still in keys, oldest first
+	free     []*entry                      // entries out of keys kept for reuse
 	exp      expiries
 	watchers map[string]map[chan struct{}]struct{}
 	closed   bool

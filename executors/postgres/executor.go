@@ -12,7 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/lock4go/lock4go/executor"
-	"github.com/lock4go/lock4go/internal/kit"
+	"github.com/lock4go/lock4go/internal/leases"
 	"github.com/lock4go/lock4go/internal/queued"
 )
 
@@ -33,7 +33,7 @@ type Executor struct {
 	claimMs  int64
 	queueMs  int64
 	listener *listener
-	waits    kit.Waits
+	waits    queued.Waits
 
 	// core holds the leases held, the voids of lost replies, the
 	// background work (voids, departures, the sweeper, the listener) and
@@ -88,8 +88,8 @@ func New(pool *pgxpool.Pool, opts Options) (*Executor, error) {
 		log:     opts.Logger.With("executor", opts.Name),
 		sql:     newStatements(n),
 		member:  queued.NewMember(),
-		claimMs: kit.Millis(opts.ClaimWindow),
-		queueMs: kit.Millis(max(queued.QueueTTL, opts.ClaimWindow)),
+		claimMs: leases.Millis(opts.ClaimWindow),
+		queueMs: leases.Millis(max(queued.QueueTTL, opts.ClaimWindow)),
 	}
 	e.checking = make(chan struct{}, 1)
 	e.core = queued.New(queued.Config[*lease]{

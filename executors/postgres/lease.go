@@ -8,7 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/lock4go/lock4go/executor"
-	"github.com/lock4go/lock4go/internal/kit"
+	"github.com/lock4go/lock4go/internal/leases"
 	"github.com/lock4go/lock4go/internal/queued"
 )
 
@@ -93,7 +93,7 @@ func (e *Executor) RenewBatch(ctx context.Context, items []executor.RenewItem) [
 	owners := make([]string, len(own))
 	ttls := make([]int64, len(own))
 	for j, l := range own {
-		keys[j], owners[j], ttls[j] = l.Key(), l.Owner(), kit.Millis(items[idx[j]].TTL)
+		keys[j], owners[j], ttls[j] = l.Key(), l.Owner(), leases.Millis(items[idx[j]].TTL)
 	}
 	renewed, err := e.renew(ctx, keys, owners, ttls)
 	for j, i := range idx {

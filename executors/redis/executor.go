@@ -13,8 +13,9 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/lock4go/lock4go/executor"
-	"github.com/lock4go/lock4go/internal/kit"
-	core "github.com/lock4go/lock4go/internal/queued"
+	"github.com/lock4go/lock4go/internal/leases"
+	"github.com/lock4go/lock4go/internal/lifecycle"
+	"github.com/lock4go/lock4go/internal/queued"
 )
 
 // Executor is the Redis lock executor. It implements [executor.Executor],
@@ -43,13 +44,13 @@ type Executor struct {
 	wakeChannel string
 	grantBase   string // claimPrefix, member and a NUL: a grant's value before its token
 	claimArg    any    // ClaimWindow in ms, boxed once
-	queueTTLArg any    // queueTTL in ms, boxed once
+	queueTTLArg any    // queued.QueueTTL (or the claim window) in ms, boxed once
 	waits       waits
 
 	// core holds the leases held, the voids of lost replies, the
 	// background work (workers, voids, departures, the start-up check) and
 	// Close.
-	core *core.Core[*lease]
+	core *queued.Core[*lease]
 
 	// The workers of run: mu guards closed (Close began: no more
 	// hand-offs) and idle (the parked ones, the last parked on top).
@@ -99,7 +100,7 @@ var (
 // deadline if Redis stalls, and a call whose context can be cancelled but
 // has no deadline takes a worker too.
 func New(client goredis.UniversalClient, opts Options) (*Executor, error) {
-	if kit.IsNil(client) {
+	if lifecycle.IsNil(client) {
 		return nil, fmt.Errorf("redis: nil client: %w", executor.ErrInvalidConfig)
 	}
 	if _, ok := client.(*goredis.Ring); ok {
@@ -118,9 +119,9 @@ func New(client goredis.UniversalClient, opts Options) (*Executor, error) {
 		log:         opts.Logger.With("executor", opts.Name),
 		ctxBound:    honoursContext(client),
 		oneAttempt:  makesOneAttempt(client),
-		claimArg:    kit.Millis(opts.ClaimWindow),
-		queueTTLArg: kit.Millis(max(queueTTL, opts.ClaimWindow)),
-		member:      newMember(),
+		claimArg:    leases.Millis(opts.ClaimWindow),
+		queueTTLArg: leases.Millis(max(queued.QueueTTL, opts.ClaimWindow)),
+		member:      queued.NewMember(),
 	}
 	e.wakeChannel = wakeChannelPrefix + e.member
 	e.grantBase = claimPrefix + e.member + "\x00"

@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	core "github.com/lock4go/lock4go/internal/queued"
+	"github.com/lock4go/lock4go/internal/queued"
 )
 
 // Internals exposed to the external tests.
@@ -20,8 +20,7 @@ var (
 	KeySlot     = keySlot
 	SlotTag     = slotTag
 	Evicting    = evicting
-	AcquireErr  = acquireErr
-	VoidTTL     = core.VoidTTL
+	VoidTTL     = queued.VoidTTL
 )
 
 // Void runs, once and in the caller's goroutine, the void of
@@ -35,7 +34,7 @@ func Void(e *Executor, key, owner string, ttl time.Duration) bool {
 func voidOnce(e *Executor, l *lease, ttl time.Duration) bool {
 	ctx, cancel := context.WithTimeout(context.Background(), e.opts.CleanupTimeout)
 	defer cancel()
-	return e.void(ctx, []core.Void[*lease]{{Lease: l, TTL: core.VoidTTL(ttl)}})[0] == nil
+	return e.void(ctx, []queued.Void[*lease]{{Lease: l, TTL: queued.VoidTTL(ttl)}})[0] == nil
 }
 
 // VoidLater schedules the void of an acquisition of key by

@@ -17,8 +17,8 @@ func (e *Executor) ForceRelease(ctx context.Context, key string, h executor.Hold
 	if key == "" {
 		return fmt.Errorf("redis: force release: empty key: %w", executor.ErrInvalidKey)
 	}
-	if e.isClosed() {
-		return closedErr("force release", key)
+	if e.core.Closed() {
+		return e.core.ClosedErr("force release", key)
 	}
 	if h.Owner == "" {
 		return fmt.Errorf("redis: force release %q: the holder has no owner value: %w", key, executor.ErrLockNotHeld)

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/lock4go/lock4go/executor"
-	core "github.com/lock4go/lock4go/internal/queued"
+	"github.com/lock4go/lock4go/internal/queued"
 	"github.com/lock4go/lock4go/internal/redisnode"
 )
 
@@ -87,7 +87,7 @@ type Options struct {
 }
 
 // DefaultCleanupTimeout is the default [Options.CleanupTimeout].
-const DefaultCleanupTimeout = core.DefaultCleanupTimeout
+const DefaultCleanupTimeout = queued.DefaultCleanupTimeout
 
 const (
 	defaultName           = "redis"
@@ -96,7 +96,7 @@ const (
 
 // withDefaults validates o and fills in its zero fields.
 func (o Options) withDefaults() (Options, error) {
-	t, err := core.Timing{ClaimWindow: o.ClaimWindow, SubscribeTimeout: o.SubscribeTimeout, CleanupTimeout: o.CleanupTimeout}.
+	t, err := queued.Timing{ClaimWindow: o.ClaimWindow, SubscribeTimeout: o.SubscribeTimeout, CleanupTimeout: o.CleanupTimeout}.
 		Check("redis", executor.Duration{Name: "ReplicaTimeout", Value: o.ReplicaTimeout})
 	if err != nil {
 		return o, err

@@ -11,7 +11,8 @@ import (
 
 	"github.com/lock4go/lock4go/executor"
 	"github.com/lock4go/lock4go/executors/redis"
-	"github.com/lock4go/lock4go/internal/kit"
+	"github.com/lock4go/lock4go/internal/leases"
+	"github.com/lock4go/lock4go/internal/lifecycle"
 	"github.com/lock4go/lock4go/internal/redisnode"
 )
 
@@ -24,8 +25,8 @@ type Executor struct {
 	opts   Options
 	nodes  []*redis.Executor
 	quorum int
-	bg     kit.Group // stragglers of acquisitions, compensations
-	work   workers   // round trips to the masters
+	bg     lifecycle.Group // stragglers of acquisitions, compensations
+	work   workers         // round trips to the masters
 	splits splits
 	// suspect marks the masters whose last acquire round trip did not
 	// answer within NodeTimeout (or failed): an acquisition does not wait
@@ -37,8 +38,8 @@ type Executor struct {
 	// lease per renewal.
 	probeAt []atomic.Int64
 
-	held  kit.Held[*lease] // the leases held, for Close
-	done  chan struct{}    // closed when Close begins
+	held  leases.Held[*lease] // the leases held, for Close
+	done  chan struct{}       // closed when Close begins
 	close sync.Once
 	err   error
 }
@@ -70,7 +71,7 @@ func New(clients []goredis.UniversalClient, opts Options) (*Executor, error) {
 	}
 	seen := make(map[goredis.UniversalClient]bool, len(clients))
 	for i, c := range clients {
-		if kit.IsNil(c) {
+		if lifecycle.IsNil(c) {
 			return nil, fmt.Errorf("redlock: master %d: nil client: %w", i, executor.ErrInvalidConfig)
 		}
 		if seen[c] {

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/lock4go/lock4go/executor"
-	"github.com/lock4go/lock4go/internal/kit"
+	"github.com/lock4go/lock4go/internal/leases"
 )
 
 // lease is a lock held on a majority of an [Executor]'s masters. It is
@@ -30,7 +30,7 @@ type lease struct {
 	inflight []bool
 	done     bool // released or abandoned: late grants are released at once
 
-	loss kit.Loss // set by Close
+	loss leases.Loss // set by Close
 }
 
 var (

@@ -1,4 +1,4 @@
-package kit
+package leases
 
 import (
 	"context"
@@ -258,6 +258,18 @@ func (h *Held[L]) Close() []L {
 		ls = append(ls, l)
 	}
 	h.m = nil
+	return ls
+}
+
+// Take is Close for an executor's Close: it refuses registrations from
+// now on, records the loss of every lease registered with cause (loss
+// returns a lease's [Loss]; its functions start), and returns them,
+// forgetting them, for the executor to release.
+func (h *Held[L]) Take(cause error, loss func(L) *Loss) []L {
+	ls := h.Close()
+	for _, l := range ls {
+		loss(l).Mark(cause)
+	}
 	return ls
 }
 

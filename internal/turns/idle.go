@@ -1,4 +1,4 @@
-package kit
+package turns
 
 // IdleList lists the idle items of a table that keeps an item a while
 // after its last use, oldest first: a key used again soon finds its item

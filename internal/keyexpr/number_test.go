@@ -1,4 +1,4 @@
-package keys
+package keyexpr
 
 import (
 	"encoding/json"

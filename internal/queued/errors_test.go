@@ -1,4 +1,4 @@
-package redis_test
+package queued
 
 import (
 	"context"
@@ -8,10 +8,13 @@ import (
 	"time"
 
 	"github.com/lock4go/lock4go/executor"
-	"github.com/lock4go/lock4go/executors/redis"
+	"github.com/lock4go/lock4go/internal/testlog"
 )
 
-func TestAcquireErr(t *testing.T) {
+// TestCore_AcquireErr: an attempt's failed round trip is ErrBackend, or
+// ErrNotAcquired when the caller cancelled it, with the context's cause.
+func TestCore_AcquireErr(t *testing.T) {
+	c, _ := newCore(t, &fake{}, new(testlog.Recorder), time.Second)
 	cause := errors.New("acquire timeout")
 	ioTimeout := os.ErrDeadlineExceeded
 	cancelled, cancel := context.WithCancelCause(context.Background())
@@ -37,7 +40,7 @@ func TestAcquireErr(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			err := redis.AcquireErr(tc.ctx, "k", tc.err)
+			err := c.AcquireErr(tc.ctx, "k", tc.err)
 			for _, w := range tc.want {
 				if !errors.Is(err, w) {
 					t.Errorf("%v: does not wrap %v", err, w)

@@ -1,4 +1,4 @@
-package kit
+package lifecycle
 
 // Closed reports whether ch is closed (or holds a value), without
 // waiting; a nil ch never is. Executors test their done channel with it.

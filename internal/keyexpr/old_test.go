@@ -1,4 +1,4 @@
-package keys
+package keyexpr
 
 // The implementation of escaping, joining and hashing before the part cap
 // and the streaming hash, kept to prove that keys did not change.
