@@ -97,7 +97,7 @@ func TestLockAll_context_pastLocalEnd(t *testing.T) {
 		}
 		ctx, cancel := l.Context(t.Context())
 		defer cancel()
-		endNow(l.set.locks[1].h)
+		endNow(l.of.(*lockSet).locks[1].h)
 		if err := ctx.Err(); err == nil || !errors.Is(context.Cause(ctx), ErrLockLost) {
 			t.Fatalf("ctx.Err = %v, cause %v, want cancelled with ErrLockLost", err, context.Cause(ctx))
 		}

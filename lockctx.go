@@ -119,7 +119,7 @@ func LockFrom(ctx context.Context, key string) *Lock {
 	c, _ := ctx.Value(holdCtxKey{}).(*holdCtx)
 	for ; c != nil; c = c.next {
 		if c.h.key == key {
-			l := &Lock{h: c.h}
+			l := newLock(c.h)
 			l.released.Store(true)
 			return l
 		}
