@@ -40,7 +40,7 @@ import (
 //
 // Whenever the script may have run without its token reaching us (a lost
 // reply, a call abandoned at ctx's end), Acquire reports an error, never a
-// lease, and voids the owner in the background (voidLater): the key is
+// lease, and voids the owner in the background ([queued.Core.VoidLater]): the key is
 // freed if the command took it, and taken over by the next waiter if it
 // lands later. docs/redis.md tells the whole story.
 //
@@ -146,7 +146,9 @@ func (e *Executor) outcome(ctx context.Context, l *lease, req executor.Request, 
 	// A failed or abandoned call, or a retried share acquisition: the key
 	// may hold req.Owner, unless nothing was sent.
 	if !e.neverSent(r.err) {
-		e.voidLater(l, req.TTL, refusedDial(r.err))
+		// A refused dial most likely sent nothing: its void's failures are
+		// debug messages.
+		e.core.VoidLater(l, req.TTL, queued.Quiet(refusedDial(r.err)))
 	}
 	err := r.err
 	if err == nil {

@@ -40,7 +40,7 @@ func voidOnce(e *Executor, l *lease, ttl time.Duration) bool {
 // VoidLater schedules the void of an acquisition of key by
 // owner with a lease of ttl, as Acquire does after a lost reply.
 func VoidLater(e *Executor, key, owner string, ttl time.Duration) {
-	e.voidLater(newLease(e, key, owner), ttl, false)
+	e.core.VoidLater(newLease(e, key, owner), ttl, false)
 }
 
 // Run calls fn as the executor calls Redis: in the caller's goroutine when
