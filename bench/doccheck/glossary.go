@@ -29,8 +29,8 @@ type WordUse struct {
 }
 
 // UnglossedWords returns the words used more than minGlossaryUses times in
-// the identifiers of the library code under root (camelCase and snake_case
-// split, lower-cased; non-test files outside notLibrary) that are not
+// the identifiers of the library code under root (split at case changes
+// and underscores, lower-cased; non-test files outside notLibrary) that are not
 // general words (generalWords) and that no entry of the glossary at
 // glossary names in its first column (a word, or the same with or without
 // a final s), most used first.
@@ -93,7 +93,8 @@ func countWords(root string) (map[string]int, error) {
 }
 
 // splitIdent cuts an identifier into lower-case words at case changes,
-// underscores and digits: "refuseLateHTTP2" is refuse, late, http.
+// underscores and digits: "WaitQueued" is wait, queued; "void_TTL2" is
+// void, ttl.
 func splitIdent(id string) []string {
 	var words []string
 	var cur []rune
