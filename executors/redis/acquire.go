@@ -76,6 +76,14 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 	if req.Wait {
 		l.epoch = e.wakeEpoch(req.Key)
 	}
+	if !share && req.Wait {
+		// A wake announced a direct grant: the script confirms it. Taken
+		// here, not in the call: a call abandoned by its ctx goes on in a
+		// worker while the void reads l.grant.
+		if g, ok := e.waits.takeGrant(req.Key, e.opts.ClaimWindow); ok {
+			l.grant, l.granted = g.value, g.granted
+		}
+	}
 	var r result
 	if e.direct(ctx) {
 		r = l.try(ctx, req)
@@ -192,10 +200,8 @@ func (l *lease) acquire(ctx context.Context, req executor.Request) result {
 		}
 		c = newCall(acquireScript, l.keys)
 		c.add(&l.owner, e.msArg(req.TTL), member, e.queueTTLArg, flagArgs[flags], e.claimArg, &l.wakes)
-		if g, ok := e.waits.takeGrant(req.Key, e.opts.ClaimWindow); ok && req.Wait {
-			// A wake announced a direct grant: the script confirms it.
-			l.grant = g.value
-			c.add(&l.grant, g.granted)
+		if l.grant != "" {
+			c.add(&l.grant, &l.granted)
 		}
 	}
 	cmd, acked := e.runAcquire(ctx, c)

@@ -33,6 +33,8 @@ type lease struct {
 	// grant is, for an attempt that confirms a direct grant, the grant's
 	// value, which its void frees too; "" otherwise.
 	grant string
+	// granted is the grant's token, with grant.
+	granted string
 	// wakes is the prefix of the wake channels the scripts publish on for
 	// this key (see Executor.wakePrefix); "" for the classic ones.
 	wakes string
@@ -90,6 +92,13 @@ func (l *lease) AfterLost(f func()) (stop func() bool) { return l.loss.After(f) 
 // LostCause implements [executor.LostCauser]: [executor.ErrClosed] once
 // Close ended the lease.
 func (l *lease) LostCause() error { return l.loss.Cause() }
+
+// NotifyLost implements [executor.LossNotifier]: AfterLost for a listener,
+// without allocating.
+func (l *lease) NotifyLost(ln executor.LossListener) (uint64, bool) { return l.loss.Notify(ln) }
+
+// StopNotify implements [executor.LossNotifier].
+func (l *lease) StopNotify(id uint64) bool { return l.loss.Forget(id) }
 
 // Renew sets the key's TTL to ttl from now if it still holds this owner.
 func (l *lease) Renew(ctx context.Context, ttl time.Duration) error {

@@ -3,6 +3,7 @@ package queued
 import (
 	"time"
 
+	"github.com/lock4go/lock4go/executor"
 	"github.com/lock4go/lock4go/internal/leases"
 )
 
@@ -57,3 +58,10 @@ func (b *Base) AfterLost(f func()) (stop func() bool) { return b.loss.After(f) }
 // LostCause implements executor.LostCauser: a cause wrapping
 // executor.ErrClosed once Close ended the lease, nil before.
 func (b *Base) LostCause() error { return b.loss.Cause() }
+
+// NotifyLost implements executor.LossNotifier: AfterLost for a listener,
+// without allocating.
+func (b *Base) NotifyLost(ln executor.LossListener) (uint64, bool) { return b.loss.Notify(ln) }
+
+// StopNotify implements executor.LossNotifier.
+func (b *Base) StopNotify(id uint64) bool { return b.loss.Forget(id) }
