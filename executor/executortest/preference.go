@@ -3,6 +3,7 @@ package executortest
 import (
 	"context"
 	"reflect"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -45,7 +46,7 @@ func (s *suite) testWriterPreference(t *testing.T) {
 		s.writerFirst(ctx, t, first.l, readers)
 		return
 	}
-	h.reader, h.other = first.l, readers[2-i]
+	h.reader, h.other = first, readers[2-i]
 	s.passedOver(ctx, t, a, k, h)
 }
 
@@ -77,51 +78,69 @@ type handOff struct {
 	log    *attemptLog
 	probe  *timerprobe.Probe
 	writer <-chan acquired
-	reader executor.Lease  // the reader granted first
+	reader acquired        // the reader granted first
 	other  <-chan acquired // the other reader's acquisition
 }
 
 // passedOver checks a hand-off in which a reader had the key before the
-// writer: only an executor with claims may do that, only once the claim
-// window passed before the writer's attempt after its wake (the one that
-// asks the backend) was answered, and the writer must then have the next
-// turn, before a reader that comes after that attempt. inspector counts
-// k's waiters.
+// writer: only an executor with claims may do that, only while the writer
+// is late for its claim (lateFor), and a reader that comes once the writer
+// ran again must wait behind it. inspector counts k's waiters.
 func (s *suite) passedOver(ctx context.Context, t *testing.T, inspector executor.Executor, k string, h handOff) {
-	granted := time.Now()
-	lapse := h.before.Add(s.o.ClaimWindow)
-	if s.o.ClaimWindow == 0 {
-		t.Fatal("a reader that came after the waiting writer had the key before it")
+	if h.reader.at.Before(h.before.Add(s.o.ClaimWindow)) {
+		t.Fatalf("a reader had the key %v after the release began, within the writer's claim window %v", h.reader.at.Sub(h.before), s.o.ClaimWindow)
 	}
-	if granted.Before(lapse) {
-		t.Fatalf("a reader had the key %v after the release began, within the writer's claim window %v", granted.Sub(h.before), s.o.ClaimWindow)
-	}
-	// The writer's attempt after its wake: one that ran within the claim
-	// window would have taken the key. The readers were granted after a
-	// takeover, so an answer "busy" put the writer first in the queue.
-	var woke attemptSpan
-	if !testwait.Until(10*time.Second, func() (ok bool) { woke, ok = h.log.wokenAfter(h.before); return ok }) {
-		t.Fatal("the writer, passed over, made no attempt after a wake within 10s")
-	}
-	if woke.answered.Before(lapse) {
-		t.Fatalf("the writer's attempt after its wake was sent %v after the release began and answered after %v, within its claim window %v, and a reader had the key first",
-			woke.sent.Sub(h.before), woke.answered.Sub(h.before), s.o.ClaimWindow)
-	}
-	t.Logf("the writer was passed over: its attempt after its wake was sent %v after the release began and answered after %v, past its claim window %v; this process's timers ran up to %v late meanwhile (timerprobe)",
-		woke.sent.Sub(h.before), woke.answered.Sub(h.before), s.o.ClaimWindow, timerprobe.Max(h.probe.Delays(), h.before.UnixNano(), woke.answered.UnixNano()))
+	until := s.lateFor(t, "the writer", h.before, time.Time{}, h.log)
+	t.Logf("this process's timers ran up to %v late meanwhile (timerprobe)", timerprobe.Max(h.probe.Delays(), h.before.UnixNano(), until.UnixNano()))
+	// The writer's late attempt found the key the readers' and put the
+	// writer first in the queue: a reader that comes now waits behind it.
 	late := acquireAsync(ctx, s.f(t), s.read(k, 0, true))
 	waiting(t, inspector, k, 2)
-	release(t, h.reader)
-	// The other reader was served with the first, unless its own claim
-	// lapsed too: then it waits behind the writer, which was first.
-	got, i := firstGrant(ctx, t, []<-chan acquired{h.writer, h.other})
-	if i == 0 {
-		s.writerFirst(ctx, t, got.l, []<-chan acquired{late, h.other})
-		return
+	pending, holding := []<-chan acquired{h.other, late}, h.reader
+	for {
+		releasing := time.Now()
+		release(t, holding.l)
+		got, i := firstGrant(ctx, t, append([]<-chan acquired{h.writer}, pending...))
+		if i == 0 {
+			s.writerFirst(ctx, t, got.l, pending)
+			return
+		}
+		if got.at.After(releasing) {
+			// Not of the group that had the key before: the writer was
+			// passed over again, which only another lapse allows.
+			until = s.lateFor(t, "the writer", releasing, until, h.log)
+		}
+		pending, holding = slices.Delete(pending, i-1, i), got
 	}
-	release(t, got.l)
-	w := await(ctx, t, h.writer, "the passed-over writer, at the readers' release")
-	s.writerFirst(ctx, t, w, []<-chan acquired{late})
+}
+
+// lateFor fails t unless who, whose attempts log holds, was passed over by
+// a hand-off whose release began at releasing because it was late for its
+// claim, and returns until when it was late. The executor must hand off by
+// claims ([Options.ClaimWindow]); and either who was still late from a
+// hand-off before (its late attempt, answered at until, came after
+// releasing), or its first attempt after a wake since releasing was
+// answered past the claim window (one answered within it would have taken
+// the claim).
+func (s *suite) lateFor(t *testing.T, who string, releasing, until time.Time, log *attemptLog) time.Time {
+	t.Helper()
+	if s.o.ClaimWindow == 0 {
+		t.Fatalf("%s was passed over by a later waiter", who)
+	}
+	if until.After(releasing) {
+		return until
+	}
+	var woke attemptSpan
+	if !testwait.Until(10*time.Second, func() (ok bool) { woke, ok = log.wokenAfter(releasing); return ok }) {
+		t.Fatalf("%s was passed over and not woken within 10s of the release", who)
+	}
+	if woke.answered.Before(releasing.Add(s.o.ClaimWindow)) {
+		t.Fatalf("%s was passed over, though its attempt after its wake was answered %v after the release began, within the claim window %v",
+			who, woke.answered.Sub(releasing), s.o.ClaimWindow)
+	}
+	t.Logf("%s was passed over: its attempt after its wake was sent %v after the release began and answered after %v, past the claim window %v",
+		who, woke.sent.Sub(releasing), woke.answered.Sub(releasing), s.o.ClaimWindow)
+	return woke.answered
 }
 
 // firstGrant receives the first outcome of chs and returns it and its
@@ -149,7 +168,7 @@ func acquireLoggedAsync(ctx context.Context, e executor.Executor, r executor.Req
 	ch := make(chan acquired, 1)
 	go func() {
 		l, err := acquireLogged(ctx, e, r, log)
-		ch <- acquired{l, err}
+		ch <- acquired{l, err, time.Now()}
 	}()
 	return ch
 }

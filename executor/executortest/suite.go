@@ -186,10 +186,12 @@ func tryOnce(t *testing.T, e executor.Executor, k string) bool {
 	return true
 }
 
-// acquired is the outcome of an acquisition started by acquireAsync.
+// acquired is the outcome of an acquisition started by acquireAsync, and
+// when it came.
 type acquired struct {
 	l   executor.Lease
 	err error
+	at  time.Time
 }
 
 // acquireAsync runs acquireBlocking in a goroutine of its own and delivers
@@ -198,7 +200,7 @@ func acquireAsync(ctx context.Context, e executor.Executor, r executor.Request) 
 	ch := make(chan acquired, 1)
 	go func() {
 		l, err := acquireBlocking(ctx, e, r)
-		ch <- acquired{l, err}
+		ch <- acquired{l, err, time.Now()}
 	}()
 	return ch
 }
