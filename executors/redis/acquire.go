@@ -60,8 +60,12 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 		return nil, closedErr("acquire", req.Key)
 	}
 	share := req.Shared || req.Permits > 0
-	if !share && req.Wait && e.busyLocally(req.Key) {
-		return nil, fmt.Errorf("redis: %q: %w", req.Key, executor.ErrNotAcquired)
+	var ask kit.Ask
+	if !share && req.Wait {
+		var busy bool
+		if ask, busy = e.busyLocally(req.Key); busy {
+			return nil, fmt.Errorf("redis: %q: %w", req.Key, executor.ErrNotAcquired)
+		}
 	}
 	l := newLease(e, req.Key, req.Owner)
 	if share {
@@ -77,31 +81,32 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 	} else {
 		r = e.run(ctx, func(ctx context.Context) result { return l.try(ctx, req) })
 	}
-	return e.outcome(ctx, l, req, r)
+	return e.outcome(ctx, l, req, r, ask)
 }
 
 // busyLocally reports whether a waiting attempt of a lock on key can be
 // answered "busy" without a round trip: a holder of this process queued the
 // executor again for this caller and no release has woken it since, or the
 // executor stands in the key's queue, subscribed, and no wake came since its
-// last poll (at most quietPoll ago). Otherwise it records the poll.
-func (e *Executor) busyLocally(key string) bool {
+// last poll (at most quietPoll ago). Otherwise it records the poll, and
+// returns it for the answer (see [kit.Waits.Joined]).
+func (e *Executor) busyLocally(key string) (kit.Ask, bool) {
 	if e.waits.TakeAhead(key) {
-		return true
+		return kit.Ask{}, true
 	}
 	now := time.Now()
 	if !e.opts.PollEveryRetry && e.waits.Quiet(key, now, quietPoll) && e.wakesHealthy(key) {
-		return true
+		return kit.Ask{}, true
 	}
 	e.waits.PolledAt(key, now)
-	return false
+	return e.waits.Ask(now), false
 }
 
 // outcome turns the result r of l's acquire script into a lease or an
 // error, and keeps the executor's queue bookkeeping: a lock's (one waiter
 // per key in a process); waiters of shares share the entry and leave it
 // alone.
-func (e *Executor) outcome(ctx context.Context, l *lease, req executor.Request, r result) (executor.Lease, error) {
+func (e *Executor) outcome(ctx context.Context, l *lease, req executor.Request, r result, ask kit.Ask) (executor.Lease, error) {
 	track := req.Wait && l.shareArg == nil
 	switch {
 	case r.err == nil && r.val > 0:
@@ -121,7 +126,7 @@ func (e *Executor) outcome(ctx context.Context, l *lease, req executor.Request, 
 		return l, nil
 	case r.err == nil && r.val == queued:
 		if track {
-			e.waits.SetQueued(req.Key, true)
+			e.waits.Joined(req.Key, ask)
 		}
 		if l.epoch == 0 || l.epoch != e.wakeEpoch(req.Key) {
 			// The wake subscription was not active, or was (re)made, while
@@ -162,33 +167,44 @@ func (l *lease) try(ctx context.Context, req executor.Request) result {
 // executor's claim.
 func (l *lease) acquire(ctx context.Context, req executor.Request) result {
 	e := l.e
-	var cmd *goredis.Cmd
-	var acked int64
+	var c *call
 	if !req.Wait && !e.opts.StrictFIFO {
 		// A plain attempt: the script needs the key and its shares, the
 		// owner and the TTL.
-		cmd, acked = e.runAcquire(ctx, acquireScript, l.keys[:2], l.ownerArg, e.msArg(req.TTL))
+		c = newCall(acquireScript, l.keys[:2])
+		c.add(&l.owner, e.msArg(req.TTL))
 	} else {
-		member, inQueue, followers := noArg, noArg, noArg
+		member, flags := noArg, 0
 		if req.Wait {
-			member = e.memberArg
+			member = &e.member
 			if e.waits.Queued(req.Key) {
-				inQueue = yesArg
+				flags |= flagInQueue
 			}
 			if req.Followers {
-				followers = yesArg
+				flags |= flagFollowers
 			}
 		}
-		args := []any{l.ownerArg, e.msArg(req.TTL), member, e.queueTTLArg, inQueue, followers, e.strictArg, e.claimArg, l.wakesArg}
+		if e.opts.StrictFIFO {
+			flags |= flagStrict
+		}
+		c = newCall(acquireScript, l.keys)
+		c.add(&l.owner, e.msArg(req.TTL), member, e.queueTTLArg, flagArgs[flags], e.claimArg, &l.wakes)
 		if g, ok := e.waits.takeGrant(req.Key, e.opts.ClaimWindow); ok && req.Wait {
 			// A wake announced a direct grant: the script confirms it.
-			l.grantArg = g.value
-			args = append(args, g.value, g.granted)
+			l.grant = g.value
+			c.add(&l.grant, g.granted)
 		}
-		cmd, acked = e.runAcquire(ctx, acquireScript, l.keys, args...)
 	}
+	cmd, acked := e.runAcquire(ctx, c)
+	r := acquireResult(cmd, acked)
+	c.free()
+	return r
+}
+
+// acquireResult reads the reply of an acquire script: a token, {token, 1}
+// when taken and queued again for the followers, or a code.
+func acquireResult(cmd *goredis.Cmd, acked int64) result {
 	if v, ok := cmd.Val().([]any); ok && len(v) == 2 {
-		// {token, 1}: taken, and queued again for the followers.
 		token, _ := v[0].(int64)
 		return result{val: token, joined: true, acked: acked}
 	}
@@ -201,11 +217,19 @@ func (l *lease) acquire(ctx context.Context, req executor.Request) result {
 // retries are answered without a round trip (see [kit.Waits.Quiet]).
 const quietPoll = time.Second
 
-// Boxed script arguments shared by every call.
-var (
-	noArg  any = ""
-	yesArg any = "1"
+// noArg is the empty script argument, boxed once.
+var noArg any = ""
+
+// The flags of an acquire script call, summed into one argument (see
+// lua/acquire.lua).
+const (
+	flagInQueue   = 1 // the executor may stand in the key's queue
+	flagFollowers = 2 // callers of the process wait behind this one
+	flagStrict    = 4 // Options.StrictFIFO
 )
+
+// flagArgs are the boxed arguments of each sum of flags.
+var flagArgs = [8]any{"0", "1", "2", "3", "4", "5", "6", "7"}
 
 // msArg returns d in whole milliseconds (at least 1) as a script argument,
 // reusing the boxed value of the last duration seen: leases mostly share
@@ -243,33 +267,29 @@ func acquireErr(ctx context.Context, key string, err error) error {
 	return fmt.Errorf("redis: acquire %q: %w", key, executor.AttemptError(ctx, err))
 }
 
-// runAcquire runs an acquire script s like runScript and, with
+// runAcquire runs the acquire call c like [call.run] and, with
 // [Options.Replicas], sends WAIT behind it in one pipeline on the same
 // connection (WAIT counts the replicas that acknowledged the connection's
 // writes so far). It returns the script's reply and how many replicas
 // acknowledged (-1 without Replicas).
-func (e *Executor) runAcquire(ctx context.Context, s *goredis.Script, keys []string, args ...any) (*goredis.Cmd, int64) {
+func (e *Executor) runAcquire(ctx context.Context, c *call) (*goredis.Cmd, int64) {
 	if e.opts.Replicas == 0 {
-		return runScript(ctx, e.client, s, keys, args...), -1
+		return c.run(ctx, e.client), -1
 	}
-	cmd, acked := e.acquireWaiting(ctx, s, keys, args, false)
+	cmd, acked := e.acquireWaiting(ctx, c)
 	if isNoScript(cmd.Err()) {
-		cmd, acked = e.acquireWaiting(ctx, s, keys, args, true)
+		c.args[0], c.args[1] = "eval", &c.s.src
+		cmd, acked = e.acquireWaiting(ctx, c)
 	}
 	return cmd, acked
 }
 
-// acquireWaiting sends s (by digest, or in full with eval) and WAIT in one
-// pipeline.
-func (e *Executor) acquireWaiting(ctx context.Context, s *goredis.Script, keys []string, args []any, eval bool) (*goredis.Cmd, int64) {
+// acquireWaiting sends c as its arguments stand, and WAIT, in one pipeline.
+func (e *Executor) acquireWaiting(ctx context.Context, c *call) (*goredis.Cmd, int64) {
 	var cmd *goredis.Cmd
 	var wait *goredis.Cmd
 	_, perr := e.client.Pipelined(ctx, func(p goredis.Pipeliner) error {
-		if eval {
-			cmd = s.Eval(ctx, p, keys, args...)
-		} else {
-			cmd = s.EvalSha(ctx, p, keys, args...)
-		}
+		cmd = c.send(ctx, p)
 		wait = p.Do(ctx, "wait", e.opts.Replicas, kit.Millis(e.opts.ReplicaTimeout))
 		return nil
 	})

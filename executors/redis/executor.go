@@ -39,11 +39,9 @@ type Executor struct {
 	// The executor in wait queues: its member name, boxed once, the channel
 	// releases wake it on, and what its callers wait for.
 	member      string
-	memberArg   any
 	wakeChannel string
 	grantBase   string // claimPrefix, member and a NUL: a grant's value before its token
 	claimArg    any    // ClaimWindow in ms, boxed once
-	strictArg   any    // "1" for StrictFIFO
 	queueTTLArg any    // queueTTL in ms, boxed once
 	waits       waits
 
@@ -119,14 +117,9 @@ func New(client goredis.UniversalClient, opts Options) (*Executor, error) {
 		ctxBound:    honoursContext(client),
 		oneAttempt:  makesOneAttempt(client),
 		claimArg:    kit.Millis(opts.ClaimWindow),
-		strictArg:   noArg,
 		queueTTLArg: kit.Millis(max(queueTTL, opts.ClaimWindow)),
 		member:      newMember(),
 		done:        make(chan struct{}),
-	}
-	e.memberArg = e.member
-	if opts.StrictFIFO {
-		e.strictArg = yesArg
 	}
 	e.wakeChannel = wakeChannelPrefix + e.member
 	e.grantBase = claimPrefix + e.member + "\x00"

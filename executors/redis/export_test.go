@@ -69,7 +69,7 @@ func Member(e *Executor) string { return e.member }
 func VoidGrant(e *Executor, key, owner, grant string, ttl time.Duration) bool {
 	d := voidTTL(ttl)
 	l := newLease(e, key, owner)
-	l.grantArg = grant
+	l.grant = grant
 	failed, _ := e.voidRound([]voidItem{{l: l, ttlArg: kit.Millis(d), giveUp: time.Now().Add(d)}})
 	return len(failed) == 0
 }

@@ -19,22 +19,24 @@ type lease struct {
 	e *Executor
 	// keys are the scripts' KEYS: the lock key, its shares, its wait queue
 	// and the prefix of its owners' void markers, backed by names.
-	keys     []string
-	names    [4]string
-	ownerArg any // the owner value, boxed once for every script call
+	keys  []string
+	names [4]string
+	// owner is the acquisition's owner. The strings of a lease go into a
+	// script call as pointers (see newCall).
+	owner string
+	// value is the value the acquisition wrote ("<owner>\x00<token>"),
+	// which the release and renew scripts compare first; the owner alone
+	// for a lease known by its owner only (ForceRelease).
+	value string
 	// shareArg is, for a read lock or permit, its member in the key's
 	// shares ("<kind>|<owner>"), boxed; nil for a lock.
 	shareArg any
-	// valueArg is the value the acquisition wrote ("<owner>\x00<token>"),
-	// boxed, which the release and renew scripts compare first; the owner
-	// alone for a lease known by its owner only (ForceRelease).
-	valueArg any
-	// grantArg is, for an attempt that confirms a direct grant, the
-	// grant's value, which its void frees too; nil otherwise.
-	grantArg any
-	// wakesArg is the prefix of the wake channels the scripts publish on
-	// for this key (see Executor.wakePrefix), boxed; "" for the classic ones.
-	wakesArg any
+	// grant is, for an attempt that confirms a direct grant, the grant's
+	// value, which its void frees too; "" otherwise.
+	grant string
+	// wakes is the prefix of the wake channels the scripts publish on for
+	// this key (see Executor.wakePrefix); "" for the classic ones.
+	wakes string
 	// followers: callers of the process waited behind the lease when it was
 	// taken; its release queues the executor again for them when it grants
 	// the key to another.
@@ -55,21 +57,22 @@ var (
 // newLease returns the attempt of owner to take key through e.
 func newLease(e *Executor, key, owner string) *lease {
 	queue, shares, voids := lockNames(key)
-	l := &lease{e: e, names: [4]string{key, shares, queue, voids}, ownerArg: owner, valueArg: owner, wakesArg: noArg, start: time.Now()}
+	l := &lease{e: e, names: [4]string{key, shares, queue, voids}, owner: owner, value: owner, start: time.Now()}
 	if e.sharded {
-		l.wakesArg = e.wakePrefix(key)
+		l.wakes = e.wakePrefix(key)
 	}
 	l.keys = l.names[:]
 	return l
 }
 
 // taken records the token the acquire script returned, and the value it
-// wrote.
+// wrote, in one allocation.
 func (l *lease) taken(token int64) {
 	l.token = token
 	if l.shareArg == nil {
-		owner, _ := l.ownerArg.(string)
-		l.valueArg = owner + "\x00" + strconv.FormatInt(token, 10)
+		var buf [64]byte
+		v := append(append(buf[:0], l.owner...), 0)
+		l.value = string(strconv.AppendInt(v, token, 10))
 	}
 }
 
@@ -152,39 +155,39 @@ func (l *lease) renew(ctx context.Context, ttl time.Duration) result {
 		v, err := runScript(ctx, l.e.client, shareRenewScript, l.shareKeys(), l.shareArg, l.e.msArg(ttl)).Int64()
 		return result{val: v, err: err}
 	}
-	v, err := runScript(ctx, l.e.client, renewScript, l.keys[:1], l.ownerArg, l.e.msArg(ttl), l.valueArg).Int64()
+	v, err := runScript(ctx, l.e.client, renewScript, l.keys[:1], &l.owner, l.e.msArg(ttl), &l.value).Int64()
 	return result{val: v, err: err}
 }
 
 // renewCmd adds the renew script of l to a pipeline, by digest or, when
 // eval is set, in full.
 func (l *lease) renewCmd(ctx context.Context, p goredis.Pipeliner, ttl time.Duration, eval bool) *goredis.Cmd {
-	s, keys, member := renewScript, l.keys[:1], l.ownerArg
+	s, keys, member := renewScript, l.keys[:1], any(&l.owner)
 	if l.shareArg != nil {
 		s, keys, member = shareRenewScript, l.shareKeys(), l.shareArg
 	}
 	if eval {
-		return s.Eval(ctx, p, keys, member, l.e.msArg(ttl), l.valueArg)
+		return s.gs.Eval(ctx, p, keys, member, l.e.msArg(ttl), &l.value)
 	}
-	return s.EvalSha(ctx, p, keys, member, l.e.msArg(ttl), l.valueArg)
+	return s.gs.EvalSha(ctx, p, keys, member, l.e.msArg(ttl), &l.value)
 }
 
 // release runs the release script, which also hands the key off.
 func (l *lease) release(ctx context.Context) result {
 	if l.shareArg != nil {
-		v, err := runScript(ctx, l.e.client, shareReleaseScript, l.keys[:3], l.shareArg, l.e.claimArg, l.wakesArg).Int64()
+		v, err := runScript(ctx, l.e.client, shareReleaseScript, l.keys[:3], l.shareArg, l.e.claimArg, &l.wakes).Int64()
 		return result{val: v, err: err}
 	}
-	var cmd *goredis.Cmd
+	c := newCall(releaseScript, l.keys[:3])
+	c.add(&l.owner, l.e.claimArg, &l.value)
 	switch {
 	case l.followers:
-		cmd = runScript(ctx, l.e.client, releaseScript, l.keys[:3], l.ownerArg, l.e.claimArg, l.valueArg, l.wakesArg, l.e.memberArg, l.e.queueTTLArg)
+		c.add(&l.wakes, &l.e.member, l.e.queueTTLArg)
 	case l.e.sharded:
-		cmd = runScript(ctx, l.e.client, releaseScript, l.keys[:3], l.ownerArg, l.e.claimArg, l.valueArg, l.wakesArg)
-	default:
-		cmd = runScript(ctx, l.e.client, releaseScript, l.keys[:3], l.ownerArg, l.e.claimArg, l.valueArg)
+		c.add(&l.wakes)
 	}
-	v, err := cmd.Int64()
+	v, err := c.run(ctx, l.e.client).Int64()
+	c.free()
 	if v == requeued {
 		// The key went to another executor, and this one is queued again
 		// for its followers: their next attempt need not ask.
@@ -197,12 +200,12 @@ func (l *lease) release(ctx context.Context) result {
 // voidCmd adds l's void script to a pipeline, with the marker's TTL.
 func (l *lease) voidCmd(ctx context.Context, p goredis.Pipeliner, ttlArg any) *goredis.Cmd {
 	if l.shareArg != nil {
-		return shareVoidScript.Eval(ctx, p, l.keys, l.shareArg, l.ownerArg, l.e.claimArg, ttlArg, l.wakesArg)
+		return shareVoidScript.gs.Eval(ctx, p, l.keys, l.shareArg, l.owner, l.e.claimArg, ttlArg, l.wakes)
 	}
-	if l.grantArg != nil {
-		return voidScript.Eval(ctx, p, l.keys, l.ownerArg, l.e.claimArg, ttlArg, l.wakesArg, l.grantArg)
+	if l.grant != "" {
+		return voidScript.gs.Eval(ctx, p, l.keys, l.owner, l.e.claimArg, ttlArg, l.wakes, l.grant)
 	}
-	return voidScript.Eval(ctx, p, l.keys, l.ownerArg, l.e.claimArg, ttlArg, l.wakesArg)
+	return voidScript.gs.Eval(ctx, p, l.keys, l.owner, l.e.claimArg, ttlArg, l.wakes)
 }
 
 // check turns the result of a renew or release script into an error.

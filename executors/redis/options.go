@@ -28,11 +28,13 @@ type Options struct {
 
 	// ClaimWindow is how long a released key stays granted to the executor
 	// at the head of its wait queue (see [Executor.WatchRelease]): the
-	// woken waiter confirms the grant within this window, or it lapses and
-	// anyone may take the key (a waiter that died while queued costs the
-	// next one this window plus its retry interval at worst). It must exceed the time a wake-up takes
-	// to reach a waiter and its attempt to reach Redis, scheduling delays on
-	// a busy machine included. Zero means 200ms.
+	// woken waiter confirms the grant within this window, or the grant
+	// lapses, and the next waiter that asks (within a second: its quiet
+	// poll) takes the key; the grantee keeps its place in the queue and
+	// has the next turn once it runs again, and one that died costs the
+	// others this window and that second, once. It should exceed the time
+	// a wake-up takes to reach a waiter and its attempt to reach Redis,
+	// scheduling delays on a busy machine included. Zero means 200ms.
 	ClaimWindow time.Duration
 
 	// StrictFIFO refuses a free key to an attempt while another executor

@@ -50,11 +50,11 @@ func (e *Executor) leaveQueue(key string) {
 // leave removes the executor from key's queue, best effort, within ctx.
 func (e *Executor) leave(ctx context.Context, key string) {
 	keys := []string{key, sharesKey(key), queueKey(key)}
-	wakes := noArg
+	wakes := ""
 	if e.sharded {
 		wakes = e.wakePrefix(key)
 	}
-	if err := runScript(ctx, e.client, leaveScript, keys, e.memberArg, e.claimArg, wakes).Err(); err != nil {
+	if err := runScript(ctx, e.client, leaveScript, keys, &e.member, e.claimArg, wakes).Err(); err != nil {
 		e.log.Debug("redis: leaving a wait queue failed; the entry is skipped when its turn comes", "key", key, "err", err)
 	}
 }

@@ -53,13 +53,21 @@ var (
 	shareVoidScript    = loadScript("share_void.lua")
 )
 
+// luaScript is one script of lua/*.lua, with lua/lib.lua in its place: its
+// source and digest, which the calls built in place point to (see
+// [newCall]), and its go-redis script, for pipelines.
+type luaScript struct {
+	src, sha string
+	gs       *goredis.Script
+}
+
 // libMark is where a script takes the shared functions of lua/lib.lua.
 const libMark = "-- {{lib}}\n"
 
 // loadScript returns the script of lua/name with lua/lib.lua in place of
 // its libMark. The files are part of the binary; a missing one is a bug
 // caught by every test.
-func loadScript(name string) *goredis.Script {
+func loadScript(name string) *luaScript {
 	src, err := luaFiles.ReadFile("lua/" + name)
 	if err != nil {
 		panic(err)
@@ -71,5 +79,7 @@ func loadScript(name string) *goredis.Script {
 	if !strings.Contains(string(src), libMark) {
 		panic("redis: " + name + " has no " + strings.TrimSpace(libMark))
 	}
-	return goredis.NewScript(strings.Replace(string(src), libMark, string(lib), 1))
+	full := strings.Replace(string(src), libMark, string(lib), 1)
+	gs := goredis.NewScript(full)
+	return &luaScript{src: full, sha: gs.Hash(), gs: gs}
 }

@@ -33,9 +33,11 @@ func (l *lease) acquireShare(ctx context.Context, req executor.Request, kind str
 	if req.Wait {
 		member = e.member + "|" + kind
 	}
-	cmd, acked := e.runAcquire(ctx, shareAcquireScript, l.keys, l.ownerArg, e.msArg(req.TTL),
-		member, e.queueTTLArg, kind, req.Permits, e.claimArg, l.wakesArg)
+	c := newCall(shareAcquireScript, l.keys)
+	c.add(&l.owner, e.msArg(req.TTL), member, e.queueTTLArg, kind, req.Permits, e.claimArg, &l.wakes)
+	cmd, acked := e.runAcquire(ctx, c)
 	v, err := cmd.Int64()
+	c.free()
 	return result{val: v, err: err, acked: acked}
 }
 

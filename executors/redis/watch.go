@@ -78,7 +78,9 @@ func (e *Executor) onWake(payload string) {
 		e.waits.Wake(payload, e.opts.ClaimWindow)
 		return
 	}
-	e.waits.grant(key, e.grantBase+granted, granted, e.opts.ClaimWindow)
+	// The lock keeps the grant's token and its flags q and a; l and r,
+	// which come last, are the grant's own.
+	e.waits.grant(key, e.grantBase+granted, strings.TrimRight(granted, "lr"), e.opts.ClaimWindow)
 }
 
 // subscription returns the hub and wake channel of key's waiters, and a
@@ -111,9 +113,9 @@ func (e *Executor) wakeEpoch(key string) uint64 {
 }
 
 // wakePrefix returns the prefix of the wake channels the scripts publish on
-// for key, boxed: on a Cluster client the sharded channels of key's slot,
+// for key: on a Cluster client the sharded channels of key's slot,
 // "{<slot tag>}lock4go:wake:".
-func (e *Executor) wakePrefix(key string) any { return shardChannelPrefix(key) }
+func (e *Executor) wakePrefix(key string) string { return shardChannelPrefix(key) }
 
 // waits is what the executor knows of its callers' waits ([kit.Waits]:
 // the watchers of each key, its place in the key's queue, the wakes that
@@ -128,8 +130,8 @@ type waits struct {
 }
 
 // grantNote is a direct grant a wake announced: the key's value
-// ("lock4go:claim:<member>\x00<token><flags>"), its "<token><flags>", and
-// when the wake came.
+// ("lock4go:claim:<member>\x00<token><flags>"), the "<token><flags>" of the
+// lock it becomes, and when the wake came.
 type grantNote struct {
 	value, granted string
 	at             time.Time

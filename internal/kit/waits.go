@@ -38,7 +38,13 @@ type Waits struct {
 	// LeaveDelay (see LeaveLater).
 	leaving map[string]*time.Timer
 	closed  bool         // the executor closed: no departures any more
-	n       atomic.Int32 // len(keys)+len(ahead), read on the acquire path without mu
+	n       atomic.Int32 // len(keys)+len(ahead)+len(joined), read on the acquire path without mu
+	// joined holds the attempts that queued the executor for a key nobody
+	// watched yet, for the watch to come to count as its poll (see
+	// Joined); wakes counts the wakes, of any key, so that the watch can
+	// tell whether one came since the attempt asked.
+	joined map[string]Ask
+	wakes  atomic.Uint64
 }
 
 // keyWaits is one key's waits.
@@ -110,18 +116,30 @@ func (q *Waits) SetQueued(key string, queued bool) {
 	q.mu.Lock()
 	if kw := q.keys[key]; kw != nil {
 		kw.queued = queued
-		if !kw.asked.IsZero() {
-			kw.polled, kw.woken = kw.asked, kw.wokeAsking
-			kw.asked = time.Time{}
-		}
+		q.setQueuedLocked(kw)
+	}
+	if _, ok := q.joined[key]; ok && !queued {
+		delete(q.joined, key)
+		q.count()
 	}
 	q.mu.Unlock()
+}
+
+// setQueuedLocked takes the answer of the attempt in flight on kw as its
+// poll, as of when it asked; q.mu is held.
+func (q *Waits) setQueuedLocked(kw *keyWaits) {
+	if !kw.asked.IsZero() {
+		kw.polled, kw.woken = kw.asked, kw.wokeAsking
+		kw.asked = time.Time{}
+	}
 }
 
 // Add registers w as a watcher of key, after an attempt that queued the
 // executor. It wakes w at once if a wake for key came within window. The
 // key is not [Waits.Quiet] until a waiter asks the backend again
-// ([Waits.PolledAt]): nothing here tells when the attempt that queued ran.
+// ([Waits.PolledAt]), unless the executor said when the attempt that
+// queued asked ([Waits.Joined]) and no wake came since: that attempt is
+// then the poll.
 func (q *Waits) Add(key string, w *Watcher, window time.Duration) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -136,6 +154,7 @@ func (q *Waits) Add(key string, w *Watcher, window time.Duration) {
 	}
 	kw.watchers[w] = struct{}{}
 	kw.queued = true
+	q.countJoined(key, kw)
 	if t := q.leaving[key]; t != nil {
 		// A waiter came back before the departure: the executor stays.
 		t.Stop()
@@ -176,7 +195,7 @@ func (q *Waits) Remove(key string, w *Watcher) (leftQueued bool) {
 }
 
 // count refreshes n; q.mu is held.
-func (q *Waits) count() { q.n.Store(int32(len(q.keys) + len(q.ahead))) }
+func (q *Waits) count() { q.n.Store(int32(len(q.keys) + len(q.ahead) + len(q.joined))) }
 
 // LeaveLater runs leave after delay unless a watcher of key comes first,
 // or the executor closes.
@@ -215,6 +234,7 @@ func (q *Waits) Close() []string {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.closed = true
+	q.wakes.Add(1)
 	seen := map[string]struct{}{}
 	for k, t := range q.leaving {
 		t.Stop()
@@ -309,6 +329,7 @@ func (q *Waits) PolledAt(key string, now time.Time) {
 func (q *Waits) Wake(key string, window time.Duration) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	q.wakes.Add(1)
 	if _, ok := q.ahead[key]; ok {
 		delete(q.ahead, key)
 		q.count()
@@ -330,6 +351,7 @@ func (q *Waits) Wake(key string, window time.Duration) {
 func (q *Waits) WakeShared(key string, window time.Duration) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	q.wakes.Add(1)
 	if kw := q.keys[key]; kw != nil {
 		kw.markWoken()
 		for w := range kw.watchers {
@@ -365,6 +387,7 @@ func keep(m map[string]time.Time, key string, window time.Duration) map[string]t
 func (q *Waits) WakeAll() {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	q.wakes.Add(1)
 	clear(q.ahead)
 	q.count()
 	for _, kw := range q.keys {
@@ -379,6 +402,7 @@ func (q *Waits) WakeAll() {
 // of the executor, which may have missed a wake.
 func (q *Waits) WakeKey(key string, w *Watcher) {
 	q.mu.Lock()
+	q.wakes.Add(1)
 	if kw := q.keys[key]; kw != nil {
 		kw.markWoken()
 	}

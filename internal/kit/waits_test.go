@@ -164,3 +164,41 @@ func TestWaits_Quiet(t *testing.T) {
 		t.Fatal("a poll with no answer made the key quiet")
 	}
 }
+
+// TestWaits_Joined checks that the attempt that queued the executor for a
+// key nobody watched counts as the watch's poll when no wake came since
+// it asked, and does not when one came, whatever its key, or when the
+// attempt took the key instead.
+func TestWaits_Joined(t *testing.T) {
+	now := time.Now()
+	var q Waits
+	q.Joined("k", q.Ask(now))
+	q.Add("k", NewWatcher(), time.Minute)
+	if !q.Quiet("k", now, time.Second) || q.Quiet("k", now.Add(time.Second), time.Second) {
+		t.Fatal("the queuing attempt is not the poll, quiet for every after it asked")
+	}
+	for name, wake := range map[string]func(q *Waits){
+		"this key":  func(q *Waits) { q.Wake("k", time.Minute) },
+		"other key": func(q *Waits) { q.Wake("other", time.Minute) },
+		"WakeAll":   func(q *Waits) { q.WakeAll() },
+	} {
+		var q Waits
+		a := q.Ask(now)
+		wake(&q) // a release between the attempt and the watch
+		q.Joined("k", a)
+		q.Add("k", NewWatcher(), time.Minute)
+		if q.Quiet("k", now, time.Second) {
+			t.Fatalf("quiet after a wake (%s) between the attempt and the watch", name)
+		}
+	}
+	var q2 Waits
+	q2.Joined("k", q2.Ask(now))
+	q2.SetQueued("k", false) // a later attempt took the key
+	if q2.Active() {
+		t.Fatal("a taken key's joined attempt is kept")
+	}
+	q2.Add("k", NewWatcher(), time.Minute)
+	if q2.Quiet("k", now, time.Second) {
+		t.Fatal("an attempt that took the key counted as a later watch's poll")
+	}
+}

@@ -14,10 +14,8 @@ import (
 
 // stallBackends are the backends this test covers. etcd and ZooKeeper
 // grant no claim a stalled waiter could miss: a waiter's place is its
-// queue node, kept through any stall within its session. Redis joins with
-// its stalled grantee's fix (speedredis, 13624e5): on this branch alone
-// its grantee still loses its place.
-var stallBackends = []string{Postgres}
+// queue node, kept through any stall within its session.
+var stallBackends = []string{Redis, Postgres}
 
 // Timings of the stall on Redis and PostgreSQL: their claim window and
 // quiet poll (the executors' defaults), the stall, five claim windows, and
