@@ -29,7 +29,7 @@ type lossExcuse struct {
 
 // excused reports whether the loss is the machine's doing, by what the
 // holder measured.
-func (x lossExcuse) excused() bool { return x.localEnd && x.stall >= x.need }
+func (x lossExcuse) excused() bool { return x.localEnd && max(x.stall, x.late) >= x.need }
 
 func (x lossExcuse) String() string {
 	since := func(at int64) string {
@@ -38,7 +38,7 @@ func (x lossExcuse) String() string {
 		}
 		return "+" + fromNS(at).Sub(fromNS(x.iv.Start)).Round(time.Millisecond).String()
 	}
-	return fmt.Sprintf("%s g%d token %d lost at %s (read %s, last held %s, end %s; %s): the hold had run %v past its length, its process's timers up to %v late (timerprobe) within the lease before; a stall of %v excuses a loss at the local end",
+	return fmt.Sprintf("%s g%d token %d lost at %s (read %s, last held %s, end %s; %s): the hold had run %v past its length, its process's timers up to %v late (timerprobe) within the lease before; either of %v excuses a loss at the local end",
 		x.iv.ID, x.iv.G, x.iv.Token, since(x.iv.LostAt), since(x.iv.ReadAt), since(x.iv.LastHeld), since(x.iv.End), x.iv.LostErr,
 		x.stall.Round(time.Millisecond), x.late.Round(time.Millisecond), x.need)
 }
@@ -64,12 +64,15 @@ func judgeLosses(t *testing.T, a Analysis, reps []Report, hold, lease time.Durat
 // judgeLoss judges the loss of iv, a hold of nominal length hold with a
 // lease of lease that no fault touched. A holder observes a loss only
 // while it holds, so a loss at the lease's local end means the hold was
-// still running then: it is excused when the hold had run at least a third
-// of the lease past its length, a stall of the machine the holder measured
-// itself (its process descheduled, which the timer probe sees too, or its
-// own writes blocked on a busy disk, which it does not), during which the
-// lease ran out or its renewals went unanswered. Any other loss, and a loss
-// at the local end of a hold that was on time, is a failure.
+// still running then: it is excused when the machine stalled the holder by
+// at least a third of the lease (a renewal interval), as the holder
+// measured it: its hold had run that long past its length (its writes
+// blocked on a busy disk, which the timer probe does not see), or its
+// process's timers ran that late within the lease before the loss (the
+// process descheduled: the reply of its acquisition, which the lease
+// counts from when it was sent, or its renewals, waited that long). Any
+// other loss, and a loss at the local end of a holder the machine did not
+// stall, is a failure.
 func judgeLoss(iv Interval, reps []Report, hold, lease time.Duration) lossExcuse {
 	x := lossExcuse{iv: iv, need: lease / 3}
 	for _, c := range localEndCauses {

