@@ -10,12 +10,15 @@ import (
 // localEndCauses are the reasons the Template gives a loss at the lease's
 // local end (loss.go): a fixed lease that ran out, a watchdog lease whose
 // renewals did not succeed before it (a renewal past its timeout, or still
-// unanswered), a lease the backend renews that it did not confirm in time.
-// The local end does its job there: the lock is given up because nothing
-// proved it held.
+// unanswered), a lease the backend renews that it did not confirm in time;
+// and ZooKeeper's own rule (Options.DisconnectGrace, zero): a connection
+// that went without its session, its heartbeats unanswered for two thirds
+// of the session timeout. The local end does its job there: the lock is
+// given up because nothing proved it held.
 var localEndCauses = []string{
 	"fixed lease expired",
 	"lease ran out by the local clock",
+	"zookeeper: connection without its session",
 }
 
 // lossExcuse is how a run without any fault judges a lost-lock signal.
