@@ -253,7 +253,7 @@ func acquireLogged(ctx context.Context, e executor.Executor, r executor.Request,
 		}
 		if w != nil && released == nil {
 			released, stop = w.WatchRelease(ctx, r.Key)
-			if !e.Capabilities().QueuedWaits {
+			if e.Capabilities().Wait != executor.WaitQueued {
 				continue // a release before the watch would be missed
 			}
 		}

@@ -48,7 +48,7 @@ ORDER BY o.i`
 // wrapping [executor.ErrBackend] when the database did not answer.
 //
 // [Migrate] and the lock4go command call it, and an [Executor] runs it
-// once, before its first acquisition: a role that could take a lock but
+// once, before its first attempt: a role that could take a lock but
 // not release it, or not queue for one, gets no lock.
 func Check(ctx context.Context, pool *pgxpool.Pool, opts Options) error {
 	if pool == nil {
@@ -196,7 +196,7 @@ func (e *Executor) checkFirst(ctx context.Context) error {
 		return e.noConnection(ctx, err)
 	}
 	defer conn.Release()
-	cctx, cancel := e.callContext(ctx)
+	cctx, cancel := e.core.CallContext(ctx)
 	defer cancel()
 	if err := check(cctx, conn, e.opts); err != nil {
 		return err
@@ -205,7 +205,7 @@ func (e *Executor) checkFirst(ctx context.Context) error {
 	return nil
 }
 
-// checkFailed is the error of an acquisition of key whose [checkFirst]
+// checkFailed is the error of an attempt on key whose [checkFirst]
 // failed with err: a connection the server refused (a role or database
 // that does not exist, a wrong password) is a wrong configuration too.
 func (e *Executor) checkFailed(ctx context.Context, key string, err error) error {
@@ -213,7 +213,7 @@ func (e *Executor) checkFailed(ctx context.Context, key string, err error) error
 	case cerr != nil:
 		return fmt.Errorf("postgres: acquire %q: %w", key, cerr)
 	case errors.Is(err, errNotSent):
-		return acquireErr(ctx, key, err)
+		return e.acquireErr(ctx, key, err)
 	}
 	return fmt.Errorf("postgres: acquire %q: %w", key, err)
 }

@@ -24,13 +24,10 @@ import (
 // [executor.ErrInvalidKey], without a round trip, for a key Acquire
 // refuses.
 func (e *Executor) Inspect(ctx context.Context, key string) (executor.Holder, error) {
-	if err := validKey("inspect", key); err != nil {
+	if err := e.core.CheckKey("inspect", key); err != nil {
 		return executor.Holder{}, err
 	}
-	if e.isClosed() {
-		return executor.Holder{}, closedErr("inspect", key)
-	}
-	ctx, cancel := e.callContext(ctx)
+	ctx, cancel := e.core.CallContext(ctx)
 	defer cancel()
 	rows, err := e.pool.Query(ctx, e.sql.inspect, pgxExec, key)
 	if err != nil {
@@ -74,16 +71,13 @@ func holderKind(kind string) (executor.Kind, int) {
 
 // ForceRelease implements [executor.ForceReleaser] with the release
 // statement: it frees key only if h.Owner still holds it (owner values are
-// unique per acquisition, so a newer holder is never touched) and hands it
+// unique per attempt, so a newer holder is never touched) and hands it
 // to the head of the wait queue. The holder's Template learns of it at its
 // next renewal, within a third of its lease; a fixed lease (WithExpire) is
 // never renewed, so its holder is not told.
 func (e *Executor) ForceRelease(ctx context.Context, key string, h executor.Holder) error {
-	if err := validKey("force release", key); err != nil {
+	if err := e.core.CheckKey("force release", key); err != nil {
 		return err
-	}
-	if e.isClosed() {
-		return closedErr("force release", key)
 	}
 	if h.Owner == "" {
 		return fmt.Errorf("postgres: force release %q: the holder has no owner value: %w", key, executor.ErrLockNotHeld)

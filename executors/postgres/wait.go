@@ -3,10 +3,10 @@ package postgres
 import (
 	"context"
 	"strings"
-	"sync"
-	"time"
 
-	"github.com/lock4go/lock4go/internal/kit"
+	"github.com/lock4go/lock4go/executor"
+	"github.com/lock4go/lock4go/internal/lifecycle"
+	"github.com/lock4go/lock4go/internal/queued"
 )
 
 // Payloads of wake notifications: the kind of hand-off, then the key.
@@ -14,6 +14,8 @@ const (
 	wakeLock   = "w" // the key's lock, as a claim on its row
 	wakeShares = "s" // read locks or permits, as claims among its shares
 )
+
+var _ executor.Waiter = (*Executor)(nil)
 
 // WatchRelease implements [executor.Waiter]. An attempt of a waiting
 // request ([executor.Request.Wait]) that finds the key busy queues the
@@ -37,12 +39,12 @@ const (
 // called exactly once (later calls do nothing); it never blocks on the
 // network. A stop that leaves nobody of this executor waiting for key
 // removes the executor from key's queue in the background, unless another
-// of its waiters watches key within [kit.LeaveDelay].
+// of its waiters watches key within [queued.LeaveDelay].
 func (e *Executor) WatchRelease(ctx context.Context, key string) (released <-chan struct{}, stop func()) {
-	if e.isClosed() {
-		return kit.Fired(), func() {}
+	if e.core.Closed() {
+		return lifecycle.Fired(), func() {}
 	}
-	w := kit.NewWatcher()
+	w := queued.NewWatcher()
 	// Counted first, so that an idle listener that sees no waiter and
 	// stops does so before start.
 	e.waits.Add(key, w, e.opts.ClaimWindow)
@@ -51,14 +53,7 @@ func (e *Executor) WatchRelease(ctx context.Context, key string) (released <-cha
 	if first || !e.listener.listening() {
 		e.waits.WakeKey(key, w)
 	}
-	var once sync.Once
-	return w.C(), func() {
-		once.Do(func() {
-			if e.waits.Remove(key, w) {
-				e.waits.LeaveLater(key, kit.LeaveDelay, func() { e.leaveQueue(key) })
-			}
-		})
-	}
+	return w.C(), e.core.Unwatch(key, w, nil)
 }
 
 // onWake handles a wake notification.
@@ -70,35 +65,4 @@ func (e *Executor) onWake(payload string) {
 	if key, ok := strings.CutPrefix(payload, wakeLock); ok {
 		e.waits.Wake(key, e.opts.ClaimWindow)
 	}
-}
-
-// leaveQueue removes the executor from key's queue in the background, best
-// effort: an entry left behind costs the next waiter a claim window at
-// worst.
-func (e *Executor) leaveQueue(key string) {
-	e.bg.Go(func() {
-		ctx, cancel := e.detached()
-		defer cancel()
-		if _, err := e.pool.Exec(ctx, e.sql.leave, pgxExec, key, e.member, e.claimMs); err != nil && e.life.Err() == nil {
-			e.log.Debug("postgres: leaving a wait queue failed; the entry is skipped when its turn comes", "key", key, "err", err)
-		}
-	})
-}
-
-// quietPoll is how often a waiter that stands in the queue, and heard of
-// no release since, asks the database: the Template's other retries are
-// answered "busy" without a round trip (see [kit.Waits.Quiet]).
-const quietPoll = time.Second
-
-// busyLocally reports whether a waiting attempt of a lock on key can be
-// answered "busy" without a round trip: the executor stands in the key's
-// queue, listening, and no wake came since its last poll (at most
-// quietPoll ago). Otherwise it records the poll, before the round trip.
-func (e *Executor) busyLocally(key string) bool {
-	now := time.Now()
-	if e.waits.Quiet(key, now, quietPoll) && e.listener.listening() {
-		return true
-	}
-	e.waits.PolledAt(key, now)
-	return false
 }

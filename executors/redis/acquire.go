@@ -9,7 +9,8 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/lock4go/lock4go/executor"
-	"github.com/lock4go/lock4go/internal/kit"
+	"github.com/lock4go/lock4go/internal/leases"
+	"github.com/lock4go/lock4go/internal/queued"
 )
 
 // Acquire makes one attempt to take req.Key for req.Owner with one script
@@ -39,7 +40,7 @@ import (
 //
 // Whenever the script may have run without its token reaching us (a lost
 // reply, a call abandoned at ctx's end), Acquire reports an error, never a
-// lease, and voids the owner in the background (voidLater): the key is
+// lease, and voids the owner in the background ([queued.Core.VoidLater]): the key is
 // freed if the command took it, and taken over by the next waiter if it
 // lands later. docs/redis.md tells the whole story.
 //
@@ -56,11 +57,11 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 	if ctx.Err() != nil {
 		return nil, fmt.Errorf("redis: acquire %q: %w", req.Key, executor.GaveUp(ctx))
 	}
-	if e.isClosed() {
-		return nil, closedErr("acquire", req.Key)
+	if e.core.Closed() {
+		return nil, e.core.ClosedErr("acquire", req.Key)
 	}
 	share := req.Shared || req.Permits > 0
-	var ask kit.Ask
+	var ask queued.Ask
 	if !share && req.Wait {
 		var busy bool
 		if ask, busy = e.busyLocally(req.Key); busy {
@@ -69,7 +70,7 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 	}
 	l := newLease(e, req.Key, req.Owner)
 	if share {
-		l.shareArg = shareKind(req) + "|" + req.Owner
+		l.shareArg = queued.ShareKind(req) + "|" + req.Owner
 	}
 	l.followers = !share && req.Wait && req.Followers
 	if req.Wait {
@@ -88,15 +89,15 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 // answered "busy" without a round trip: a holder of this process queued the
 // executor again for this caller and no release has woken it since, or the
 // executor stands in the key's queue, subscribed, and no wake came since its
-// last poll (at most quietPoll ago). Otherwise it records the poll, and
-// returns it for the answer (see [kit.Waits.Joined]).
-func (e *Executor) busyLocally(key string) (kit.Ask, bool) {
+// last poll (at most [queued.QuietPoll] ago). Otherwise it records the poll, and
+// returns it for the answer (see [queued.Waits.Joined]).
+func (e *Executor) busyLocally(key string) (queued.Ask, bool) {
 	if e.waits.TakeAhead(key) {
-		return kit.Ask{}, true
+		return queued.Ask{}, true
 	}
 	now := time.Now()
-	if !e.opts.PollEveryRetry && e.waits.Quiet(key, now, quietPoll) && e.wakesHealthy(key) {
-		return kit.Ask{}, true
+	if !e.opts.pollEveryRetry && e.waits.Quiet(key, now, queued.QuietPoll) && e.wakesHealthy(key) {
+		return queued.Ask{}, true
 	}
 	e.waits.PolledAt(key, now)
 	return e.waits.Ask(now), false
@@ -106,7 +107,7 @@ func (e *Executor) busyLocally(key string) (kit.Ask, bool) {
 // error, and keeps the executor's queue bookkeeping: a lock's (one waiter
 // per key in a process); waiters of shares share the entry and leave it
 // alone.
-func (e *Executor) outcome(ctx context.Context, l *lease, req executor.Request, r result, ask kit.Ask) (executor.Lease, error) {
+func (e *Executor) outcome(ctx context.Context, l *lease, req executor.Request, r result, ask queued.Ask) (executor.Lease, error) {
 	track := req.Wait && l.shareArg == nil
 	switch {
 	case r.err == nil && r.val > 0:
@@ -120,11 +121,11 @@ func (e *Executor) outcome(ctx context.Context, l *lease, req executor.Request, 
 				e.waits.SetAhead(req.Key)
 			}
 		}
-		if !e.held.Add(l) {
-			return nil, e.refuseLate(l)
+		if err := e.core.Add(l); err != nil {
+			return nil, err
 		}
 		return l, nil
-	case r.err == nil && r.val == queued:
+	case r.err == nil && r.val == queued.CodeQueued:
 		if track {
 			e.waits.Joined(req.Key, ask)
 		}
@@ -137,27 +138,29 @@ func (e *Executor) outcome(ctx context.Context, l *lease, req executor.Request, 
 		return nil, fmt.Errorf("redis: %q: %w", req.Key, executor.ErrNotAcquired)
 	case isNil(r.err):
 		return nil, fmt.Errorf("redis: %q: %w", req.Key, executor.ErrNotAcquired)
-	case r.err == nil && r.val == ownerVoided:
-		return nil, fmt.Errorf("redis: acquire %q: %w: %w", req.Key, executor.ErrNotAcquired, errVoided)
-	case r.err == nil && r.val == kindMismatch:
-		return nil, errKind(req)
+	case r.err == nil && r.val == queued.CodeVoided:
+		return nil, e.core.Voided(req.Key)
+	case r.err == nil && r.val == queued.CodeKindMismatch:
+		return nil, e.core.KindErr(req)
 	}
 	// A failed or abandoned call, or a retried share acquisition: the key
 	// may hold req.Owner, unless nothing was sent.
 	if !e.neverSent(r.err) {
-		e.voidLater(l, req.TTL, refusedDial(r.err))
+		// A refused dial most likely sent nothing: its void's failures are
+		// debug messages.
+		e.core.VoidLater(l, req.TTL, queued.Quiet(refusedDial(r.err)))
 	}
 	err := r.err
 	if err == nil {
 		err = errNoCounter
 	}
-	return nil, acquireErr(ctx, req.Key, err)
+	return nil, e.core.AcquireErr(ctx, req.Key, err)
 }
 
 // try runs the acquire script of l's kind: a lock's, or a share's.
 func (l *lease) try(ctx context.Context, req executor.Request) result {
 	if l.shareArg != nil {
-		return l.acquireShare(ctx, req, shareKind(req))
+		return l.acquireShare(ctx, req, queued.ShareKind(req))
 	}
 	return l.acquire(ctx, req)
 }
@@ -212,11 +215,6 @@ func acquireResult(cmd *goredis.Cmd, acked int64) result {
 	return result{val: v, err: err, acked: acked}
 }
 
-// quietPoll is how often a waiter that stands in a key's queue, with its
-// wake subscription healthy, asks the server while no wake comes; its other
-// retries are answered without a round trip (see [kit.Waits.Quiet]).
-const quietPoll = time.Second
-
 // noArg is the empty script argument, boxed once.
 var noArg any = ""
 
@@ -238,7 +236,7 @@ func (e *Executor) msArg(d time.Duration) any {
 	if c := e.lastTTL.Load(); c != nil && c.d == d {
 		return c.arg
 	}
-	c := &ttlArg{d: d, arg: kit.Millis(d)}
+	c := &ttlArg{d: d, arg: leases.Millis(d)}
 	e.lastTTL.Store(c)
 	return c.arg
 }
@@ -254,18 +252,7 @@ var (
 	// errNoCounter: a share acquisition retried by go-redis found its share
 	// taken by its first attempt, whose token is not kept.
 	errNoCounter = errors.New("redis: the token of a retried share acquisition is unknown")
-
-	// errVoided: the owner's acquisitions were voided by the void of
-	// an earlier attempt with the same owner; nothing was written.
-	errVoided = errors.New("redis: owner voided after a lost reply")
 )
-
-// acquireErr reports an acquire round trip of key that failed with err, or
-// that the caller abandoned (err is then ctx's error), as
-// [executor.AttemptError] classifies it.
-func acquireErr(ctx context.Context, key string, err error) error {
-	return fmt.Errorf("redis: acquire %q: %w", key, executor.AttemptError(ctx, err))
-}
 
 // runAcquire runs the acquire call c like [call.run] and, with
 // [Options.Replicas], sends WAIT behind it in one pipeline on the same
@@ -290,7 +277,7 @@ func (e *Executor) acquireWaiting(ctx context.Context, c *call) (*goredis.Cmd, i
 	var wait *goredis.Cmd
 	_, perr := e.client.Pipelined(ctx, func(p goredis.Pipeliner) error {
 		cmd = c.send(ctx, p)
-		wait = p.Do(ctx, "wait", e.opts.Replicas, kit.Millis(e.opts.ReplicaTimeout))
+		wait = p.Do(ctx, "wait", e.opts.Replicas, leases.Millis(e.opts.ReplicaTimeout))
 		return nil
 	})
 	if cmd.Err() == nil && perr != nil && !isNil(perr) {
@@ -310,8 +297,8 @@ func (e *Executor) checkReplicas(ctx context.Context, l *lease, acked int64) err
 		return nil
 	}
 	if err := l.Release(context.WithoutCancel(ctx)); err != nil {
-		e.log.Debug("redis: releasing an acquisition that too few replicas acknowledged failed; it ends with its TTL", "key", l.key(), "err", err)
+		e.log.Debug("redis: releasing an acquisition that too few replicas acknowledged failed; it ends with its TTL", "key", l.Key(), "err", err)
 	}
 	return fmt.Errorf("redis: acquire %q: acknowledged by %d of %d replicas within %v: %w",
-		l.key(), acked, e.opts.Replicas, e.opts.ReplicaTimeout, executor.ErrBackend)
+		l.Key(), acked, e.opts.Replicas, e.opts.ReplicaTimeout, executor.ErrBackend)
 }

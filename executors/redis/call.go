@@ -3,12 +3,8 @@ package redis
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	goredis "github.com/redis/go-redis/v9"
-
-	"github.com/lock4go/lock4go/executor"
-	"github.com/lock4go/lock4go/internal/kit"
 )
 
 // honoursContext reports whether client bounds its network I/O by context
@@ -94,12 +90,4 @@ func runScript(ctx context.Context, c goredis.Scripter, s *luaScript, keys []str
 // 8 changed it), and go-redis may hand over its own [goredis.ErrNoScript].
 func isNoScript(err error) bool {
 	return err != nil && (errors.Is(err, goredis.ErrNoScript) || goredis.HasErrorPrefix(err, "NOSCRIPT"))
-}
-
-// isClosed reports whether Close has begun: every call checks it first.
-func (e *Executor) isClosed() bool { return kit.Closed(e.done) }
-
-// closedErr is the error of op on key after Close.
-func closedErr(op, key string) error {
-	return fmt.Errorf("redis: %s %q: %w", op, key, executor.ErrClosed)
 }

@@ -13,7 +13,9 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/lock4go/lock4go/executor"
-	"github.com/lock4go/lock4go/internal/kit"
+	"github.com/lock4go/lock4go/internal/leases"
+	"github.com/lock4go/lock4go/internal/lifecycle"
+	"github.com/lock4go/lock4go/internal/queued"
 )
 
 // Executor is the Redis lock executor. It implements [executor.Executor],
@@ -42,18 +44,19 @@ type Executor struct {
 	wakeChannel string
 	grantBase   string // claimPrefix, member and a NUL: a grant's value before its token
 	claimArg    any    // ClaimWindow in ms, boxed once
-	queueTTLArg any    // queueTTL in ms, boxed once
+	queueTTLArg any    // queued.QueueTTL (or the claim window) in ms, boxed once
 	waits       waits
 
-	voids voidQueue // voids of lost replies
+	// core holds the leases held, the voids of lost replies, the
+	// background work (workers, voids, departures, the start-up check) and
+	// Close.
+	core *queued.Core[*lease]
 
-	held kit.Held[*lease] // the leases held, for Close
-
+	// The workers of run: mu guards closed (Close began: no more
+	// hand-offs) and idle (the parked ones, the last parked on top).
 	mu     sync.Mutex
 	closed bool
-	idle   []*worker     // parked workers of run, the last parked on top
-	done   chan struct{} // closed by Close
-	bg     kit.Group     // background work: workers, voids, the start-up check
+	idle   []*worker
 }
 
 var (
@@ -97,7 +100,7 @@ var (
 // deadline if Redis stalls, and a call whose context can be cancelled but
 // has no deadline takes a worker too.
 func New(client goredis.UniversalClient, opts Options) (*Executor, error) {
-	if kit.IsNil(client) {
+	if lifecycle.IsNil(client) {
 		return nil, fmt.Errorf("redis: nil client: %w", executor.ErrInvalidConfig)
 	}
 	if _, ok := client.(*goredis.Ring); ok {
@@ -116,10 +119,9 @@ func New(client goredis.UniversalClient, opts Options) (*Executor, error) {
 		log:         opts.Logger.With("executor", opts.Name),
 		ctxBound:    honoursContext(client),
 		oneAttempt:  makesOneAttempt(client),
-		claimArg:    kit.Millis(opts.ClaimWindow),
-		queueTTLArg: kit.Millis(max(queueTTL, opts.ClaimWindow)),
-		member:      newMember(),
-		done:        make(chan struct{}),
+		claimArg:    leases.Millis(opts.ClaimWindow),
+		queueTTLArg: leases.Millis(max(queued.QueueTTL, opts.ClaimWindow)),
+		member:      queued.NewMember(),
 	}
 	e.wakeChannel = wakeChannelPrefix + e.member
 	e.grantBase = claimPrefix + e.member + "\x00"
@@ -131,7 +133,8 @@ func New(client goredis.UniversalClient, opts Options) (*Executor, error) {
 	if !e.ctxBound {
 		e.log.Debug("redis: the client does not bound calls by context deadlines (ContextTimeoutEnabled is false); calls whose context can end are handed to worker goroutines")
 	}
-	e.bg.Go(e.checkEviction)
+	e.core = e.newCore()
+	e.core.Go(e.checkEviction)
 	return e, nil
 }
 
@@ -147,7 +150,7 @@ func (e *Executor) Priority() int { return e.opts.Priority }
 // [Executor.WatchRelease]), and the executor has read locks and semaphores
 // (see docs/redis.md, "Read locks and permits").
 func (e *Executor) Capabilities() executor.Capabilities {
-	return executor.Capabilities{QueuedWaits: true, SharedLocks: true, Semaphores: true}
+	return executor.Capabilities{Wait: executor.WaitQueued, SharedLocks: true, Semaphores: true}
 }
 
 // isNil reports whether err is the nil reply of go-redis.

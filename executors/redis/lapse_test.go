@@ -22,12 +22,12 @@ func TestGrant_lapsed(t *testing.T) {
 	s := server(t)
 	c := newClient(t, s.Addr())
 	// Every attempt asks the server, as a waiter's quiet poll does.
-	o := redis.Options{ClaimWindow: 100 * time.Millisecond, PollEveryRetry: true}
-	holder := newExecutor(t, newClient(t, s.Addr()), o)
-	a := newExecutor(t, newClient(t, s.Addr()), o)
-	b := newExecutor(t, newClient(t, s.Addr()), o)
-	d := newExecutor(t, newClient(t, s.Addr()), o)
-	f := newExecutor(t, newClient(t, s.Addr()), o)
+	o := redis.Options{ClaimWindow: 100 * time.Millisecond}
+	holder := pollingExecutor(t, newClient(t, s.Addr()), o)
+	a := pollingExecutor(t, newClient(t, s.Addr()), o)
+	b := pollingExecutor(t, newClient(t, s.Addr()), o)
+	d := pollingExecutor(t, newClient(t, s.Addr()), o)
+	f := pollingExecutor(t, newClient(t, s.Addr()), o)
 	for _, e := range []*redis.Executor{a, b, d, f} {
 		warmWakes(t, e)
 	}
@@ -124,9 +124,9 @@ func wantQueue(t *testing.T, c *goredis.Client, key string, want []*redis.Execut
 func TestGrant_lapsedConfirm(t *testing.T) {
 	s := server(t)
 	c := newClient(t, s.Addr())
-	o := redis.Options{ClaimWindow: 100 * time.Millisecond, PollEveryRetry: true}
-	holder := newExecutor(t, newClient(t, s.Addr()), o)
-	a := newExecutor(t, newClient(t, s.Addr()), o)
+	o := redis.Options{ClaimWindow: 100 * time.Millisecond}
+	holder := pollingExecutor(t, newClient(t, s.Addr()), o)
+	a := pollingExecutor(t, newClient(t, s.Addr()), o)
 	warmWakes(t, a)
 	key := uniq(t, "lapseconfirm:")
 	hl := mustHold(t, holder, key)
@@ -164,10 +164,10 @@ func awaitLapse(t *testing.T, c *goredis.Client, key, grant string) {
 func TestGrant_lapsedReaders(t *testing.T) {
 	s := server(t)
 	c := newClient(t, s.Addr())
-	o := redis.Options{ClaimWindow: 100 * time.Millisecond, PollEveryRetry: true}
-	holder := newExecutor(t, newClient(t, s.Addr()), o)
-	writer := newExecutor(t, newClient(t, s.Addr()), o)
-	reader := newExecutor(t, newClient(t, s.Addr()), o)
+	o := redis.Options{ClaimWindow: 100 * time.Millisecond}
+	holder := pollingExecutor(t, newClient(t, s.Addr()), o)
+	writer := pollingExecutor(t, newClient(t, s.Addr()), o)
+	reader := pollingExecutor(t, newClient(t, s.Addr()), o)
 	for _, e := range []*redis.Executor{writer, reader} {
 		warmWakes(t, e)
 	}
@@ -198,4 +198,14 @@ func TestGrant_lapsedReaders(t *testing.T) {
 		t.Fatalf("the writer's token %d is not above the reader's %d", wl.Token(), rl.Token())
 	}
 	_ = wl.Release(t.Context())
+}
+
+// pollingExecutor returns an executor over client whose waiters ask the
+// server at every retry (as Redlock's masters do), closed at the end of
+// the test.
+func pollingExecutor(t *testing.T, client *goredis.Client, o redis.Options) *redis.Executor {
+	t.Helper()
+	e := newExecutor(t, client, o)
+	redis.PollEveryRetry(e)
+	return e
 }

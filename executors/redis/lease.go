@@ -2,7 +2,6 @@ package redis
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -10,7 +9,7 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/lock4go/lock4go/executor"
-	"github.com/lock4go/lock4go/internal/kit"
+	"github.com/lock4go/lock4go/internal/leases"
 )
 
 // lease is a lock held through an [Executor], or an attempt to take one. It
@@ -45,8 +44,8 @@ type lease struct {
 	// (see Executor.outcome).
 	epoch uint64
 	token int64
-	start time.Time // before the acquire script was sent
-	loss  kit.Loss  // set by Close: Redis never reports a loss by itself
+	start time.Time   // before the acquire script was sent
+	loss  leases.Loss // set by Close: Redis never reports a loss by itself
 }
 
 var (
@@ -76,9 +75,6 @@ func (l *lease) taken(token int64) {
 	}
 }
 
-// key returns the lock key.
-func (l *lease) key() string { return l.keys[0] }
-
 // Token returns the fencing token the acquire script returned.
 func (l *lease) Token() int64 { return l.token }
 
@@ -98,7 +94,7 @@ func (l *lease) LostCause() error { return l.loss.Cause() }
 // Renew sets the key's TTL to ttl from now if it still holds this owner.
 func (l *lease) Renew(ctx context.Context, ttl time.Duration) error {
 	if l.loss.Lost() {
-		return l.lostErr("renew")
+		return l.e.core.LostErr("renew", l)
 	}
 	var r result
 	if l.e.direct(ctx) {
@@ -106,7 +102,7 @@ func (l *lease) Renew(ctx context.Context, ttl time.Duration) error {
 	} else {
 		r = l.e.run(ctx, func(ctx context.Context) result { return l.renew(ctx, ttl) })
 	}
-	return l.settle(l.check("renew", r))
+	return l.e.core.Settle(l, l.check("renew", r))
 }
 
 // Release frees the key if it still holds this owner: it hands it to the
@@ -115,13 +111,10 @@ func (l *lease) Renew(ctx context.Context, ttl time.Duration) error {
 // caller whose request was cancelled.
 func (l *lease) Release(ctx context.Context) error {
 	if l.loss.Lost() {
-		return l.lostErr("release")
+		return l.e.core.LostErr("release", l)
 	}
-	if ctx.Err() != nil {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), l.e.opts.CleanupTimeout)
-		defer cancel()
-	}
+	ctx, cancel := l.e.core.ReleaseContext(ctx)
+	defer cancel()
 	var r result
 	if l.e.direct(ctx) {
 		r = l.release(ctx)
@@ -130,23 +123,9 @@ func (l *lease) Release(ctx context.Context) error {
 	}
 	err := l.check("release", r)
 	if err == nil {
-		l.e.held.Remove(l)
+		l.e.core.Forget(l)
 	}
-	return l.settle(err)
-}
-
-// settle forgets l, found no longer held by a renewal or release, in the
-// executor's held leases, and returns err.
-func (l *lease) settle(err error) error {
-	if err != nil && errors.Is(err, executor.ErrLockNotHeld) {
-		l.e.held.Remove(l)
-	}
-	return err
-}
-
-// lostErr is the error of op on a lease [Executor.Close] ended.
-func (l *lease) lostErr(op string) error {
-	return fmt.Errorf("redis: %s %q: %w: %w", op, l.key(), executor.ErrLockNotHeld, l.loss.Cause())
+	return l.e.core.Settle(l, err)
 }
 
 // renew runs the renew script.
@@ -191,7 +170,7 @@ func (l *lease) release(ctx context.Context) result {
 	if v == requeued {
 		// The key went to another executor, and this one is queued again
 		// for its followers: their next attempt need not ask.
-		l.e.waits.SetAhead(l.key())
+		l.e.waits.SetAhead(l.Key())
 		v = 1
 	}
 	return result{val: v, err: err}
@@ -212,9 +191,9 @@ func (l *lease) voidCmd(ctx context.Context, p goredis.Pipeliner, ttlArg any) *g
 func (l *lease) check(op string, r result) error {
 	switch {
 	case r.err != nil:
-		return fmt.Errorf("redis: %s %q: %w: %w", op, l.key(), executor.ErrBackend, r.err)
+		return fmt.Errorf("redis: %s %q: %w: %w", op, l.Key(), executor.ErrBackend, r.err)
 	case r.val != 1:
-		return fmt.Errorf("redis: %s %q: %w", op, l.key(), executor.ErrLockNotHeld)
+		return fmt.Errorf("redis: %s %q: %w", op, l.Key(), executor.ErrLockNotHeld)
 	}
 	return nil
 }
@@ -225,21 +204,7 @@ func (l *lease) check(op string, r result) error {
 // or one wrapping [executor.ErrBackend]. Leases of other executors are
 // renewed one by one through their own Renew.
 func (e *Executor) RenewBatch(ctx context.Context, items []executor.RenewItem) []error {
-	errs := make([]error, len(items))
-	own := make([]*lease, 0, len(items))
-	idx := make([]int, 0, len(items))
-	for i, it := range items {
-		if l, ok := it.Lease.(*lease); ok && l.e == e && l.loss.Lost() {
-			errs[i] = l.lostErr("renew")
-			continue
-		}
-		if l, ok := it.Lease.(*lease); ok && l.e == e {
-			own = append(own, l)
-			idx = append(idx, i)
-			continue
-		}
-		errs[i] = it.Lease.Renew(ctx, it.TTL)
-	}
+	errs, idx, own := e.core.Renewals(ctx, items, e.mine)
 	if len(own) == 0 {
 		return errs
 	}
@@ -250,13 +215,19 @@ func (e *Executor) RenewBatch(ctx context.Context, items []executor.RenewItem) [
 	for j, l := range own {
 		i := idx[j]
 		if r.abandoned {
-			errs[i] = fmt.Errorf("redis: renew %q: %w: %w", l.key(), executor.ErrBackend, r.err)
+			errs[i] = fmt.Errorf("redis: renew %q: %w: %w", l.Key(), executor.ErrBackend, r.err)
 			continue
 		}
 		v, err := pipelinedInt(cmds[j], r.err)
-		errs[i] = l.settle(l.check("renew", result{val: v, err: err}))
+		errs[i] = e.core.Settle(l, l.check("renew", result{val: v, err: err}))
 	}
 	return errs
+}
+
+// mine returns l as a lease of e, and reports whether it is one.
+func (e *Executor) mine(l executor.Lease) (*lease, bool) {
+	ml, ok := l.(*lease)
+	return ml, ok && ml.e == e
 }
 
 // renewPipeline sends one EVALSHA per lease in a pipeline and, if the

@@ -24,15 +24,9 @@ const (
 	// tokenMissing: a retried share acquisition found its own owner among
 	// the shares, whose tokens are not kept.
 	tokenMissing = -1
-	// ownerVoided: the owner's share acquisitions were voided by a void;
-	// nothing was written.
-	ownerVoided = -2
-	// queued: the key is busy and the waiting executor stands in its wait
-	// queue.
-	queued = -3
-	// kindMismatch: the key is in use as another kind (a lock, a read-write
-	// lock, or a semaphore of another size).
-	kindMismatch = -4
+	// The others are the codes of every queued executor:
+	// queued.CodeVoided (-2), queued.CodeQueued (-3) and
+	// queued.CodeKindMismatch (-4).
 )
 
 // requeued: the release script granted the key to another executor and

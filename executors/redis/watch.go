@@ -7,7 +7,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/lock4go/lock4go/internal/kit"
+	"github.com/lock4go/lock4go/internal/lifecycle"
+	"github.com/lock4go/lock4go/internal/queued"
 )
 
 // WatchRelease implements [executor.Waiter]. An attempt of a waiting
@@ -34,16 +35,16 @@ import (
 // be called exactly once (later calls do nothing); it never blocks on the
 // network. A stop that leaves nobody of this executor waiting for key
 // removes the executor from key's queue in the background, unless another
-// of its waiters watches key within [kit.LeaveDelay]. Once the executor is
+// of its waiters watches key within [queued.LeaveDelay]. Once the executor is
 // closed the channel is ready at once (see [Executor.Close]).
 func (e *Executor) WatchRelease(ctx context.Context, key string) (released <-chan struct{}, stop func()) {
-	if e.isClosed() {
-		return kit.Fired(), func() {}
+	if e.core.Closed() {
+		return lifecycle.Fired(), func() {}
 	}
-	w := kit.NewWatcher()
+	w := queued.NewWatcher()
 	h, channel, unwatch := e.subscription(key)
 	if h == nil {
-		return kit.Fired(), func() {}
+		return lifecycle.Fired(), func() {}
 	}
 	first := h.listen(channel, e.onWake, e.waits.WakeAll)
 	e.waits.Add(key, w, e.opts.ClaimWindow)
@@ -53,15 +54,7 @@ func (e *Executor) WatchRelease(ctx context.Context, key string) (released <-cha
 		// asks the server.
 		e.waits.Wake(key, e.opts.ClaimWindow)
 	}
-	var once sync.Once
-	return w.C(), func() {
-		once.Do(func() {
-			unwatch()
-			if e.waits.Remove(key, w) {
-				e.waits.LeaveLater(key, kit.LeaveDelay, func() { e.leaveQueue(key) })
-			}
-		})
-	}
+	return w.C(), e.core.Unwatch(key, w, unwatch)
 }
 
 // onWake handles a message on the executor's wake channel: the payload is
@@ -117,11 +110,11 @@ func (e *Executor) wakeEpoch(key string) uint64 {
 // "{<slot tag>}lock4go:wake:".
 func (e *Executor) wakePrefix(key string) string { return shardChannelPrefix(key) }
 
-// waits is what the executor knows of its callers' waits ([kit.Waits]:
+// waits is what the executor knows of its callers' waits ([queued.Waits]:
 // the watchers of each key, its place in the key's queue, the wakes that
 // came before any watcher) and the direct grants that wakes announced.
 type waits struct {
-	kit.Waits
+	queued.Waits
 	gmu sync.Mutex
 	// grants holds the direct grants that wakes announced, by key, for the
 	// next attempt on the key to confirm (see takeGrant).
