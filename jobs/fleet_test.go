@@ -51,13 +51,18 @@ type record struct {
 	Tick  int64  `json:"tick"`
 	Token int64  `json:"token"`
 	Start int64  `json:"start"`
-	End   int64  `json:"end"`
-	At    int64  `json:"at"`
-	OK    bool   `json:"ok"`
-	Late  bool   `json:"late"`
-	// LateMs is how late the process's timers ran in the 1.5s before a run.
+	// Fired is when the scheduler asked for a short job's lock.
+	Fired int64 `json:"fired"`
+	End   int64 `json:"end"`
+	At    int64 `json:"at"`
+	OK    bool  `json:"ok"`
+	Late  bool  `json:"late"`
+	// LateMs is how late the process's timers ran in the 1.5s before a run
+	// (in the 2s before a loss).
 	LateMs int64 `json:"latems"`
-	proc   int
+	// Err is why a lock was lost.
+	Err  string `json:"err"`
+	proc int
 }
 
 // instance is one jobfleet process and the records it printed so far.

@@ -2,6 +2,7 @@ package jobs_test
 
 import (
 	"cmp"
+	"fmt"
 	"maps"
 	"slices"
 	"syscall"
@@ -25,22 +26,26 @@ func TestFleet_eachTickOnce(t *testing.T) {
 		}
 		ran := map[int64][]record{}
 		var runs []record
+		lost := map[int64]record{} // by token
 		for _, in := range ins {
 			for _, r := range in.records() {
-				if r.Ev == "run" {
+				switch r.Ev {
+				case "run":
 					ran[r.Tick] = append(ran[r.Tick], r)
 					runs = append(runs, r)
+				case "lost":
+					lost[r.Token] = r
 				}
 			}
 		}
-		checkAtLeastFor(t, runs, 500*time.Millisecond)
+		checkAtLeastFor(t, runs, lost, 500*time.Millisecond)
 		ticks := slices.Sorted(maps.Keys(ran))
 		if len(ticks) < 3 {
 			t.Fatalf("only %d ticks ran: %v", len(ticks), ran)
 		}
 		// The first and last ticks may be cut by the start and the stop.
 		for tick := ticks[0] + 1; tick < ticks[len(ticks)-1]; tick++ {
-			checkTick(t, tick, ran[tick])
+			checkTick(t, tick, ran[tick], slices.Concat(ran[tick-1], ran[tick], ran[tick+1]), offsets, lost)
 		}
 		t.Logf("%d ticks; runs by process: %v", len(ticks), procsOf(ran))
 	})
@@ -50,34 +55,81 @@ func TestFleet_eachTickOnce(t *testing.T) {
 // atLeast after the lock of the run before it (At: when the acquisition
 // was sent, by this machine's clock, which the processes share), less 50ms
 // for the one-way trip of the later acquisition: what the lock guarantees,
-// whatever the schedulers do.
-func checkAtLeastFor(t *testing.T, runs []record, atLeast time.Duration) {
+// whatever the schedulers do, as long as it holds. A lock lost before the
+// next run took it (lost, by token: its process was told, say a loaded
+// machine dropped its ZooKeeper connection) cannot keep the job taken
+// after it: that gap is excused, and logged with the loss.
+func checkAtLeastFor(t *testing.T, runs []record, lost map[int64]record, atLeast time.Duration) {
 	t.Helper()
 	slices.SortFunc(runs, func(a, b record) int { return cmp.Compare(a.At, b.At) })
 	for i := 1; i < len(runs); i++ {
-		if gap := time.Duration(runs[i].At - runs[i-1].At); gap < atLeast-50*time.Millisecond {
-			t.Errorf("process %d took the job %v after process %d, within AtLeastFor %v", runs[i].proc, gap, runs[i-1].proc, atLeast)
+		gap := time.Duration(runs[i].At - runs[i-1].At)
+		if gap >= atLeast-50*time.Millisecond {
+			continue
 		}
+		if l, ok := lostBefore(lost, runs[i-1], runs[i]); ok {
+			t.Logf("process %d took the job %v after process %d, within AtLeastFor %v, excused: %s", runs[i].proc, gap, runs[i-1].proc, atLeast, l)
+			continue
+		}
+		t.Errorf("process %d took the job %v after process %d, within AtLeastFor %v", runs[i].proc, gap, runs[i-1].proc, atLeast)
 	}
 }
 
-// checkTick fails unless tick ran exactly once. A scheduler whose timers
-// fired more than 200ms late (500ms AtLeastFor less the 300ms of clock
-// offsets) ran its tick as if its clock were that far behind, which
-// AtLeastFor does not cover: a tick run twice or not at all is excused
-// when a run near it was that late, and only then.
-func checkTick(t *testing.T, tick int64, runs []record) {
+// lostBefore returns how the lock of run was lost before next's lock was
+// taken, if it was.
+func lostBefore(lost map[int64]record, run, next record) (string, bool) {
+	l, ok := lost[run.Token]
+	if !ok || l.At > next.At {
+		return "", false
+	}
+	return fmt.Sprintf("process %d's lock (token %d) was lost %v before (%s; its timers up to %d ms late)",
+		run.proc, run.Token, time.Duration(next.At-l.At).Round(time.Millisecond), l.Err, l.LateMs), true
+}
+
+// checkTick fails unless tick ran exactly once. A run whose lock came
+// more than 200ms after its tick (500ms AtLeastFor less the 300ms of clock
+// offsets: its scheduler fired late, its timers ran late, or the backend
+// answered late on a busy machine) ran as if its clock were that far
+// behind, which AtLeastFor does not cover: a tick run twice or not at all
+// is excused when a run near it (near: the runs of the tick and the ticks
+// beside it; offsets: the processes' clock offsets) was that late, or when
+// the lock of its first run was lost before the second took it (see
+// checkAtLeastFor), and only then.
+func checkTick(t *testing.T, tick int64, runs, near []record, offsets []time.Duration, lost map[int64]record) {
 	t.Helper()
 	if len(runs) == 1 {
 		return
 	}
-	for _, r := range runs {
-		if r.LateMs > 200 {
-			t.Logf("tick %d ran %d times, excused: process %d's timers ran %d ms late", tick, len(runs), r.proc, r.LateMs)
+	for _, r := range near {
+		due := time.Unix(r.Tick, 0).Add(offsets[r.proc])
+		if late := time.Unix(0, r.At).Sub(due); late > 200*time.Millisecond || r.LateMs > 200 {
+			t.Logf("tick %d ran %d times, excused: process %d's lock came %v after its tick was due (its timers %d ms late)",
+				tick, len(runs), r.proc, late.Round(time.Millisecond), r.LateMs)
 			return
 		}
 	}
-	t.Errorf("tick %d ran %d times (by processes %v), want once", tick, len(runs), procsOf(map[int64][]record{tick: runs})[tick])
+	if len(runs) == 2 {
+		first, second := runs[0], runs[1]
+		if first.At > second.At {
+			first, second = second, first
+		}
+		if l, ok := lostBefore(lost, first, second); ok {
+			t.Logf("tick %d ran twice, excused: %s", tick, l)
+			return
+		}
+	}
+	t.Errorf("tick %d ran %d times (by processes %v), want once; runs near it: %s", tick, len(runs), procsOf(map[int64][]record{tick: runs})[tick], runsOf(near))
+}
+
+// runsOf describes runs: who fired, took the lock and ran when (the
+// second's ms), and how late its timers were.
+func runsOf(runs []record) string {
+	out := ""
+	for _, r := range runs {
+		out += fmt.Sprintf("[process %d token %d fired at .%03d, locked at .%03d, ran at .%03d, timers %d ms late] ",
+			r.proc, r.Token, time.Unix(0, r.Fired).Nanosecond()/1e6, time.Unix(0, r.At).Nanosecond()/1e6, time.Unix(0, r.Start).Nanosecond()/1e6, r.LateMs)
+	}
+	return out
 }
 
 // procsOf returns the processes that ran each tick.

@@ -19,7 +19,7 @@ const minGlossaryUses = 20
 
 // notLibrary are the directories whose code is not library code: test
 // helpers, commands, nested modules and the test data.
-var notLibrary = regexp.MustCompile(`^(bench|examples|cmd|internal/(testserver|reliability|testkey|testlog|testwait|mwtest|timerprobe|doclinks)|executor/executortest|jobs/jobstest|testdata)(/|$)`)
+var notLibrary = regexp.MustCompile(`^(bench|examples|cmd|internal/(testserver|reliability|testkey|testlog|testwait|mwtest|timerprobe|doclinks)|executor/executortest|jobs/jobstest|jobs/internal/jobfleet|testdata)(/|$)`)
 
 // WordUse is a word of the identifiers of library code and how often it
 // is used.

@@ -73,40 +73,6 @@ func (s *suite) testReadersShare(t *testing.T) {
 	release(t, w)
 }
 
-// testWriterPreference checks that once a writer waits, a reader that
-// comes later does not get in beside the readers holding the key, and that
-// readers waiting behind a writer are all granted at its release.
-func (s *suite) testWriterPreference(t *testing.T) {
-	s.needShared(t)
-	a, b, c, d := s.f(t), s.f(t), s.f(t), s.f(t)
-	k := s.key(t)
-	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
-	defer cancel()
-	r1 := mustAcquire(t, a, s.read(k, 0, false))
-	writer := acquireAsync(ctx, b, s.req(k, 0, true))
-	waiting(t, a, k, 1)
-	mustNotAcquire(t, c, s.read(k, 0, false))
-	readers := []<-chan acquired{acquireAsync(ctx, c, s.read(k, 0, true)), acquireAsync(ctx, d, s.read(k, 0, true))}
-	waiting(t, a, k, 3)
-	release(t, r1)
-	w := await(ctx, t, writer, "the waiting writer, when the reader released")
-	for _, r := range readers {
-		select {
-		case got := <-r:
-			if got.err != nil {
-				t.Fatal(got.err)
-			}
-			release(t, got.l, w)
-			t.Fatal("a reader that came after the waiting writer holds the key with it")
-		default:
-		}
-	}
-	release(t, w)
-	for _, r := range readers { // both readers, neither waiting for the other
-		defer release(t, await(ctx, t, r, "a reader waiting behind the writer, at its release"))
-	}
-}
-
 // testPermits checks a semaphore across executors: never more than n
 // holders, tokens strictly increasing, a waiter granted when a permit is
 // returned, and a count that disagrees refused.

@@ -53,6 +53,16 @@ type Options struct {
 	// tokens of read locks and permits on the backend (Redis): Inspect
 	// reports them as 0, and the inspect test does not compare them.
 	SharedTokensUnkept bool
+
+	// ClaimWindow is how long a release reserves the key for the waiter
+	// it hands it to, for executors whose waiters take their hand-off
+	// with an attempt of their own (a claim: Redis, PostgreSQL). A waiter
+	// that makes no attempt within it (a stalled process) may be passed
+	// over once, and must then have the next turn; the writer-preference
+	// test allows that, and only when the writer's attempts show the
+	// stall. Zero means the executor hands off without a claim, and a
+	// waiting writer is never passed over.
+	ClaimWindow time.Duration
 }
 
 func (o Options) withDefaults() Options {
@@ -176,14 +186,12 @@ func tryOnce(t *testing.T, e executor.Executor, k string) bool {
 	return true
 }
 
-// acquireBlocking waits for k the way the Template does: a queue wait where
-// the executor offers one, release notifications where it offers them
-// (watched after the first attempt, which may queue the executor, and kept
-// until the end), and short polling otherwise.
-// acquired is the outcome of an acquisition started by acquireAsync.
+// acquired is the outcome of an acquisition started by acquireAsync, and
+// when it came.
 type acquired struct {
 	l   executor.Lease
 	err error
+	at  time.Time
 }
 
 // acquireAsync runs acquireBlocking in a goroutine of its own and delivers
@@ -192,7 +200,7 @@ func acquireAsync(ctx context.Context, e executor.Executor, r executor.Request) 
 	ch := make(chan acquired, 1)
 	go func() {
 		l, err := acquireBlocking(ctx, e, r)
-		ch <- acquired{l, err}
+		ch <- acquired{l, err, time.Now()}
 	}()
 	return ch
 }
@@ -213,12 +221,23 @@ func await(ctx context.Context, t *testing.T, ch <-chan acquired, what string) e
 	return nil
 }
 
+// acquireBlocking waits for k the way the Template does: a queue wait where
+// the executor offers one, release notifications where it offers them
+// (watched after the first attempt, which may queue the executor, and kept
+// until the end), and short polling otherwise.
 func acquireBlocking(ctx context.Context, e executor.Executor, r executor.Request) (executor.Lease, error) {
+	return acquireLogged(ctx, e, r, nil)
+}
+
+// acquireLogged is acquireBlocking that records each attempt in log (nil:
+// none).
+func acquireLogged(ctx context.Context, e executor.Executor, r executor.Request, log *attemptLog) (executor.Lease, error) {
 	r.Wait = true
 	w, _ := e.(executor.Waiter)
 	var released <-chan struct{}
 	stop := func() {}
 	defer func() { stop() }()
+	woken := false // the attempt follows a wake of the watch
 	for first := true; ; first = false {
 		if !first {
 			// A failed attempt may still be cleaned up in the background
@@ -226,7 +245,9 @@ func acquireBlocking(ctx context.Context, e executor.Executor, r executor.Reques
 			// grant): every attempt gets its own, as the Template does.
 			r.Owner = owner()
 		}
+		sent := time.Now()
 		l, err := e.Acquire(ctx, r)
+		log.add(attemptSpan{sent: sent, answered: time.Now(), woken: woken, took: err == nil})
 		if err == nil || !errors.Is(err, executor.ErrNotAcquired) || ctx.Err() != nil {
 			return l, err
 		}
@@ -236,8 +257,10 @@ func acquireBlocking(ctx context.Context, e executor.Executor, r executor.Reques
 				continue // a release before the watch would be missed
 			}
 		}
+		woken = false
 		select {
 		case <-released:
+			woken = true
 		case <-time.After(20 * time.Millisecond):
 		case <-ctx.Done():
 		}

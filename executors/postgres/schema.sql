@@ -52,7 +52,12 @@ CREATE TABLE IF NOT EXISTS {{t}}shares (
 
 -- Wait queues: one entry per key, executor (member) and kind ('w' for a
 -- writer), in arrival order; an entry expires unless its waiter's attempts
--- refresh it.
+-- refresh it. A hand-off (serve) keeps the entry of the executor it
+-- served, passed over, until its waiter takes its claim, which deletes the
+-- entry: its arrival becomes a served one, below -2e18 (a fresh arrival
+-- less 4e18). A served waiter whose claim lapsed (a stopped or throttled
+-- process) so keeps its place; its next attempt moves the entry up by
+-- 2e18 (resumed: still below every arrival, so it has the next turn).
 CREATE TABLE IF NOT EXISTS {{t}}waiters (
 	key        text NOT NULL,
 	member     text NOT NULL,
@@ -101,10 +106,12 @@ END $$;
 -- serve hands k, when no writer holds or claims it, to the head of its
 -- queue: a writer gets a claim on the row (once no share is left), readers
 -- and permit waiters claims among the shares while they fit; each served
--- executor is told on its channel ('w' or 's', then the key). It stops at
--- the first waiter that does not fit, marks the row of a key left with
--- shares as theirs, and deletes the row of a key left with nothing. The
--- caller holds the row's lock.
+-- executor is told on its channel ('w' or 's', then the key) and its entry
+-- becomes a served one. It passes served entries over, stops at the first
+-- waiter that does not fit, marks the row of a key left with shares as
+-- theirs, and deletes the row of a key left with nothing. A claim that
+-- lapsed is handed on like a released lock. The caller holds the row's
+-- lock.
 CREATE OR REPLACE FUNCTION {{t}}serve(k text, claim bigint) RETURNS void
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -121,12 +128,15 @@ BEGIN
 	DELETE FROM {{t}}shares WHERE key = k AND expires_at <= now;
 	DELETE FROM {{t}}waiters WHERE key = k AND expires_at <= now;
 	SELECT count(*), min(kind) INTO n, sk FROM {{t}}shares WHERE key = k;
-	FOR w IN SELECT member, kind FROM {{t}}waiters WHERE key = k ORDER BY arrival LOOP
+	FOR w IN SELECT member, kind FROM {{t}}waiters
+		WHERE key = k AND arrival >= -2000000000000000000 ORDER BY arrival
+	LOOP
 		IF w.kind = 'w' THEN
 			EXIT WHEN n > 0;
 			UPDATE {{t}}locks SET owner = 'lock4go:claim:' || w.member,
 				expires_at = now + claim * interval '1 millisecond' WHERE key = k;
-			DELETE FROM {{t}}waiters WHERE key = k AND member = w.member AND kind = w.kind;
+			UPDATE {{t}}waiters SET arrival = nextval('{{t}}arrival') - 4000000000000000000
+			WHERE key = k AND member = w.member AND kind = w.kind;
 			PERFORM pg_notify('{{c}}' || w.member, 'w' || k);
 			RETURN;
 		END IF;
@@ -135,7 +145,8 @@ BEGIN
 		INSERT INTO {{t}}shares (key, owner, kind, expires_at)
 		VALUES (k, 'lock4go:claim:' || w.member, w.kind, now + claim * interval '1 millisecond')
 		ON CONFLICT (key, owner) DO UPDATE SET kind = excluded.kind, expires_at = excluded.expires_at;
-		DELETE FROM {{t}}waiters WHERE key = k AND member = w.member AND kind = w.kind;
+		UPDATE {{t}}waiters SET arrival = nextval('{{t}}arrival') - 4000000000000000000
+		WHERE key = k AND member = w.member AND kind = w.kind;
 		PERFORM pg_notify('{{c}}' || w.member, 's' || k);
 		n := n + 1;
 		sk := w.kind;
@@ -151,6 +162,31 @@ BEGIN
 	END IF;
 END $$;
 
+-- lock_turn locks the row of k for an attempt of the executor m ('' for
+-- one that does not wait) of kind sk, as lock_key does, after setting
+-- right what a stalled waiter left: a claim that lapsed, other than m's
+-- own, is handed on (serve), so that the attempt finds k as a release
+-- would have left it, not free for whoever asks first; and m's served
+-- entry of kind sk, whose claim lapsed or which it is about to take, is
+-- resumed: the next turn is m's.
+CREATE OR REPLACE FUNCTION {{t}}lock_turn(k text, m text, sk text, claim bigint) RETURNS {{t}}locks
+LANGUAGE plpgsql AS $$
+DECLARE
+	r {{t}}locks;
+BEGIN
+	r := {{t}}lock_key(k);
+	IF starts_with(r.owner, 'lock4go:claim:') AND r.expires_at <= clock_timestamp()
+		AND r.owner <> 'lock4go:claim:' || m THEN
+		PERFORM {{t}}serve(k, claim);
+		r := {{t}}lock_key(k);
+	END IF;
+	IF m <> '' THEN
+		UPDATE {{t}}waiters SET arrival = arrival + 2000000000000000000
+		WHERE key = k AND member = m AND kind = sk AND arrival < -2000000000000000000;
+	END IF;
+	RETURN r;
+END $$;
+
 -- join queues member m for k as kind sk, keeping its place if it is
 -- queued already, and refreshes its entry's expiry.
 CREATE OR REPLACE FUNCTION {{t}}join(k text, m text, sk text, qttl bigint) RETURNS void
@@ -163,8 +199,9 @@ END $$;
 
 -- still_queued reports, without a lock or a write, whether the waiting
 -- executor m still stands in k's queue (for at least half its entry's
--- life) while another owner holds k: its attempt then has nothing to do.
--- A release that commits after this read serves the queue and tells m.
+-- life, not served) while another owner holds k: its attempt then has
+-- nothing to do. A release that commits after this read serves the queue
+-- and tells m.
 CREATE OR REPLACE FUNCTION {{t}}still_queued(k text, o text, m text, qttl bigint) RETURNS boolean
 LANGUAGE plpgsql AS $$
 BEGIN
@@ -174,7 +211,7 @@ BEGIN
 			AND l.owner <> 'lock4go:claim:' || m AND l.expires_at > clock_timestamp()
 	) AND EXISTS (
 		SELECT 1 FROM {{t}}waiters w
-		WHERE w.key = k AND w.member = m AND w.kind = 'w'
+		WHERE w.key = k AND w.member = m AND w.kind = 'w' AND w.arrival >= -2000000000000000000
 			AND w.expires_at > clock_timestamp() + qttl / 2 * interval '1 millisecond'
 	);
 END $$;
@@ -221,7 +258,7 @@ BEGIN
 		WHERE key = k RETURNING token INTO t;
 		RETURN t;
 	END IF;
-	r := {{t}}lock_key(k);
+	r := {{t}}lock_turn(k, m, 'w', claim);
 	IF EXISTS (SELECT 1 FROM {{t}}voids WHERE owner = o) THEN
 		PERFORM {{t}}serve(k, claim);
 		RETURN -2;
@@ -277,7 +314,7 @@ BEGIN
 	IF current_setting('synchronous_commit') IN ('off', 'local') THEN
 		PERFORM set_config('synchronous_commit', 'on', true); -- durable: see above
 	END IF;
-	r := {{t}}lock_key(k);
+	r := {{t}}lock_turn(k, m, sk, claim);
 	IF EXISTS (SELECT 1 FROM {{t}}voids WHERE owner = o) THEN
 		PERFORM {{t}}serve(k, claim);
 		RETURN -2;
@@ -303,7 +340,8 @@ BEGIN
 		free := CASE WHEN sk = 'r' THEN NOT writer ELSE cnt < n END;
 		IF free THEN
 			SELECT member, kind INTO head FROM {{t}}waiters
-			WHERE key = k AND expires_at > now ORDER BY arrival LIMIT 1;
+			WHERE key = k AND expires_at > now AND arrival >= -2000000000000000000
+			ORDER BY arrival LIMIT 1;
 			free := NOT FOUND OR (head.member = m AND head.kind = sk);
 		END IF;
 	END IF;
@@ -441,7 +479,12 @@ DECLARE
 	now timestamptz := clock_timestamp();
 	n   int;
 BEGIN
-	n := (SELECT count(*) FROM {{t}}waiters w WHERE w.key = k AND w.expires_at > now);
+	-- Served entries count once their claim lapsed: they wait again.
+	n := (SELECT count(*) FROM {{t}}waiters w WHERE w.key = k AND w.expires_at > now
+		AND (w.arrival >= -2000000000000000000 OR NOT EXISTS (
+			SELECT 1 FROM {{t}}locks l WHERE l.key = k AND l.owner = 'lock4go:claim:' || w.member AND l.expires_at > now
+			UNION ALL
+			SELECT 1 FROM {{t}}shares s WHERE s.key = k AND s.owner = 'lock4go:claim:' || w.member AND s.expires_at > now)));
 	RETURN QUERY SELECT l.owner, l.token, (extract(epoch FROM l.expires_at - now) * 1000)::bigint, 'w'::text, n
 	FROM {{t}}locks l WHERE l.key = k AND l.owner IS NOT NULL AND l.expires_at > now;
 	IF FOUND THEN

@@ -140,8 +140,8 @@ func TestExecutor_sessionExpiry(t *testing.T) {
 			} else if !lostTime.Before(a.at) {
 				t.Fatalf("holder lost at %v, after the waiter acquired at %v", lostTime, a.at)
 			}
-			if err := l.Release(t.Context()); !errors.Is(err, executor.ErrLockNotHeld) {
-				t.Fatalf("Release of the lost lease = %v, want ErrLockNotHeld", err)
+			if err := l.Release(t.Context()); !errors.Is(err, executor.ErrLockNotHeld) || !errors.Is(err, executor.ErrLockLost) {
+				t.Fatalf("Release of the lost lease = %v, want ErrLockNotHeld and ErrLockLost", err)
 			}
 			if err := l.Renew(t.Context(), time.Second); !errors.Is(err, executor.ErrLockNotHeld) {
 				t.Fatalf("Renew of the lost lease = %v, want ErrLockNotHeld", err)

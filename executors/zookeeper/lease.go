@@ -135,7 +135,9 @@ func (l *lease) Renew(ctx context.Context, _ time.Duration) error {
 // session monitor's rule counts the lease lost: its session ended, or the
 // connection has been without its session (seen by the monitor, or by the
 // failed delete) longer than [Options.DisconnectGrace]; the error then wraps
-// the cause, and if the session may live on the node is deleted in the
+// [executor.ErrLockLost] too (the lease was lost, not taken by another
+// owner: a lease found lost earlier says so as well) and the cause, and if
+// the session may live on the node is deleted in the
 // background once reconnected. Otherwise, when the connection is down
 // within the grace or ctx ends (even before the call), it reports
 // [executor.ErrBackend] and keeps deleting the node in the background until
@@ -156,13 +158,13 @@ func (l *lease) Release(ctx context.Context) error {
 		if void {
 			l.e.voidPath(l.path, l.session)
 		}
-		return fmt.Errorf("zookeeper: release %q: %w: %w", l.key, executor.ErrLockNotHeld, cause)
+		return l.lostAt("release", cause)
 	}
 	var err error
 	if cerr := l.e.call(ctx, func() { err = l.e.remove(l.path, l.session) }); cerr != nil {
 		// The delete goes on, and remove retries it in the background.
 		if cause, _ := l.e.mon.verdict(l.session, time.Time{}); cause != nil {
-			return fmt.Errorf("zookeeper: release %q: %w: %w", l.key, executor.ErrLockNotHeld, cause)
+			return l.lostAt("release", cause)
 		}
 		return backendErr("release", l.key, cerr)
 	}
@@ -179,7 +181,7 @@ func (l *lease) Release(ctx context.Context) error {
 	// remove already retries the delete in the background unless the
 	// session ended.
 	if cause, _ := l.e.mon.verdict(l.session, seenDown); cause != nil {
-		return fmt.Errorf("zookeeper: release %q: %w: %w (delete: %w)", l.key, executor.ErrLockNotHeld, cause, err)
+		return fmt.Errorf("%w (delete: %w)", l.lostAt("release", cause), err)
 	}
 	return backendErr("release", l.key, err)
 }
@@ -199,12 +201,24 @@ func (l *lease) releaseUnwatched(ctx context.Context) error {
 }
 
 // notHeld is the error of op on a lease no longer held: it wraps
-// [executor.ErrLockNotHeld] and, for a lost lease, the cause of the loss.
+// [executor.ErrLockNotHeld] and, for a lost lease, [executor.ErrLockLost]
+// and the cause of the loss (for one Close ended, the cause alone).
 func (l *lease) notHeld(op string) error {
-	if st := l.state.Load(); st == stateLost || st == stateUnwatched {
+	switch l.state.Load() {
+	case stateLost:
+		return l.lostAt(op, l.loss.Cause())
+	case stateUnwatched:
 		return fmt.Errorf("zookeeper: %s %q: %w: %w", op, l.key, executor.ErrLockNotHeld, l.loss.Cause())
 	}
 	return fmt.Errorf("zookeeper: %s %q: %w", op, l.key, executor.ErrLockNotHeld)
+}
+
+// lostAt is the error of op on a lease found lost for cause (its session
+// ended, or its connection has been without it past the grace): it wraps
+// [executor.ErrLockNotHeld] and [executor.ErrLockLost], so that a caller
+// tells a lock its session took from one another owner holds.
+func (l *lease) lostAt(op string, cause error) error {
+	return fmt.Errorf("zookeeper: %s %q: %w: %w: %w", op, l.key, executor.ErrLockNotHeld, executor.ErrLockLost, cause)
 }
 
 // connectionLost reports whether a call failed because the connection lost

@@ -132,7 +132,8 @@ func TestOptions_withDefaults(t *testing.T) {
 // executor's monitor never polls here. With the default DisconnectGrace the
 // lease counts as lost as soon as the connection is seen without its
 // session, by Release itself or by the delete that fails with it, so
-// Release must report ErrLockNotHeld, not a backend error; with a negative
+// Release must report ErrLockNotHeld and ErrLockLost (lost, not taken by
+// another owner), not a backend error; with a negative
 // grace a dropped connection proves nothing, and Release reports
 // ErrBackend.
 func TestLease_Release_unseenDisconnect(t *testing.T) {
@@ -179,6 +180,9 @@ func TestLease_Release_unseenDisconnect(t *testing.T) {
 			err = l.Release(ctx)
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("Release = %v, want %v", err, tc.want)
+			}
+			if lost := errors.Is(err, executor.ErrLockLost); lost != (tc.want == executor.ErrLockNotHeld) {
+				t.Fatalf("Release = %v: wraps ErrLockLost %v, want it with ErrLockNotHeld only (the session took the lock)", err, lost)
 			}
 			if l.Release(t.Context()) == nil {
 				t.Fatal("second Release succeeded")

@@ -35,13 +35,38 @@ import (
 const burstTimeout = 10 * time.Millisecond
 
 // errorCount is a slog handler that counts records at Error and above, the
-// ones teams alert on.
-type errorCount struct{ n atomic.Int64 }
+// ones teams alert on, and keeps the first one's error attribute.
+type errorCount struct {
+	n     atomic.Int64
+	mu    sync.Mutex
+	first string
+}
 
 func (c *errorCount) Enabled(_ context.Context, l slog.Level) bool { return l >= slog.LevelError }
-func (c *errorCount) Handle(context.Context, slog.Record) error    { c.n.Add(1); return nil }
 func (c *errorCount) WithAttrs([]slog.Attr) slog.Handler           { return c }
 func (c *errorCount) WithGroup(string) slog.Handler                { return c }
+
+func (c *errorCount) Handle(_ context.Context, r slog.Record) error {
+	if c.n.Add(1) == 1 {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		c.first = r.Message
+		r.Attrs(func(a slog.Attr) bool {
+			if a.Key == "error" {
+				c.first += ": " + a.Value.String()
+			}
+			return true
+		})
+	}
+	return nil
+}
+
+// String says how many records there were, and the first.
+func (c *errorCount) String() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return fmt.Sprintf("%d records at Error (the first: %s)", c.n.Load(), c.first)
+}
 
 // burstBackends are the backends of the burst tests, memory included.
 func burstBackends() []*env {
@@ -133,8 +158,8 @@ func TestBurst_HTTP_noFalse503(t *testing.T) {
 		if codes[http.StatusOK] == 0 {
 			t.Errorf("no payment went through: %v", codes)
 		}
-		if n := errs.n.Load(); n != 0 {
-			t.Errorf("%d records at Error on a healthy backend", n)
+		if errs.n.Load() != 0 {
+			t.Errorf("%v on a healthy backend", &errs)
 		}
 	})
 }
@@ -185,8 +210,8 @@ func TestBurst_GRPC_noFalseUnavailable(t *testing.T) {
 		if got[int(codes.OK)] == 0 {
 			t.Errorf("no call went through: %v", got)
 		}
-		if n := errs.n.Load(); n != 0 {
-			t.Errorf("%d records at Error on a healthy backend", n)
+		if errs.n.Load() != 0 {
+			t.Errorf("%v on a healthy backend", &errs)
 		}
 	})
 }

@@ -8,8 +8,10 @@ import (
 
 // TestMutualExclusion runs N=3 lockcheck processes × M=4 goroutines on one
 // key of each backend, with no fault: no two believed-held intervals may
-// overlap, no update may be lost, and no token may be rejected as stale.
-// The processes mix Template.Lock, Template.Do and fixed-expire locks.
+// overlap, no update may be lost, no token may be rejected as stale, and
+// no lock may be lost unless the machine starved its process (see
+// judgeLosses). The processes mix Template.Lock, Template.Do and
+// fixed-expire locks.
 func TestMutualExclusion(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, e *env) {
 		s := newSpace(e)
@@ -29,11 +31,7 @@ func TestMutualExclusion(t *testing.T) {
 			notAcquired += rep.NotAcquired
 			backendErrs += rep.BackendErrors
 		}
-		if a.LostCount != 0 {
-			t.Errorf("%d lost-lock signals without any fault", a.LostCount)
-			for _, iv := range a.Lost {
-				t.Logf("lost after %v: %s", fromNS(iv.LostAt).Sub(fromNS(iv.Start)), iv.LostErr)
-			}
+		if judgeLosses(t, a, reps, 5*time.Millisecond, e.lease) != 0 {
 			for _, p := range r.procs {
 				t.Logf("%s stderr:\n%s", p.id, p.stderr())
 			}

@@ -58,8 +58,15 @@ type StormReport struct {
 	SchedDelayMax time.Duration `json:"sched_delay_max_ns"`
 	// OtherErrors counts errors other than ErrNotAcquired.
 	OtherErrors int64 `json:"other_errors"`
-	// ReleaseErrors counts failed releases of obtained locks.
+	// ReleaseErrors counts failed releases of obtained locks; those of
+	// Template.Lock are violations, except those in LostReleases.
 	ReleaseErrors int64 `json:"release_errors"`
+	// LostReleases counts the releases that failed because the lock had
+	// been lost ([lock4go.ErrLockLost]: its session ended or its lease ran
+	// out, as a starved machine or a dropped connection makes it happen),
+	// not because another owner held it: the loss was reported, so they
+	// are not violations.
+	LostReleases int64 `json:"lost_releases"`
 	// HeldAfter is Template.HeldLocks() after the storm: must be 0.
 	HeldAfter int `json:"held_after"`
 	// Leftovers are keys still held on the backend after Settle.
@@ -224,6 +231,10 @@ func (a *attempt) viaLock(ctx context.Context) {
 	a.late(l.AcquiredAt())
 	if err := l.Release(ctx); err != nil {
 		s.count(&s.rep.ReleaseErrors)
+		if errors.Is(err, lock4go.ErrLockLost) {
+			s.count(&s.rep.LostReleases)
+			return
+		}
 		s.violate("release of %q: %v", a.key, err)
 	}
 }

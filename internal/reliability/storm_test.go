@@ -10,7 +10,10 @@ import (
 // acquisitions (10000 under LOCK4GO_SOAK=1) over 4 keys from 8 goroutines,
 // each cancelled at a random point (one in eight before the call). No lock
 // may be reported obtained after its context was cancelled; every
-// obtained lock must be released; after the lease no key may be held or
+// obtained lock must be released, and a release may fail only because the
+// lock was lost before it (ErrLockLost: a loaded machine drops ZooKeeper
+// connections, and the loss is then reported, not hidden), never because
+// another owner holds it; after the lease no key may be held or
 // queued for on the backend (checked by the process itself, while its
 // client and session are still alive, then on the server once it has
 // exited); and once the executor and its client are closed no goroutine
@@ -44,8 +47,8 @@ func TestCancellationStorm(t *testing.T) {
 		if len(inv.LockNodes) != 0 || len(inv.NoTTL) != 0 {
 			t.Errorf("left on the backend: lock entries %q, keys without TTL %q", inv.LockNodes, inv.NoTTL)
 		}
-		t.Logf("%s: %d attempts in %v: %d obtained, %d cancelled (%d before the call), %d other errors, %d late (%d within the longest scheduling delay %v), %d release errors, leftovers %d, leaks %v",
+		t.Logf("%s: %d attempts in %v: %d obtained, %d cancelled (%d before the call), %d other errors, %d late (%d within the longest scheduling delay %v), %d release errors (%d of locks lost before their release), leftovers %d, leaks %v",
 			e.kind, st.Attempts, st.Elapsed.Round(time.Millisecond), st.Successes, st.Cancelled, st.PreCancelled,
-			st.OtherErrors, st.LateSuccesses, st.ExcusedLate, st.SchedDelayMax.Round(time.Microsecond), st.ReleaseErrors, len(st.Leftovers), st.Leaks != "")
+			st.OtherErrors, st.LateSuccesses, st.ExcusedLate, st.SchedDelayMax.Round(time.Microsecond), st.ReleaseErrors, st.LostReleases, len(st.Leftovers), st.Leaks != "")
 	})
 }

@@ -41,7 +41,7 @@ func TestCluster_leaderFailover(t *testing.T) {
 				t.Fatalf("%d addrs, want 3", got)
 			}
 			for _, s := range c.Servers {
-				if err := alive(t, s); err != nil {
+				if err := serving(t, s); err != nil {
 					t.Fatalf("member %s not serving: %v", s.Addr(), err)
 				}
 			}

@@ -22,12 +22,29 @@ var serverKinds = []struct {
 	{"postgres", func() (*Server, error) { return StartPostgres() }},
 }
 
-// alive probes s with its own readiness check and a short timeout.
+// alive probes s with its own readiness check and a short timeout: for
+// checks that s does not answer.
 func alive(t *testing.T, s *Server) error {
 	t.Helper()
 	ctx, cancel := contextWithTimeout(t, 500*time.Millisecond)
 	defer cancel()
 	return s.ready(ctx)
+}
+
+// serving probes s until it answers, for up to 10s, and returns the last
+// probe's error: a server that was just started or resumed answers once
+// the machine runs it, which on a busy machine takes longer than one
+// probe's timeout.
+func serving(t *testing.T, s *Server) error {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		err := alive(t, s)
+		if err == nil || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 func TestServer_lifecycle(t *testing.T) {
@@ -37,7 +54,7 @@ func TestServer_lifecycle(t *testing.T) {
 			s, err := k.start()
 			Check(t, err)
 			t.Cleanup(func() { _ = s.Stop() })
-			if err := alive(t, s); err != nil {
+			if err := serving(t, s); err != nil {
 				t.Fatalf("not serving after start: %v", err)
 			}
 			if !strings.HasPrefix(s.Addr(), "127.0.0.1:") {
@@ -53,7 +70,7 @@ func TestServer_lifecycle(t *testing.T) {
 			if err := s.Resume(); err != nil {
 				t.Fatalf("Resume: %v", err)
 			}
-			if err := alive(t, s); err != nil {
+			if err := serving(t, s); err != nil {
 				t.Fatalf("not serving after Resume: %v", err)
 			}
 
@@ -77,7 +94,7 @@ func TestServer_lifecycle(t *testing.T) {
 			if s.Addr() != addr || s.PID() == oldPID || s.PID() == 0 {
 				t.Fatalf("after Restart addr %s pid %d, want addr %s and a new pid (old %d)", s.Addr(), s.PID(), addr, oldPID)
 			}
-			if err := alive(t, s); err != nil {
+			if err := serving(t, s); err != nil {
 				t.Fatalf("not serving after Restart: %v", err)
 			}
 

@@ -3,7 +3,8 @@
 // package jobs: real processes, clocks offset, killed and paused. It
 // prints one JSON record per event on stdout:
 //
-//	{"ev":"run","tick":N,"token":T,"start":ns,"end":ns}   a short job ran
+//	{"ev":"run","tick":N,"token":T,"fired":ns,"start":ns,"end":ns}   a short job ran
+//	{"ev":"lost","token":T,"at":ns,"err":"..."}            a short job's lock was lost (before its at-least-for end)
 //	{"ev":"start","token":T,"start":ns}                    a long job started
 //	{"ev":"told","token":T,"at":ns}                        its context ended (lock lost)
 //	{"ev":"write","token":T,"at":ns,"ok":bool}             a fenced write, accepted or rejected
@@ -12,12 +13,14 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"os/signal"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -78,14 +81,14 @@ func run(ctx context.Context, kind, addr, ns, name string, offset time.Duration,
 	if err != nil {
 		return err
 	}
-	locker := gocronlock.NewLocker(r)
+	locker := &firedLocker{Locker: gocronlock.NewLocker(r)}
 	s, err := gocron.NewScheduler(gocron.WithDistributedLocker(locker))
 	if err != nil {
 		return err
 	}
 	task := func() { short(ctx, locker, name, offset) }
 	if mode == "long" {
-		task = func() { long(ctx, locker, name, fence) }
+		task = func() { long(ctx, locker.Locker, name, fence) }
 	}
 	first := time.Now().Truncate(time.Second).Add(2*time.Second + offset)
 	if _, err := s.NewJob(gocron.DurationJob(time.Second), gocron.NewTask(task), gocron.WithName(name),
@@ -98,22 +101,51 @@ func run(ctx context.Context, kind, addr, ns, name string, offset time.Duration,
 	return s.Shutdown()
 }
 
-// short records the tick it ran: the second its clock says it is.
-func short(ctx context.Context, k *gocronlock.Locker, name string, offset time.Duration) {
+// firedLocker is the scheduler's locker, noting when the scheduler fired:
+// when it asked for the job's lock (one job, so one time).
+type firedLocker struct {
+	*gocronlock.Locker
+	fired atomic.Int64 // Unix ns
+}
+
+// Lock notes the time and takes the lock.
+func (k *firedLocker) Lock(ctx context.Context, key string) (gocron.Lock, error) {
+	k.fired.Store(time.Now().UnixNano())
+	return k.Locker.Lock(ctx, key)
+}
+
+// short records the tick it ran: the second its clock said it was when
+// the scheduler fired (asked for the lock; the backend may take a while
+// to answer on a busy machine).
+func short(ctx context.Context, k *firedLocker, name string, offset time.Duration) {
 	jctx, cancel := k.Context(ctx, name)
 	defer cancel()
 	l := lock4go.LockFrom(jctx, name)
 	if l == nil {
 		return
 	}
-	start := time.Now()
-	tick := start.Add(-offset).Add(500 * time.Millisecond).Truncate(time.Second).Unix()
+	start, fired := time.Now(), time.Unix(0, k.fired.Load())
+	tick := fired.Add(-offset).Add(500 * time.Millisecond).Truncate(time.Second).Unix()
 	// How late this process's timers ran in the tick before: a scheduler
 	// that fires that late runs a tick as if its clock were that much
 	// behind, beyond what AtLeastFor covers.
-	late := timerprobe.Max(probe.Delays(), start.Add(-1500*time.Millisecond).UnixNano(), start.UnixNano())
+	late := timerprobe.Max(probe.Delays(), fired.Add(-1500*time.Millisecond).UnixNano(), fired.UnixNano())
 	time.Sleep(20 * time.Millisecond)
-	emit(map[string]any{"ev": "run", "tick": tick, "token": l.Token(), "start": start.UnixNano(), "end": time.Now().UnixNano(), "latems": late.Milliseconds(), "at": l.AcquiredAt().UnixNano()})
+	emit(map[string]any{"ev": "run", "tick": tick, "token": l.Token(), "fired": fired.UnixNano(), "start": start.UnixNano(),
+		"end": time.Now().UnixNano(), "latems": late.Milliseconds(), "at": l.AcquiredAt().UnixNano()})
+	go reportLoss(l)
+}
+
+// reportLoss records the loss of l, the lock of a short job kept until its
+// at-least-for end, if it is lost rather than released: the next run may
+// then come sooner than AtLeastFor after it.
+func reportLoss(l *lock4go.Lock) {
+	<-l.Done()
+	if err := l.Err(); errors.Is(err, lock4go.ErrLockLost) {
+		at := time.Now()
+		late := timerprobe.Max(probe.Delays(), at.Add(-2*time.Second).UnixNano(), at.UnixNano())
+		emit(map[string]any{"ev": "lost", "token": l.Token(), "at": at.UnixNano(), "err": err.Error(), "latems": late.Milliseconds()})
+	}
 }
 
 // long runs until its lock is lost, writing to the fence every 20ms with

@@ -1,0 +1,87 @@
+package reliability
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+// localEndCauses are the reasons the Template gives a loss at the lease's
+// local end (loss.go): a fixed lease that ran out, a watchdog lease whose
+// renewals did not succeed before it (a renewal past its timeout, or still
+// unanswered), a lease the backend renews that it did not confirm in time;
+// and ZooKeeper's own rule (Options.DisconnectGrace, zero): a connection
+// that went without its session, its heartbeats unanswered for two thirds
+// of the session timeout. The local end does its job there: the lock is
+// given up because nothing proved it held.
+var localEndCauses = []string{
+	"fixed lease expired",
+	"lease ran out by the local clock",
+	"zookeeper: connection without its session",
+}
+
+// lossExcuse is how a run without any fault judges a lost-lock signal.
+type lossExcuse struct {
+	iv       Interval
+	localEnd bool          // the cause is the local end
+	stall    time.Duration // how long the hold had run past its nominal length when the lock was lost
+	late     time.Duration // the process's largest timer delay within the lease before the loss
+	need     time.Duration // the stall that excuses a loss at the local end
+}
+
+// excused reports whether the loss is the machine's doing, by what the
+// holder measured.
+func (x lossExcuse) excused() bool { return x.localEnd && max(x.stall, x.late) >= x.need }
+
+func (x lossExcuse) String() string {
+	since := func(at int64) string {
+		if at == 0 {
+			return "-"
+		}
+		return "+" + fromNS(at).Sub(fromNS(x.iv.Start)).Round(time.Millisecond).String()
+	}
+	return fmt.Sprintf("%s g%d token %d lost at %s (read %s, last held %s, end %s; %s): the hold had run %v past its length, its process's timers up to %v late (timerprobe) within the lease before; either of %v excuses a loss at the local end",
+		x.iv.ID, x.iv.G, x.iv.Token, since(x.iv.LostAt), since(x.iv.ReadAt), since(x.iv.LastHeld), since(x.iv.End), x.iv.LostErr,
+		x.stall.Round(time.Millisecond), x.late.Round(time.Millisecond), x.need)
+}
+
+// judgeLosses judges the lost-lock signals of a run without any fault,
+// whose holders held for hold with leases of lease, with judgeLoss: it
+// logs every loss, fails t for each one not excused and returns their
+// number.
+func judgeLosses(t *testing.T, a Analysis, reps []Report, hold, lease time.Duration) int {
+	t.Helper()
+	failed := 0
+	for _, iv := range a.Lost {
+		if x := judgeLoss(iv, reps, hold, lease); !x.excused() {
+			failed++
+			t.Errorf("lost-lock signal without any fault: %v", x)
+		} else {
+			t.Logf("excused loss: %v", x)
+		}
+	}
+	return failed
+}
+
+// judgeLoss judges the loss of iv, a hold of nominal length hold with a
+// lease of lease that no fault touched. A holder observes a loss only
+// while it holds, so a loss at the lease's local end means the hold was
+// still running then: it is excused when the machine stalled the holder by
+// at least a third of the lease (a renewal interval), as the holder
+// measured it: its hold had run that long past its length (its writes
+// blocked on a busy disk, which the timer probe does not see), or its
+// process's timers ran that late within the lease before the loss (the
+// process descheduled: the reply of its acquisition, which the lease
+// counts from when it was sent, or its renewals, waited that long). Any
+// other loss, and a loss at the local end of a holder the machine did not
+// stall, is a failure.
+func judgeLoss(iv Interval, reps []Report, hold, lease time.Duration) lossExcuse {
+	x := lossExcuse{iv: iv, need: lease / 3}
+	for _, c := range localEndCauses {
+		x.localEnd = x.localEnd || strings.Contains(iv.LostErr, c)
+	}
+	x.stall = fromNS(iv.LostAt).Sub(fromNS(iv.Start)) - hold
+	x.late = reportOf(reps, iv.ID).MaxTimerDelay(iv.LostAt-int64(lease), iv.LostAt)
+	return x
+}
