@@ -35,7 +35,8 @@ type procedure struct {
 	begins bool
 }
 
-// param is how [Check] passes a parameter: by value (” or 0), or as a
+// param is how [Check] passes a parameter: by value (an empty binary
+// string or 0), or as a
 // user variable (OUT and INOUT).
 type param struct {
 	out     bool
