@@ -50,7 +50,19 @@ const (
 	errExecutionTime     = 3024 // MySQL: max_execution_time
 	errAccountLockedMaDB = 4151
 	errShutdown          = 1053
+	errDeadlock          = 1213
 )
+
+// maxDeadlockRetries is how many times a statement InnoDB chose as a
+// deadlock's victim is sent again: its transaction was rolled back whole,
+// so it wrote nothing.
+const maxDeadlockRetries = 2
+
+// deadlock reports whether err is InnoDB's deadlock error.
+func deadlock(err error) bool {
+	me := serverErr(err)
+	return me != nil && me.Number == errDeadlock
+}
 
 // serverErr returns the server's error in err's chain, or nil when the
 // server did not answer with an error.

@@ -2,6 +2,7 @@ package mysql
 
 import (
 	"context"
+	"crypto/rand"
 	"database/sql"
 	"fmt"
 	"regexp"
@@ -40,6 +41,7 @@ type probe struct {
 // is false, each procedure by a call with empty arguments.
 func probes(n names) []probe {
 	var ps []probe
+	key := probeKey()
 	for _, g := range grants(n) {
 		if g.kind == "TABLE" {
 			name := strings.TrimPrefix(g.object, n.table)
@@ -51,7 +53,7 @@ func probes(n names) []probe {
 		}
 		for _, p := range schemaObjects().procedures {
 			if n.table+p.name == g.object {
-				ps = append(ps, probe{g: g, right: "EXECUTE", sql: callProbe(g.object, p), begins: p.begins})
+				ps = append(ps, probe{g: g, right: "EXECUTE", sql: callProbe(g.object, p, key), begins: p.begins})
 			}
 		}
 	}
@@ -72,8 +74,17 @@ func tableProbe(right, table, col string) string {
 	return "DELETE FROM " + table + " WHERE FALSE"
 }
 
-// callProbe returns a call of p with empty arguments.
-func callProbe(name string, p procedure) string {
+// probeKey is the key of the calls Check makes: a key no caller can use
+// (keys are valid UTF-8, and this is not), different for each Check, so
+// that concurrent Checks never wait for each other's rows.
+func probeKey() hexArg {
+	var b [8]byte
+	_, _ = rand.Read(b[:]) // never fails (crypto/rand)
+	return hexArg("\xff" + string(b[:]))
+}
+
+// callProbe returns a call of p with key as its binary arguments.
+func callProbe(name string, p procedure, key hexArg) string {
 	args := make([]string, len(p.params))
 	for i, a := range p.params {
 		switch {
@@ -82,7 +93,9 @@ func callProbe(name string, p procedure) string {
 		case a.numeric:
 			args[i] = "0"
 		default:
-			args[i] = "X''"
+			var b strings.Builder
+			key.write(&b)
+			args[i] = b.String()
 		}
 	}
 	return "CALL " + name + "(" + strings.Join(args, ", ") + ")"
@@ -93,6 +106,12 @@ func callProbe(name string, p procedure) string {
 // are missing.
 func checkRights(ctx context.Context, conn *sql.Conn, o Options, user string) (err error) {
 	if _, err := conn.ExecContext(ctx, "SET "+checkVar+" = ''"); err != nil {
+		return checkErr(ctx, err, o)
+	}
+	// READ COMMITTED, as the procedures' own transactions: no gap locks
+	// that would make concurrent Checks, or Check and the executors,
+	// wait for each other.
+	if _, err := conn.ExecContext(ctx, "SET TRANSACTION ISOLATION LEVEL READ COMMITTED"); err != nil {
 		return checkErr(ctx, err, o)
 	}
 	if _, err := conn.ExecContext(ctx, "START TRANSACTION"); err != nil {

@@ -46,7 +46,9 @@ CREATE TABLE IF NOT EXISTS {{t}}tokens (
 -- writer's owner value or 'lock4go:claim:<member>', NULL when none;
 -- expires ends the writer's lease or the claim (microseconds since 1970),
 -- and is the largest BIGINT while shares hold the key (they end by their
--- own rows), so that a held key's row never looks expired; 0 is free.
+-- own rows), so that a held key's row never looks expired. A released
+-- key's row stays, free (owner NULL, expires the time of the release),
+-- until a sweep finds it so and deletes it.
 CREATE TABLE IF NOT EXISTS {{t}}locks (
 	k       VARBINARY(1024) NOT NULL,
 	owner   VARBINARY(255) NULL,
@@ -83,15 +85,16 @@ CREATE TABLE IF NOT EXISTS {{t}}waiters (
 ) ENGINE=InnoDB ROW_FORMAT=DYNAMIC
 //
 
--- Wakes: the hand-offs to each executor (member) since its last look,
--- kind 'w' (a claim on the key's row) or 's' (claims among its shares), at
--- the server's time. An executor's wake connection reads its own (see
--- wait), and its next attempt on the key removes them.
+-- Wakes: the hand-offs to each executor (member) that its wake connection
+-- has yet to take, kind 'w' (a claim on the key's row) or 's' (claims
+-- among its shares), at the server's time. taken is 0, or the number of
+-- the wait call that is taking the row (see wait), until it commits.
 CREATE TABLE IF NOT EXISTS {{t}}wakes (
 	member VARBINARY(32) NOT NULL,
 	k      VARBINARY(1024) NOT NULL,
 	kind   VARBINARY(1) NOT NULL,
 	at     BIGINT NOT NULL,
+	taken  BIGINT NOT NULL DEFAULT 0,
 	PRIMARY KEY (member, k, kind)
 ) ENGINE=InnoDB ROW_FORMAT=DYNAMIC
 //
@@ -107,19 +110,39 @@ CREATE TABLE IF NOT EXISTS {{t}}voids (
 
 -- lock_key locks the row of k, creating a free one if there is none, and
 -- returns it; a free row whose key live shares hold (its row was deleted
--- by hand) is made theirs.
+-- by hand) is made theirs. It must come before any write of its caller's
+-- transaction: a missing row is created in a transaction of its own,
+-- committed at once, before the row is locked. Creating the row inside
+-- the caller's transaction would keep, until its end, the shared lock
+-- InnoDB takes on a duplicate (a row another statement created meanwhile,
+-- or one deleted and not yet purged) before the exclusive one: two such
+-- transactions deadlock on every new key a burst of callers meets. For the
+-- same reason releases keep the rows of their keys, free, and only the
+-- sweep deletes them.
 DROP PROCEDURE IF EXISTS {{t}}lock_key
 //
 CREATE PROCEDURE {{t}}lock_key(a_k VARBINARY(1025), a_now BIGINT,
 	OUT a_owner VARBINARY(255), OUT a_token BIGINT, OUT a_expires BIGINT)
 SQL SECURITY INVOKER MODIFIES SQL DATA
 BEGIN
-	INSERT INTO {{t}}locks (k, owner, token, expires) VALUES (a_k, NULL, 0, 0)
-	ON DUPLICATE KEY UPDATE k = k;
-	SELECT owner, token, expires INTO a_owner, a_token, a_expires
-	FROM {{t}}locks WHERE k = a_k FOR UPDATE;
-	IF a_owner IS NULL AND a_expires = 0
-		AND EXISTS (SELECT 1 FROM {{t}}shares WHERE k = a_k AND expires > a_now) THEN
+	DECLARE v_shared BOOLEAN DEFAULT FALSE;
+	SET a_expires = NULL;
+	WHILE a_expires IS NULL DO
+		SELECT owner, token, expires INTO a_owner, a_token, a_expires
+		FROM {{t}}locks WHERE k = a_k FOR UPDATE;
+		IF a_expires IS NULL THEN
+			COMMIT;
+			{{begin}}
+			INSERT INTO {{t}}locks (k, owner, token, expires) VALUES (a_k, NULL, 0, a_now)
+			ON DUPLICATE KEY UPDATE k = k;
+			COMMIT;
+			{{begin}}
+		END IF;
+	END WHILE;
+	IF a_owner IS NULL AND a_expires < 9223372036854775807 THEN
+		SELECT EXISTS (SELECT 1 FROM {{t}}shares WHERE k = a_k AND expires > a_now) INTO v_shared;
+	END IF;
+	IF v_shared THEN
 		UPDATE {{t}}locks SET expires = 9223372036854775807 WHERE k = a_k;
 		SET a_expires = 9223372036854775807;
 	END IF;
@@ -157,11 +180,13 @@ END
 -- executor gets a wake row and its member is added to a_wake (16
 -- characters each), for ring to wake after the commit. It stops at the
 -- first waiter that does not fit, marks the row of a key left with shares
--- as theirs, and deletes the row of a key left with nothing. The caller
+-- as theirs, and frees the row of a key left with nothing (owner NULL,
+-- expires now), or deletes it when a_drop is set (the sweep). The caller
 -- holds the row's lock.
 DROP PROCEDURE IF EXISTS {{t}}serve
 //
-CREATE PROCEDURE {{t}}serve(a_k VARBINARY(1025), a_claim BIGINT, a_now BIGINT, INOUT a_wake VARBINARY(4096))
+CREATE PROCEDURE {{t}}serve(a_k VARBINARY(1025), a_claim BIGINT, a_now BIGINT, a_drop BOOLEAN,
+	INOUT a_wake VARBINARY(4096))
 SQL SECURITY INVOKER MODIFIES SQL DATA
 serve: BEGIN
 	DECLARE v_owner VARBINARY(255);
@@ -190,8 +215,8 @@ serve: BEGIN
 				expires = a_now + a_claim * 1000 WHERE k = a_k;
 			DELETE FROM {{t}}waiters WHERE k = a_k AND member = v_m AND kind = v_wk;
 			INSERT INTO {{t}}wakes (member, k, kind, at) VALUES (v_m, a_k, 'w', a_now)
-			ON DUPLICATE KEY UPDATE at = a_now;
-			IF LENGTH(a_wake) < 4096 THEN
+			ON DUPLICATE KEY UPDATE at = a_now, taken = 0;
+			IF LENGTH(a_wake) <= 4080 THEN
 				SET a_wake = CONCAT(a_wake, v_m);
 			END IF;
 			LEAVE serve;
@@ -207,18 +232,18 @@ serve: BEGIN
 		ON DUPLICATE KEY UPDATE kind = v_wk, expires = a_now + a_claim * 1000;
 		DELETE FROM {{t}}waiters WHERE k = a_k AND member = v_m AND kind = v_wk;
 		INSERT INTO {{t}}wakes (member, k, kind, at) VALUES (v_m, a_k, 's', a_now)
-		ON DUPLICATE KEY UPDATE at = a_now;
-		IF LENGTH(a_wake) < 4096 AND LOCATE(v_m, a_wake) = 0 THEN
+		ON DUPLICATE KEY UPDATE at = a_now, taken = 0;
+		IF LENGTH(a_wake) <= 4080 AND LOCATE(v_m, a_wake) = 0 THEN
 			SET a_wake = CONCAT(a_wake, v_m);
 		END IF;
 		SET v_n = v_n + 1, v_sk = v_wk;
 	END LOOP;
 	IF v_n > 0 THEN
 		UPDATE {{t}}locks SET owner = NULL, expires = 9223372036854775807 WHERE k = a_k;
-	ELSEIF NOT EXISTS (SELECT 1 FROM {{t}}waiters WHERE k = a_k) THEN
+	ELSEIF a_drop AND v_m IS NULL THEN
 		DELETE FROM {{t}}locks WHERE k = a_k;
-	ELSEIF v_owner IS NOT NULL OR v_expires <> 0 THEN
-		UPDATE {{t}}locks SET owner = NULL, expires = 0 WHERE k = a_k;
+	ELSEIF v_owner IS NOT NULL OR v_expires > a_now THEN
+		UPDATE {{t}}locks SET owner = NULL, expires = a_now WHERE k = a_k;
 	END IF;
 END
 //
@@ -226,8 +251,9 @@ END
 -- ring wakes the executors of a_wake (members, 16 characters each) but
 -- a_self, after the commit that served them: it interrupts the statement
 -- its wake connection runs (KILL QUERY), found by the wake lock that
--- connection holds (the w prefix and the member). It is a hint: the wakes rows and the
--- claims are the truth. a_denied is set when the server refused a KILL
+-- connection holds (the w prefix and the member). It is a hint: the
+-- wakes rows and the claims are the truth. a_denied is set when the
+-- server refused a KILL
 -- (an executor connected as another user: MySQL lets a user kill only
 -- its own statements, unless it has CONNECTION_ADMIN).
 DROP PROCEDURE IF EXISTS {{t}}ring
@@ -272,24 +298,33 @@ body: BEGIN
 	DECLARE v_now, v_token, v_expires, v_t BIGINT;
 	DECLARE v_owner VARBINARY(255);
 	DECLARE v_sk VARBINARY(16);
-	DECLARE v_busy BOOLEAN;
+	DECLARE v_busy BOOLEAN DEFAULT FALSE;
+	DECLARE v_voided BOOLEAN;
 	DECLARE v_wake VARBINARY(4096) DEFAULT '';
 	DECLARE v_denied BOOLEAN DEFAULT FALSE;
 	{{clock}}
 	{{begin}}
 	work: BEGIN
 	DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;
-	IF a_queued AND EXISTS (SELECT 1 FROM {{t}}locks WHERE k = a_k AND owner IS NOT NULL
-			AND owner <> a_o AND owner <> CONCAT('lock4go:claim:', a_m) AND expires > v_now)
-		AND EXISTS (SELECT 1 FROM {{t}}waiters WHERE k = a_k AND member = a_m AND kind = 'w'
-			AND expires > v_now + a_qttl * 500) THEN
+	IF a_queued THEN
+		-- SELECT ... INTO, never IF EXISTS (SELECT ...) or SET v = (SELECT
+		-- ...): InnoDB reads for a statement other than SELECT with shared
+		-- locks, even in READ COMMITTED, and a shared lock on the key's
+		-- row deadlocks with the exclusive ones of other statements.
+		SELECT EXISTS (SELECT 1 FROM {{t}}locks WHERE k = a_k AND owner IS NOT NULL
+				AND owner <> a_o AND owner <> CONCAT('lock4go:claim:', a_m) AND expires > v_now)
+			AND EXISTS (SELECT 1 FROM {{t}}waiters WHERE k = a_k AND member = a_m AND kind = 'w'
+				AND expires > v_now + a_qttl * 500) INTO v_busy;
+	END IF;
+	IF v_busy THEN
 		COMMIT;
 		SELECT -3, FALSE;
 		LEAVE body;
 	END IF;
 	CALL {{t}}lock_key(a_k, v_now, v_owner, v_token, v_expires);
-	IF EXISTS (SELECT 1 FROM {{t}}voids WHERE owner = a_o) THEN
-		CALL {{t}}serve(a_k, a_claim, v_now, v_wake);
+	SELECT EXISTS (SELECT 1 FROM {{t}}voids WHERE owner = a_o) INTO v_voided;
+	IF v_voided THEN
+		CALL {{t}}serve(a_k, a_claim, v_now, FALSE, v_wake);
 		COMMIT;
 		CALL {{t}}ring(v_wake, a_m, v_denied);
 		SELECT -2, v_denied;
@@ -304,7 +339,8 @@ body: BEGIN
 		AND (a_m = '' OR v_owner <> CONCAT('lock4go:claim:', a_m));
 	IF NOT v_busy THEN
 		DELETE FROM {{t}}shares WHERE k = a_k AND expires <= v_now;
-		SET v_sk = (SELECT kind FROM {{t}}shares WHERE k = a_k LIMIT 1);
+		SET v_sk = NULL;
+		SELECT kind INTO v_sk FROM {{t}}shares WHERE k = a_k LIMIT 1;
 		IF v_sk IS NOT NULL THEN
 			UPDATE {{t}}locks SET owner = NULL, expires = 9223372036854775807 WHERE k = a_k;
 			IF v_sk <> 'r' THEN
@@ -332,7 +368,6 @@ body: BEGIN
 	UPDATE {{t}}locks SET owner = a_o, token = v_t, expires = v_now + a_ttl * 1000 WHERE k = a_k;
 	IF a_m <> '' THEN
 		DELETE FROM {{t}}waiters WHERE k = a_k AND member = a_m AND kind = 'w';
-		DELETE FROM {{t}}wakes WHERE member = a_m AND k = a_k;
 	END IF;
 	COMMIT;
 	SELECT v_t, FALSE;
@@ -365,11 +400,13 @@ body: BEGIN
 	DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;
 	CALL {{t}}lock_key(a_k, v_now, v_owner, v_token, v_expires);
 	decide: BEGIN
-		IF EXISTS (SELECT 1 FROM {{t}}voids WHERE owner = a_o) THEN
+		SELECT EXISTS (SELECT 1 FROM {{t}}voids WHERE owner = a_o) INTO v_free;
+		IF v_free THEN
 			SET v_code = -2;
 			LEAVE decide;
 		END IF;
-		SET v_t = (SELECT token FROM {{t}}shares WHERE k = a_k AND owner = a_o AND expires > v_now);
+		SET v_t = NULL;
+		SELECT token INTO v_t FROM {{t}}shares WHERE k = a_k AND owner = a_o AND expires > v_now;
 		IF v_t IS NOT NULL THEN
 			SET v_code = v_t; -- this very acquisition, sent again
 			LEAVE decide;
@@ -381,11 +418,10 @@ body: BEGIN
 			SET v_code = -4;
 			LEAVE decide;
 		END IF;
-		SET v_free = FALSE;
-		IF a_m <> '' AND EXISTS (SELECT 1 FROM {{t}}shares WHERE k = a_k
-				AND owner = CONCAT('lock4go:claim:', a_m)) THEN
+		SELECT a_m <> '' AND EXISTS (SELECT 1 FROM {{t}}shares WHERE k = a_k
+			AND owner = CONCAT('lock4go:claim:', a_m)) INTO v_free;
+		IF v_free THEN
 			DELETE FROM {{t}}shares WHERE k = a_k AND owner = CONCAT('lock4go:claim:', a_m);
-			SET v_free = TRUE;
 		END IF;
 		IF NOT v_free THEN
 			SET v_free = IF(a_sk = 'r', NOT v_writer, v_cnt < a_n);
@@ -408,7 +444,6 @@ body: BEGIN
 		END IF;
 		IF a_m <> '' THEN
 			DELETE FROM {{t}}waiters WHERE k = a_k AND member = a_m AND kind = a_sk;
-			DELETE FROM {{t}}wakes WHERE member = a_m AND k = a_k;
 		END IF;
 		-- serve, below, makes the row the shares' (an expired writer or claim
 		-- gone).
@@ -417,7 +452,7 @@ body: BEGIN
 		VALUES (a_k, a_o, a_sk, v_t, v_now + a_ttl * 1000);
 		SET v_code = v_t;
 	END decide;
-	CALL {{t}}serve(a_k, a_claim, v_now, v_wake);
+	CALL {{t}}serve(a_k, a_claim, v_now, FALSE, v_wake);
 	COMMIT;
 	CALL {{t}}ring(v_wake, a_m, v_denied);
 	SELECT v_code, v_denied;
@@ -440,6 +475,7 @@ body: BEGIN
 	DECLARE v_wake VARBINARY(4096) DEFAULT '';
 	DECLARE v_denied BOOLEAN DEFAULT FALSE;
 	DECLARE v_code INT DEFAULT 0;
+	DECLARE v_x BOOLEAN DEFAULT FALSE;
 	{{clock}}
 	{{begin}}
 	work: BEGIN
@@ -448,23 +484,27 @@ body: BEGIN
 	SELECT expires INTO v_expires FROM {{t}}locks WHERE k = a_k AND owner = a_o FOR UPDATE;
 	IF v_expires IS NOT NULL THEN
 		SET v_code = IF(v_expires > v_now, 1, 0);
-		IF EXISTS (SELECT 1 FROM {{t}}waiters WHERE k = a_k) THEN
-			UPDATE {{t}}locks SET owner = NULL, expires = 0 WHERE k = a_k;
-			CALL {{t}}serve(a_k, a_claim, v_now, v_wake);
-			IF v_code = 1 AND a_m <> '' AND EXISTS (SELECT 1 FROM {{t}}locks
-					WHERE k = a_k AND owner = CONCAT('lock4go:claim:', a_m)) THEN
+		UPDATE {{t}}locks SET owner = NULL, expires = v_now WHERE k = a_k;
+		SELECT EXISTS (SELECT 1 FROM {{t}}waiters WHERE k = a_k) INTO v_x;
+		IF v_x THEN
+			CALL {{t}}serve(a_k, a_claim, v_now, FALSE, v_wake);
+			SELECT v_code = 1 AND a_m <> '' AND EXISTS (SELECT 1 FROM {{t}}locks
+				WHERE k = a_k AND owner = CONCAT('lock4go:claim:', a_m)) INTO v_x;
+			IF v_x THEN
 				SET v_code = 2;
 			END IF;
-		ELSE
-			DELETE FROM {{t}}locks WHERE k = a_k;
 		END IF;
-	ELSEIF EXISTS (SELECT 1 FROM {{t}}shares WHERE k = a_k AND owner = a_o) THEN
+	END IF;
+	IF v_expires IS NULL THEN
+		SELECT EXISTS (SELECT 1 FROM {{t}}shares WHERE k = a_k AND owner = a_o) INTO v_x;
+	END IF;
+	IF v_expires IS NULL AND v_x THEN
 		CALL {{t}}lock_key(a_k, v_now, v_owner, v_token, v_expires); -- back, if it was deleted by hand
 		SET v_expires = NULL;
 		SELECT expires INTO v_expires FROM {{t}}shares WHERE k = a_k AND owner = a_o FOR UPDATE;
 		DELETE FROM {{t}}shares WHERE k = a_k AND owner = a_o;
 		SET v_code = IF(v_expires > v_now, 1, 0);
-		CALL {{t}}serve(a_k, a_claim, v_now, v_wake);
+		CALL {{t}}serve(a_k, a_claim, v_now, FALSE, v_wake);
 	END IF;
 	COMMIT;
 	CALL {{t}}ring(v_wake, a_m, v_denied);
@@ -490,14 +530,13 @@ BEGIN
 	{{begin}}
 	work: BEGIN
 	DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;
+	CALL {{t}}lock_key(a_k, v_now, v_owner, v_token, v_expires);
 	INSERT INTO {{t}}voids (owner, expires) VALUES (a_o, v_now + a_vttl * 1000)
 	ON DUPLICATE KEY UPDATE expires = v_now + a_vttl * 1000;
-	CALL {{t}}lock_key(a_k, v_now, v_owner, v_token, v_expires);
-	SET v_held = v_owner <=> a_o
-		OR EXISTS (SELECT 1 FROM {{t}}shares WHERE k = a_k AND owner = a_o);
-	UPDATE {{t}}locks SET owner = NULL, expires = 0 WHERE k = a_k AND owner = a_o;
+	SELECT v_owner <=> a_o OR EXISTS (SELECT 1 FROM {{t}}shares WHERE k = a_k AND owner = a_o) INTO v_held;
+	UPDATE {{t}}locks SET owner = NULL, expires = v_now WHERE k = a_k AND owner = a_o;
 	DELETE FROM {{t}}shares WHERE k = a_k AND owner = a_o;
-	CALL {{t}}serve(a_k, a_claim, v_now, v_wake);
+	CALL {{t}}serve(a_k, a_claim, v_now, FALSE, v_wake);
 	COMMIT;
 	CALL {{t}}ring(v_wake, '', v_denied);
 	SELECT v_held, v_denied;
@@ -519,7 +558,6 @@ body: BEGIN
 	{{begin}}
 	work: BEGIN
 	DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;
-	DELETE FROM {{t}}wakes WHERE member = a_m AND k = a_k;
 	SELECT COUNT(*) INTO v_n FROM {{t}}locks WHERE k = a_k FOR UPDATE;
 	IF v_n = 0 THEN
 		-- Nothing to hand on; m's entries left only if the row was deleted by hand.
@@ -530,9 +568,9 @@ body: BEGIN
 		LEAVE body;
 	END IF;
 	DELETE FROM {{t}}waiters WHERE k = a_k AND member = a_m;
-	UPDATE {{t}}locks SET owner = NULL, expires = 0 WHERE k = a_k AND owner = CONCAT('lock4go:claim:', a_m);
+	UPDATE {{t}}locks SET owner = NULL, expires = v_now WHERE k = a_k AND owner = CONCAT('lock4go:claim:', a_m);
 	DELETE FROM {{t}}shares WHERE k = a_k AND owner = CONCAT('lock4go:claim:', a_m);
-	CALL {{t}}serve(a_k, a_claim, v_now, v_wake);
+	CALL {{t}}serve(a_k, a_claim, v_now, FALSE, v_wake);
 	COMMIT;
 	CALL {{t}}ring(v_wake, a_m, v_denied);
 	SELECT 0, v_denied;
@@ -583,12 +621,14 @@ CREATE PROCEDURE {{t}}inspect(a_k VARBINARY(1025))
 SQL SECURITY INVOKER READS SQL DATA
 BEGIN
 	DECLARE v_now, v_n BIGINT;
+	DECLARE v_w BOOLEAN;
 	{{clock}}
 	{{begin}}
 	work: BEGIN
 	DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;
-	SET v_n = (SELECT COUNT(*) FROM {{t}}waiters WHERE k = a_k AND expires > v_now);
-	IF EXISTS (SELECT 1 FROM {{t}}locks WHERE k = a_k AND owner IS NOT NULL AND expires > v_now) THEN
+	SELECT COUNT(*) INTO v_n FROM {{t}}waiters WHERE k = a_k AND expires > v_now;
+	SELECT EXISTS (SELECT 1 FROM {{t}}locks WHERE k = a_k AND owner IS NOT NULL AND expires > v_now) INTO v_w;
+	IF v_w THEN
 		SELECT owner, token, (expires - v_now) DIV 1000, 'w', v_n
 		FROM {{t}}locks WHERE k = a_k AND owner IS NOT NULL AND expires > v_now;
 	ELSE
@@ -657,13 +697,14 @@ body: BEGIN
 	DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;
 	SELECT COUNT(*) INTO v_n FROM {{t}}locks WHERE k = a_k FOR UPDATE SKIP LOCKED;
 	IF v_n = 0 THEN
-		IF EXISTS (SELECT 1 FROM {{t}}locks WHERE k = a_k) THEN
+		SELECT COUNT(*) INTO v_n FROM {{t}}locks WHERE k = a_k;
+		IF v_n > 0 THEN
 			COMMIT;
 			LEAVE body; -- busy: another statement holds the row
 		END IF;
 		CALL {{t}}lock_key(a_k, v_now, v_owner, v_token, v_expires);
 	END IF;
-	CALL {{t}}serve(a_k, a_claim, v_now, v_wake);
+	CALL {{t}}serve(a_k, a_claim, v_now, TRUE, v_wake);
 	COMMIT;
 	CALL {{t}}ring(v_wake, '', v_denied);
 	END work;
@@ -671,21 +712,36 @@ END
 //
 
 -- wait is the statement an executor's wake connection runs while its
--- waiters wait: it returns the wakes of the executor m later than a_seen
--- (key, kind, at), or, when there are none, sleeps up to a_secs seconds
--- first. A release that serves m interrupts it (see ring), after its
--- commit: a wake that comes while this statement runs ends it, and one
--- that comes between two of them is read by the next.
+-- waiters wait: it takes (returns and deletes) the executor m's wakes, or,
+-- when there are none, sleeps up to a_secs seconds first. a_call numbers
+-- the executor's calls: a call marks the rows it takes with it, so that a
+-- wake committed meanwhile stays for the next call. A release that serves
+-- m interrupts the call (see ring) after its commit: a wake that comes
+-- while a call runs ends it (its transaction rolls back, and the next
+-- call takes the rows), and one that comes between two calls is taken by
+-- the next.
 DROP PROCEDURE IF EXISTS {{t}}wait
 //
-CREATE PROCEDURE {{t}}wait(a_m VARBINARY(33), a_seen BIGINT, a_secs DOUBLE)
-SQL SECURITY INVOKER READS SQL DATA
+CREATE PROCEDURE {{t}}wait(a_m VARBINARY(33), a_call BIGINT, a_secs DOUBLE)
+SQL SECURITY INVOKER MODIFIES SQL DATA
 BEGIN
 	DECLARE v_slept INT;
-	IF NOT EXISTS (SELECT 1 FROM {{t}}wakes WHERE member = a_m AND at > a_seen) THEN
+	DECLARE v_n BIGINT;
+	{{begin}}
+	work: BEGIN
+	DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;
+	UPDATE {{t}}wakes SET taken = a_call WHERE member = a_m AND taken = 0;
+	SELECT COUNT(*) INTO v_n FROM {{t}}wakes WHERE member = a_m AND taken = a_call;
+	IF v_n = 0 THEN
+		COMMIT;
 		SET v_slept = SLEEP(a_secs);
+		{{begin}}
+		UPDATE {{t}}wakes SET taken = a_call WHERE member = a_m AND taken = 0;
 	END IF;
-	SELECT k, kind, at FROM {{t}}wakes WHERE member = a_m AND at > a_seen;
+	SELECT k, kind FROM {{t}}wakes WHERE member = a_m AND taken = a_call;
+	DELETE FROM {{t}}wakes WHERE member = a_m AND taken = a_call;
+	COMMIT;
+	END work;
 END
 //
 
