@@ -4,31 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
-	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/lock4go/lock4go/executor"
 	"github.com/lock4go/lock4go/internal/kit"
-)
-
-// Codes the acquire functions return instead of a token.
-const (
-	codeBusy         = 0  // another owner holds the key; the attempt does not wait
-	codeVoided       = -2 // the owner was voided after a lost reply; nothing was written
-	codeQueued       = -3 // the key is busy; the executor stands in its queue
-	codeKindMismatch = -4 // the key is in use as another kind
+	"github.com/lock4go/lock4go/internal/queued"
 )
 
 // maxKeyLen bounds a key: it must fit in a B-tree index entry and in a
 // notification's payload.
 const maxKeyLen = 2048
-
-// queueTTL is the life of a queue entry after its waiter's last attempt:
-// live waiters refresh it at every attempt (at least every retry
-// interval), dead ones leave it to expire.
-const queueTTL = 30 * time.Second
 
 // Acquire makes one attempt to take req.Key for req.Owner with one
 // statement: it inserts the key's row (or takes over a row whose lease
@@ -56,87 +42,58 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 	if err := req.ValidateFor(e.Capabilities()); err != nil {
 		return nil, fmt.Errorf("postgres: acquire: %w", err)
 	}
-	if err := validKey("acquire", req.Key); err != nil {
+	if err := e.core.CheckKey("acquire", req.Key); err != nil {
 		return nil, err
 	}
-	if e.isClosed() {
-		return nil, closedErr("acquire", req.Key)
-	}
 	if ctx.Err() != nil {
-		return nil, fmt.Errorf("postgres: acquire %q: %w", req.Key, executor.GaveUp(ctx))
+		return nil, e.core.GaveUp(ctx, req.Key)
 	}
 	if err := e.checkFirst(ctx); err != nil {
 		return nil, e.checkFailed(ctx, req.Key, err)
 	}
 	e.startSweeper()
-	if req.Wait && !req.Shared && req.Permits == 0 && e.busyLocally(req.Key) {
+	if queued.Tracked(req) && e.core.BusyLocally(req.Key, e.listener.listening) {
 		// Still queued, nothing heard: no round trip needed to learn that
 		// the key is busy.
-		return nil, fmt.Errorf("postgres: %q: %w", req.Key, executor.ErrNotAcquired)
+		return nil, e.core.Busy(req.Key)
 	}
-	l := &lease{e: e, key: req.Key, owner: req.Owner}
+	l := &lease{e: e}
+	l.Init(req.Key, req.Owner)
 	code, err := e.try(ctx, l, req)
 	if err == nil && ctx.Err() != nil {
 		// Cancelled during the statement, which ran to its end: undo a grant.
-		return nil, e.abandon(ctx, l, code, req.TTL)
+		return nil, e.core.Abandon(ctx, l, code, req.TTL)
 	}
-	return e.answer(ctx, l, req, code, err)
+	if err == nil {
+		return e.answer(l, req, code)
+	}
+	return nil, e.failedAttempt(ctx, l, req, err)
 }
 
-// answer turns the outcome of l's acquire statement into Acquire's result.
-func (e *Executor) answer(ctx context.Context, l *lease, req executor.Request, code int64, err error) (executor.Lease, error) {
-	// The executor's queue bookkeeping is its locks' (one waiter per key
-	// in a process); waiters of shares share the entry and leave it alone.
-	track := req.Wait && !req.Shared && req.Permits == 0
-	switch {
-	case err == nil && code > 0:
-		l.token = code
-		if track {
-			e.waits.SetQueued(req.Key, false)
-		}
-		if !e.held.Add(l) {
-			return nil, e.refuseLate(l)
-		}
-		return l, nil
-	case err == nil && code == codeQueued:
-		if track {
-			e.waits.SetQueued(req.Key, true)
-		}
-		return nil, fmt.Errorf("postgres: %q: %w", req.Key, executor.ErrNotAcquired)
-	case err == nil && code == codeBusy:
-		return nil, fmt.Errorf("postgres: %q: %w", req.Key, executor.ErrNotAcquired)
-	case err == nil && code == codeVoided:
-		return nil, fmt.Errorf("postgres: acquire %q: %w: %w", req.Key, executor.ErrNotAcquired, errVoided)
-	case err == nil && code == codeKindMismatch:
-		return nil, errKind(req)
-	case err == nil:
-		return nil, fmt.Errorf("postgres: acquire %q: unexpected answer %d: %w", req.Key, code, executor.ErrBackend)
+// answer turns the answer of l's acquire statement, a token or a code, into
+// Acquire's result.
+func (e *Executor) answer(l *lease, req executor.Request, code int64) (executor.Lease, error) {
+	if code > 0 {
+		l.Took(code)
 	}
+	if err := e.core.Answer(req, l, code); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// failedAttempt returns the error of l's acquire statement that failed with
+// err, and voids l in the background when the statement may have run
+// without its answer reaching us: the row may hold req.Owner.
+func (e *Executor) failedAttempt(ctx context.Context, l *lease, req executor.Request, err error) error {
 	if cerr := configError(err, e.fix); cerr != nil {
 		// The server refused the statement: nothing was written.
-		return nil, fmt.Errorf("postgres: acquire %q: %w", req.Key, cerr)
+		return fmt.Errorf("postgres: acquire %q: %w", req.Key, cerr)
 	}
-	if !wrote(err) {
-		return nil, acquireErr(ctx, req.Key, err)
+	if wrote(err) {
+		e.core.VoidLater(l, req.TTL, false)
 	}
-	// A failed or abandoned statement: the row may hold req.Owner.
-	e.voidLater(l, req.TTL)
-	return nil, acquireErr(ctx, req.Key, err)
-}
-
-// abandon undoes an acquisition of a lease of ttl whose caller gave up
-// while its statement ran: a grant (code > 0) is released at once, or
-// voided in the background if that fails. It returns the caller's error.
-func (e *Executor) abandon(ctx context.Context, l *lease, code int64, ttl time.Duration) error {
-	if code > 0 {
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), e.opts.CleanupTimeout)
-		_, err := e.queryInt(rctx, e.sql.release, l.key, l.owner, e.claimMs, "")
-		cancel()
-		if err != nil {
-			e.voidLater(l, ttl)
-		}
-	}
-	return fmt.Errorf("postgres: acquire %q: %w", l.key, executor.GaveUp(ctx))
+	return e.acquireErr(ctx, req.Key, err)
 }
 
 // try runs the acquire statement of req's kind for l.
@@ -147,7 +104,7 @@ func (e *Executor) try(ctx context.Context, l *lease, req executor.Request) (int
 	}
 	ttl := kit.Millis(req.TTL)
 	if req.Shared || req.Permits > 0 {
-		kind := shareKind(req)
+		kind := queued.ShareKind(req)
 		return e.acquireInt(ctx, l, e.sql.acquireShare, req.Key, req.Owner, ttl, member, e.queueMs, kind, int32(req.Permits), e.claimMs)
 	}
 	queued := req.Wait && e.waits.Queued(req.Key)
@@ -155,23 +112,23 @@ func (e *Executor) try(ctx context.Context, l *lease, req executor.Request) (int
 }
 
 // acquireInt runs an acquire statement on a connection of the pool, on
-// [Executor.callContext], and scans its integer. l's Start is taken once
+// [queued.Core.CallContext], and scans its integer. l's Start is taken once
 // the connection is in hand, right before the statement is sent: the
 // lease runs from when the statement ran, and waiting for a connection
 // (or dialling one) must not eat it. A connection that could not be had
 // sent nothing: its error wraps errNotSent.
 //
 // The wait for a connection ends with ctx (nothing was sent: no grace for
-// a cancelled caller); the statement runs on [Executor.callContext].
+// a cancelled caller); the statement runs on [queued.Core.CallContext].
 func (e *Executor) acquireInt(ctx context.Context, l *lease, sql string, args ...any) (int64, error) {
 	conn, err := e.pool.Acquire(ctx)
 	if err != nil {
 		return 0, e.noConnection(ctx, err)
 	}
 	defer conn.Release()
-	ctx, cancel := e.callContext(ctx)
+	ctx, cancel := e.core.CallContext(ctx)
 	defer cancel()
-	l.start = time.Now()
+	l.Sent()
 	var v int64
 	err = conn.QueryRow(ctx, sql, append([]any{pgxExec}, args...)...).Scan(&v)
 	return v, err
@@ -195,16 +152,6 @@ func (e *Executor) noConnection(ctx context.Context, err error) error {
 	return fmt.Errorf("%w: %w", errNotSent, err)
 }
 
-// validKey refuses, before any round trip, a key that PostgreSQL's text
-// or its indexes cannot hold (empty, over 2048 bytes, NUL, invalid UTF-8):
-// the same check for every call that takes a key.
-func validKey(op, key string) error {
-	if err := executor.ValidateKey(key, maxKeyLen); err != nil {
-		return fmt.Errorf("postgres: %s: %w", op, err)
-	}
-	return nil
-}
-
 // wrote reports whether a statement that failed with err may have run and
 // committed: not when nothing was sent, nor when the server answered with
 // an error (the statement's transaction was rolled back).
@@ -213,39 +160,14 @@ func wrote(err error) bool {
 	return !pgconn.SafeToRetry(err) && !errors.As(err, &pe) && !errors.Is(err, errNotSent)
 }
 
-// shareKind returns the kind of a share request: "r" or "p<n>".
-func shareKind(req executor.Request) string {
-	if req.Permits > 0 {
-		return "p" + strconv.Itoa(req.Permits)
-	}
-	return "r"
-}
-
-// errVoided: the owner's acquisitions were voided by the void of an
-// earlier attempt with the same owner; nothing was written.
-var errVoided = errors.New("postgres: owner voided after a lost reply")
-
-// errKind reports a key in use as another kind.
-func errKind(req executor.Request) error {
-	what := "a read lock"
-	switch {
-	case req.Permits > 0:
-		what = fmt.Sprintf("a semaphore of %d permits", req.Permits)
-	case !req.Shared:
-		what = "a lock"
-	}
-	return fmt.Errorf("postgres: %q is in use as another kind than %s (a lock, a read-write lock or a semaphore of another size): %w",
-		req.Key, what, executor.ErrInvalidConfig)
-}
-
 // acquireErr reports an acquire round trip of key that failed with err, or
-// that the caller abandoned, as [executor.AttemptError] classifies it.
-// An attempt that got no connection from a full pool before its deadline
-// is [executor.ErrBackend] saying so: nothing was sent, so no database was
+// that the caller abandoned, as [queued.Core.AcquireErr] does. An attempt
+// that got no connection from a full pool before its deadline is
+// [executor.ErrBackend] saying so: nothing was sent, so no database was
 // slow to answer.
-func acquireErr(ctx context.Context, key string, err error) error {
+func (e *Executor) acquireErr(ctx context.Context, key string, err error) error {
 	if errors.Is(err, errPoolFull) && errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return fmt.Errorf("postgres: acquire %q: %w: %w", key, executor.ErrBackend, err)
 	}
-	return fmt.Errorf("postgres: acquire %q: %w", key, executor.AttemptError(ctx, err))
+	return e.core.AcquireErr(ctx, key, err)
 }

@@ -196,7 +196,7 @@ func (e *Executor) checkFirst(ctx context.Context) error {
 		return e.noConnection(ctx, err)
 	}
 	defer conn.Release()
-	cctx, cancel := e.callContext(ctx)
+	cctx, cancel := e.core.CallContext(ctx)
 	defer cancel()
 	if err := check(cctx, conn, e.opts); err != nil {
 		return err
@@ -213,7 +213,7 @@ func (e *Executor) checkFailed(ctx context.Context, key string, err error) error
 	case cerr != nil:
 		return fmt.Errorf("postgres: acquire %q: %w", key, cerr)
 	case errors.Is(err, errNotSent):
-		return acquireErr(ctx, key, err)
+		return e.acquireErr(ctx, key, err)
 	}
 	return fmt.Errorf("postgres: acquire %q: %w", key, err)
 }

@@ -2,15 +2,10 @@ package postgres
 
 import (
 	"context"
-	"fmt"
-	"time"
 
-	"github.com/lock4go/lock4go/executor"
 	"github.com/lock4go/lock4go/internal/kit"
+	"github.com/lock4go/lock4go/internal/queued"
 )
-
-// errClosedHeld is the loss cause of a lease held when its executor closed.
-var errClosedHeld = fmt.Errorf("postgres: the lock was held when the executor closed, and Close released it: %w", executor.ErrClosed)
 
 // Close ends the executor, as every executor's Close does (see package
 // executor, "Close"):
@@ -33,58 +28,41 @@ var errClosedHeld = fmt.Errorf("postgres: the lock was held when the executor cl
 //     replies, which get one more round (a round in progress goes on) that
 //     ends, with every statement in it, [Options.CleanupTimeout] after
 //     Close began. The voids left then are dropped with a warning: no other
-//     executor runs them, and what their acquisitions may have taken, or
+//     executor runs them, and what their attempts may have taken, or
 //     take should they still land, stays locked until its lease ends.
 //
 // It does not close the pool: the caller owns it. Close returns within
 // about one [Options.CleanupTimeout], however many statements are pending
 // and whether or not the database answers, with the errors of the
 // releases that failed. It is idempotent: later calls return nil at once.
-func (e *Executor) Close() error {
-	e.mu.Lock()
-	if e.closed {
-		e.mu.Unlock()
-		return nil
+func (e *Executor) Close() error { return e.core.Close(nil, nil) }
+
+// The executor's round trips for its [queued.Core].
+
+// void runs the void statement of every item, one after the other, while
+// ctx lasts: it marks the owner void (so that the attempt, should it land
+// later, takes nothing) and frees what the owner holds.
+func (e *Executor) void(ctx context.Context, items []queued.Void[*lease]) []error {
+	errs := make([]error, len(items))
+	for i, it := range items {
+		if err := ctx.Err(); err != nil {
+			errs[i] = err // not sent: the round's deadline has passed
+			continue
+		}
+		_, errs[i] = e.queryInt(ctx, e.sql.void, it.Lease.Key(), it.Lease.Owner(), kit.Millis(it.TTL), e.claimMs)
 	}
-	e.closed = true
-	e.closeBy.Store(time.Now().Add(e.opts.CleanupTimeout))
-	e.bg.Stop()
-	e.kill()
-	e.mu.Unlock()
-	held := e.held.Close()
-	for _, l := range held {
-		l.loss.Mark(errClosedHeld)
-	}
-	err := e.endHeld(held, e.waits.Close())
-	e.bg.Close()
+	return errs
+}
+
+// releaseHeld releases l by owner, at Close or for an attempt that
+// completed after it began.
+func (e *Executor) releaseHeld(ctx context.Context, l *lease) error {
+	_, err := e.queryInt(ctx, e.sql.release, l.Key(), l.Owner(), e.claimMs, "")
 	return err
 }
 
-// endHeld releases the leases held at Close and leaves the wait queues of
-// keys, all within the clean-up timeout. It returns the errors of the
-// releases that failed; a lock no longer held is not one.
-func (e *Executor) endHeld(held []*lease, keys []string) error {
-	type job struct {
-		l   *lease
-		key string
-	}
-	jobs := make([]job, 0, len(held)+len(keys))
-	for _, l := range held {
-		jobs = append(jobs, job{l: l})
-	}
-	for _, k := range keys {
-		jobs = append(jobs, job{key: k})
-	}
-	return kit.EndAll(e.opts.CleanupTimeout, jobs, func(ctx context.Context, j job) error {
-		if j.l == nil {
-			if _, err := e.pool.Exec(ctx, e.sql.leave, pgxExec, j.key, e.member, e.claimMs); err != nil {
-				e.log.Debug("postgres: leaving a wait queue at Close failed; the entry is skipped when its turn comes", "key", j.key, "err", err)
-			}
-			return nil
-		}
-		if _, err := e.queryInt(ctx, e.sql.release, j.l.key, j.l.owner, e.claimMs, ""); err != nil {
-			return fmt.Errorf("postgres: close: releasing %q: %w", j.l.key, err)
-		}
-		return nil
-	})
+// leave removes the executor from key's wait queue.
+func (e *Executor) leave(ctx context.Context, key string) error {
+	_, err := e.pool.Exec(ctx, e.sql.leave, pgxExec, key, e.member, e.claimMs)
+	return err
 }

@@ -40,7 +40,7 @@ func TestClose_serverPaused(t *testing.T) {
 	s := server(t)
 	admin := newPool(t, s.Addr())
 	pool := newPoolWith(t, s.Addr(), func(c *pgxpool.Config) { c.MaxConns = 2*voids + 4 })
-	log, dropped := testlog.Signal(t, "executor closed before removing the possible lock")
+	log, dropped := testlog.Signal(t, "executor closed before voiding an attempt")
 	e := newExecutor(t, pool, postgres.Options{CleanupTimeout: cleanup, Logger: log})
 	other := direct(t)
 	warm(t, pool, 2*voids+4) // the statements below are sent on open connections

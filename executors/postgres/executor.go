@@ -2,14 +2,10 @@ package postgres
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -17,6 +13,7 @@ import (
 
 	"github.com/lock4go/lock4go/executor"
 	"github.com/lock4go/lock4go/internal/kit"
+	"github.com/lock4go/lock4go/internal/queued"
 )
 
 // Executor is the PostgreSQL lock executor. It implements
@@ -38,8 +35,10 @@ type Executor struct {
 	listener *listener
 	waits    kit.Waits
 
-	voids voidQueue        // voids of lost replies
-	held  kit.Held[*lease] // the leases held, for Close
+	// core holds the leases held, the voids of lost replies, the
+	// background work (voids, departures, the sweeper, the listener) and
+	// Close.
+	core *queued.Core[*lease]
 
 	// checked is set once [Check] passed; checking lets one acquisition at
 	// a time run it until then.
@@ -47,17 +46,6 @@ type Executor struct {
 	checking chan struct{}
 
 	sweepOnce sync.Once
-	mu        sync.Mutex
-	closed    bool
-	// life is cancelled by Close; it bounds background statements. It is
-	// the executor's lifetime, never a caller's context.
-	life context.Context
-	kill context.CancelFunc
-	bg   kit.Group // background work: voids, departures, the sweeper, the listener
-
-	// closeBy is when Close's clean-up must end: CleanupTimeout after Close
-	// began. Set before life is cancelled.
-	closeBy kit.Instant
 }
 
 var (
@@ -101,12 +89,23 @@ func New(pool *pgxpool.Pool, opts Options) (*Executor, error) {
 		opts:    opts,
 		log:     opts.Logger.With("executor", opts.Name),
 		sql:     newStatements(n),
-		member:  newMember(),
+		member:  queued.NewMember(),
 		claimMs: kit.Millis(opts.ClaimWindow),
-		queueMs: kit.Millis(max(queueTTL, opts.ClaimWindow)),
+		queueMs: kit.Millis(max(queued.QueueTTL, opts.ClaimWindow)),
 	}
 	e.checking = make(chan struct{}, 1)
-	e.life, e.kill = context.WithCancel(context.Background())
+	e.core = queued.New(queued.Config[*lease]{
+		Prefix:         "postgres",
+		Log:            e.log,
+		CleanupTimeout: opts.CleanupTimeout,
+		MaxKeyLen:      maxKeyLen,
+		Waits:          &e.waits,
+		Statements: queued.Statements[*lease]{
+			Void:    e.void,
+			Release: e.releaseHeld,
+			Leave:   e.leave,
+		},
+	})
 	e.channel = n.channel + e.member
 	e.listener = newListener(e, listenCfg)
 	return e, nil
@@ -139,101 +138,17 @@ func (e *Executor) Capabilities() executor.Capabilities {
 	return executor.Capabilities{QueuedWaits: true, SharedLocks: true, Semaphores: true}
 }
 
-// detached returns a context for a background statement: free of any
-// caller's cancellation, bounded by CleanupTimeout and ended by Close.
-func (e *Executor) detached() (context.Context, context.CancelFunc) {
-	return context.WithTimeout(e.life, e.opts.CleanupTimeout)
-}
-
 // pgxExec is the query mode of every statement: the extended protocol
 // with an unnamed statement, one round trip, safe through PgBouncer in
 // transaction mode.
 const pgxExec = pgx.QueryExecModeExec
 
 // queryInt runs the one-statement sql with args and scans its one
-// integer, on [Executor.callContext].
+// integer, on [queued.Core.CallContext].
 func (e *Executor) queryInt(ctx context.Context, sql string, args ...any) (int64, error) {
-	ctx, cancel := e.callContext(ctx)
+	ctx, cancel := e.core.CallContext(ctx)
 	defer cancel()
 	var v int64
 	err := e.pool.QueryRow(ctx, sql, append([]any{pgxExec}, args...)...).Scan(&v)
 	return v, err
-}
-
-// newMember returns a random name for an executor in wait queues.
-func newMember() string {
-	var b [8]byte
-	_, _ = rand.Read(b[:]) // never fails (crypto/rand)
-	return hex.EncodeToString(b[:])
-}
-
-// callContext returns the context a statement runs on: ctx's values and
-// deadline, but not at once its cancellation. pgx answers a context that
-// ends mid-statement by closing the connection, and a new one costs the
-// database a process and the caller a handshake: callers that cancel often
-// (a storm of abandoned HTTP requests) would churn the pool. A statement
-// whose ctx is cancelled gets CleanupTimeout more to answer, which on a
-// healthy database it does within a round trip; the caller then undoes
-// what the statement did if it must (Acquire releases a grant). A deadline
-// still ends it at once.
-func (e *Executor) callContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	if ctx.Done() == nil {
-		return ctx, func() {}
-	}
-	var (
-		cctx   context.Context
-		cancel context.CancelFunc
-	)
-	if d, ok := ctx.Deadline(); ok {
-		cctx, cancel = context.WithDeadline(context.WithoutCancel(ctx), d)
-	} else {
-		cctx, cancel = context.WithCancel(context.WithoutCancel(ctx))
-	}
-	done := make(chan struct{})
-	stop := context.AfterFunc(ctx, func() {
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return // cctx has the same deadline: it ends as timed out, not cancelled
-		}
-		t := time.NewTimer(e.opts.CleanupTimeout)
-		defer t.Stop()
-		select {
-		case <-t.C:
-			cancel()
-		case <-done:
-		}
-	})
-	return cctx, func() {
-		close(done)
-		stop()
-		cancel()
-	}
-}
-
-// isClosed reports whether Close has begun.
-func (e *Executor) isClosed() bool { return e.life.Err() != nil }
-
-// cleanupDeadline returns the deadline of a clean-up statement that starts
-// now: CleanupTimeout from now, or Close's, if Close has begun, when that
-// is sooner. ok is false when Close's has passed.
-func (e *Executor) cleanupDeadline(now time.Time) (deadline time.Time, ok bool) {
-	deadline = now.Add(e.opts.CleanupTimeout)
-	if by := e.closeBy.Load(); e.isClosed() && by.Before(deadline) {
-		deadline = by
-	}
-	return deadline, now.Before(deadline)
-}
-
-// closedErr is the error of op on key after Close.
-func closedErr(op, key string) error {
-	return fmt.Errorf("postgres: %s %q: %w", op, key, executor.ErrClosed)
-}
-
-// refuseLate releases l, acquired while Close ran, and returns the error
-// of the acquisition: no lease is handed out after Close has taken the
-// held ones.
-func (e *Executor) refuseLate(l *lease) error {
-	ctx, cancel := context.WithTimeout(context.Background(), e.opts.CleanupTimeout)
-	defer cancel()
-	_, _ = e.queryInt(ctx, e.sql.release, l.key, l.owner, e.claimMs, "")
-	return closedErr("acquire", l.key)
 }

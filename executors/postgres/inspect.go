@@ -24,13 +24,10 @@ import (
 // [executor.ErrInvalidKey], without a round trip, for a key Acquire
 // refuses.
 func (e *Executor) Inspect(ctx context.Context, key string) (executor.Holder, error) {
-	if err := validKey("inspect", key); err != nil {
+	if err := e.core.CheckKey("inspect", key); err != nil {
 		return executor.Holder{}, err
 	}
-	if e.isClosed() {
-		return executor.Holder{}, closedErr("inspect", key)
-	}
-	ctx, cancel := e.callContext(ctx)
+	ctx, cancel := e.core.CallContext(ctx)
 	defer cancel()
 	rows, err := e.pool.Query(ctx, e.sql.inspect, pgxExec, key)
 	if err != nil {
@@ -79,11 +76,8 @@ func holderKind(kind string) (executor.Kind, int) {
 // next renewal, within a third of its lease; a fixed lease (WithExpire) is
 // never renewed, so its holder is not told.
 func (e *Executor) ForceRelease(ctx context.Context, key string, h executor.Holder) error {
-	if err := validKey("force release", key); err != nil {
+	if err := e.core.CheckKey("force release", key); err != nil {
 		return err
-	}
-	if e.isClosed() {
-		return closedErr("force release", key)
 	}
 	if h.Owner == "" {
 		return fmt.Errorf("postgres: force release %q: the holder has no owner value: %w", key, executor.ErrLockNotHeld)

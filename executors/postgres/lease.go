@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -10,36 +9,20 @@ import (
 
 	"github.com/lock4go/lock4go/executor"
 	"github.com/lock4go/lock4go/internal/kit"
+	"github.com/lock4go/lock4go/internal/queued"
 )
 
 // lease is a lock, read lock or permit held through an [Executor], or an
 // attempt to take one. It is safe for concurrent use.
 type lease struct {
-	e     *Executor
-	key   string
-	owner string
-	token int64
-	start time.Time // before the acquire statement was sent
-	loss  kit.Loss  // set by Close: the database never reports a loss by itself
+	queued.Base
+	e *Executor
 }
 
-var _ executor.Lease = (*lease)(nil)
-
-// Token returns the fencing token the acquire statement drew.
-func (l *lease) Token() int64 { return l.token }
-
-// Start returns a time before the acquire statement was sent: the lease
-// runs from when the statement ran, by the database's clock.
-func (l *lease) Start() time.Time { return l.start }
-
-// AfterLost implements [executor.Lease]: the database never reports a lost
-// lease by itself, so f runs only when [Executor.Close] ends the lease;
-// the Template's renewals find the other losses.
-func (l *lease) AfterLost(f func()) (stop func() bool) { return l.loss.After(f) }
-
-// LostCause implements [executor.LostCauser]: [executor.ErrClosed] once
-// Close ended the lease.
-func (l *lease) LostCause() error { return l.loss.Cause() }
+var (
+	_ executor.Lease      = (*lease)(nil)
+	_ executor.LostCauser = (*lease)(nil)
+)
 
 // Renew sets the lease's end to ttl from now, by the database's clock, if
 // this owner still holds it and it has not expired.
@@ -53,23 +36,20 @@ func (l *lease) Renew(ctx context.Context, ttl time.Duration) error {
 // is released even by a caller whose request was cancelled. A lease that
 // had expired is removed all the same, and reported as not held.
 func (l *lease) Release(ctx context.Context) error {
-	if l.loss.Lost() {
-		return l.lostErr("release")
+	if l.Loss().Lost() {
+		return l.e.core.LostErr("release", l)
 	}
-	if ctx.Err() != nil {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), l.e.opts.CleanupTimeout)
-		defer cancel()
-	}
-	v, err := l.e.queryInt(ctx, l.e.sql.release, l.key, l.owner, l.e.claimMs, l.e.member)
+	ctx, cancel := l.e.core.ReleaseContext(ctx)
+	defer cancel()
+	v, err := l.e.queryInt(ctx, l.e.sql.release, l.Key(), l.Owner(), l.e.claimMs, l.e.member)
 	if v == releasedToSelf {
-		l.e.onWake(wakeLock + l.key) // the notification follows
+		l.e.onWake(wakeLock + l.Key()) // the notification follows
 	}
-	err = l.e.released(ctx, "release", l.key, v, err)
+	err = l.e.released(ctx, "release", l.Key(), v, err)
 	if err == nil {
-		l.e.held.Remove(l)
+		l.e.core.Forget(l)
 	}
-	return l.settle(err)
+	return l.e.core.Settle(l, err)
 }
 
 // releasedToSelf is the release's answer when it handed the lock to the
@@ -93,28 +73,15 @@ func (e *Executor) released(ctx context.Context, op, key string, v int64, err er
 // wrapping [executor.ErrBackend]. Leases of other executors are renewed one
 // by one through their own Renew.
 func (e *Executor) RenewBatch(ctx context.Context, items []executor.RenewItem) []error {
-	errs := make([]error, len(items))
-	idx := make([]int, 0, len(items))
-	keys := make([]string, 0, len(items))
-	owners := make([]string, 0, len(items))
-	ttls := make([]int64, 0, len(items))
-	for i, it := range items {
-		l, ok := it.Lease.(*lease)
-		if !ok || l.e != e {
-			errs[i] = it.Lease.Renew(ctx, it.TTL)
-			continue
-		}
-		if l.loss.Lost() {
-			errs[i] = l.lostErr("renew")
-			continue
-		}
-		idx = append(idx, i)
-		keys = append(keys, l.key)
-		owners = append(owners, l.owner)
-		ttls = append(ttls, kit.Millis(it.TTL))
-	}
-	if len(idx) == 0 {
+	errs, idx, own := e.core.Renewals(ctx, items, e.mine)
+	if len(own) == 0 {
 		return errs
+	}
+	keys := make([]string, len(own))
+	owners := make([]string, len(own))
+	ttls := make([]int64, len(own))
+	for j, l := range own {
+		keys[j], owners[j], ttls[j] = l.Key(), l.Owner(), kit.Millis(items[idx[j]].TTL)
 	}
 	renewed, err := e.renew(ctx, keys, owners, ttls)
 	for j, i := range idx {
@@ -122,15 +89,21 @@ func (e *Executor) RenewBatch(ctx context.Context, items []executor.RenewItem) [
 		case err != nil:
 			errs[i] = e.failed(ctx, "renew", keys[j], err)
 		case !renewed[j]:
-			errs[i] = items[i].Lease.(*lease).settle(fmt.Errorf("postgres: renew %q: %w", keys[j], executor.ErrLockNotHeld))
+			errs[i] = e.core.Settle(own[j], fmt.Errorf("postgres: renew %q: %w", keys[j], executor.ErrLockNotHeld))
 		}
 	}
 	return errs
 }
 
+// mine returns l as a lease of e, and reports whether it is one.
+func (e *Executor) mine(l executor.Lease) (*lease, bool) {
+	ml, ok := l.(*lease)
+	return ml, ok && ml.e == e
+}
+
 // renew runs the renew statement and reports which leases it renewed.
 func (e *Executor) renew(ctx context.Context, keys, owners []string, ttls []int64) ([]bool, error) {
-	ctx, cancel := e.callContext(ctx)
+	ctx, cancel := e.core.CallContext(ctx)
 	defer cancel()
 	rows, err := e.pool.Query(ctx, e.sql.renew, pgxExec, keys, owners, ttls)
 	if err != nil {
@@ -148,18 +121,4 @@ func (e *Executor) renew(ctx context.Context, keys, owners []string, ttls []int6
 		return nil, err
 	}
 	return renewed, nil
-}
-
-// lostErr is the error of op on a lease [Executor.Close] ended.
-func (l *lease) lostErr(op string) error {
-	return fmt.Errorf("postgres: %s %q: %w: %w", op, l.key, executor.ErrLockNotHeld, l.loss.Cause())
-}
-
-// settle forgets l, found no longer held by a renewal or release, in the
-// executor's held leases, and returns err.
-func (l *lease) settle(err error) error {
-	if err != nil && errors.Is(err, executor.ErrLockNotHeld) {
-		l.e.held.Remove(l)
-	}
-	return err
 }

@@ -78,7 +78,7 @@ func (l *listener) start() bool {
 	if l.started {
 		return false
 	}
-	if !l.e.bg.Go(l.run) {
+	if !l.e.core.Go(l.run) {
 		return false
 	}
 	l.started = true
@@ -107,7 +107,7 @@ func (l *listener) wait(ctx context.Context) {
 	select {
 	case <-ready:
 		return
-	case <-l.e.life.Done():
+	case <-l.e.core.Life().Done():
 		return
 	case <-ctx.Done():
 	case <-t.C:
@@ -132,14 +132,14 @@ func (l *listener) listening() bool {
 // run connects, listens and reads notifications until the executor closes.
 func (l *listener) run() {
 	backoff := kit.Backoff{Min: 50 * time.Millisecond, Max: 2 * time.Second}
-	for l.e.life.Err() == nil {
+	for l.e.core.Life().Err() == nil {
 		conn, err := l.connect()
 		if err != nil {
 			l.setDegraded()
-			if l.e.life.Err() == nil {
+			if l.e.core.Life().Err() == nil {
 				l.e.log.Debug("postgres: LISTEN connection failed; waiters poll until it is back", "err", err)
 			}
-			if !backoff.Wait(l.e.life.Done()) {
+			if !backoff.Wait(l.e.core.Life().Done()) {
 				return
 			}
 			continue
@@ -152,7 +152,7 @@ func (l *listener) run() {
 			return
 		}
 		l.setDegraded()
-		if l.e.life.Err() == nil {
+		if l.e.core.Life().Err() == nil {
 			l.e.log.Debug("postgres: LISTEN connection lost; reconnecting, waiters poll meanwhile", "err", err)
 		}
 	}
@@ -160,7 +160,7 @@ func (l *listener) run() {
 
 // connect opens the connection and listens on the wake channel.
 func (l *listener) connect() (*pgconn.PgConn, error) {
-	ctx, cancel := context.WithTimeout(l.e.life, listenTimeout)
+	ctx, cancel := context.WithTimeout(l.e.core.Life(), listenTimeout)
 	defer cancel()
 	conn, err := pgconn.ConnectConfig(ctx, l.cfg)
 	if err != nil {
@@ -185,12 +185,12 @@ func (l *listener) serve(conn *pgconn.PgConn) error {
 		if !probeBy.IsZero() {
 			wait = min(wait, max(time.Until(probeBy), time.Millisecond))
 		}
-		ctx, cancel := context.WithTimeout(l.e.life, wait)
+		ctx, cancel := context.WithTimeout(l.e.core.Life(), wait)
 		err := conn.WaitForNotification(ctx)
 		timedOut := ctx.Err() != nil
 		cancel()
 		switch {
-		case l.e.life.Err() != nil:
+		case l.e.core.Life().Err() != nil:
 			return nil
 		case err == nil:
 			continue
@@ -205,7 +205,7 @@ func (l *listener) serve(conn *pgconn.PgConn) error {
 		if idleSince = l.idle(idleSince); idleSince.IsZero() {
 			return errIdle
 		}
-		pctx, cancel := context.WithTimeout(l.e.life, listenTimeout)
+		pctx, cancel := context.WithTimeout(l.e.core.Life(), listenTimeout)
 		err = conn.Ping(pctx)
 		cancel()
 		if err != nil {
@@ -251,7 +251,7 @@ func (l *listener) sendProbe() time.Time {
 	}
 	l.probing = true
 	l.mu.Unlock()
-	ctx, cancel := l.e.detached()
+	ctx, cancel := l.e.core.Cleanup()
 	defer cancel()
 	if _, err := l.e.pool.Exec(ctx, l.e.sql.notify, pgxExec, l.e.channel); err != nil {
 		l.mu.Lock()

@@ -16,7 +16,7 @@ var _ executor.DeferredReleaser = (*lease)(nil)
 func (l *lease) ReleaseAfter(ctx context.Context, d time.Duration) error {
 	err := l.Renew(ctx, d)
 	if err == nil {
-		l.e.held.Remove(l)
+		l.e.core.Forget(l)
 	}
 	return err
 }

@@ -15,7 +15,7 @@ const sweepBatch = 500
 // that sweeps every [Options.SweepInterval] (with jitter, so that many
 // processes spread their sweeps).
 func (e *Executor) startSweeper() {
-	e.sweepOnce.Do(func() { e.bg.Go(e.sweepLoop) })
+	e.sweepOnce.Do(func() { e.core.Go(e.sweepLoop) })
 }
 
 // sweepLoop sweeps until the executor closes.
@@ -24,11 +24,11 @@ func (e *Executor) sweepLoop() {
 	defer t.Stop()
 	for {
 		select {
-		case <-e.life.Done():
+		case <-e.core.Life().Done():
 			return
 		case <-t.C:
 		}
-		if err := e.Sweep(e.life); err != nil && e.life.Err() == nil {
+		if err := e.Sweep(e.core.Life()); err != nil && !e.core.Closed() {
 			e.log.Debug("postgres: sweep failed; it runs again later", "err", err)
 		}
 		t.Reset(jitter(e.opts.SweepInterval))

@@ -3,8 +3,6 @@ package postgres
 import (
 	"context"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/lock4go/lock4go/internal/kit"
 )
@@ -39,7 +37,7 @@ const (
 // removes the executor from key's queue in the background, unless another
 // of its waiters watches key within [kit.LeaveDelay].
 func (e *Executor) WatchRelease(ctx context.Context, key string) (released <-chan struct{}, stop func()) {
-	if e.isClosed() {
+	if e.core.Closed() {
 		return kit.Fired(), func() {}
 	}
 	w := kit.NewWatcher()
@@ -51,14 +49,7 @@ func (e *Executor) WatchRelease(ctx context.Context, key string) (released <-cha
 	if first || !e.listener.listening() {
 		e.waits.WakeKey(key, w)
 	}
-	var once sync.Once
-	return w.C(), func() {
-		once.Do(func() {
-			if e.waits.Remove(key, w) {
-				e.waits.LeaveLater(key, kit.LeaveDelay, func() { e.leaveQueue(key) })
-			}
-		})
-	}
+	return w.C(), e.core.Unwatch(key, w, nil)
 }
 
 // onWake handles a wake notification.
@@ -70,35 +61,4 @@ func (e *Executor) onWake(payload string) {
 	if key, ok := strings.CutPrefix(payload, wakeLock); ok {
 		e.waits.Wake(key, e.opts.ClaimWindow)
 	}
-}
-
-// leaveQueue removes the executor from key's queue in the background, best
-// effort: an entry left behind costs the next waiter a claim window at
-// worst.
-func (e *Executor) leaveQueue(key string) {
-	e.bg.Go(func() {
-		ctx, cancel := e.detached()
-		defer cancel()
-		if _, err := e.pool.Exec(ctx, e.sql.leave, pgxExec, key, e.member, e.claimMs); err != nil && e.life.Err() == nil {
-			e.log.Debug("postgres: leaving a wait queue failed; the entry is skipped when its turn comes", "key", key, "err", err)
-		}
-	})
-}
-
-// quietPoll is how often a waiter that stands in the queue, and heard of
-// no release since, asks the database: the Template's other retries are
-// answered "busy" without a round trip (see [kit.Waits.Quiet]).
-const quietPoll = time.Second
-
-// busyLocally reports whether a waiting attempt of a lock on key can be
-// answered "busy" without a round trip: the executor stands in the key's
-// queue, listening, and no wake came since its last poll (at most
-// quietPoll ago). Otherwise it records the poll, before the round trip.
-func (e *Executor) busyLocally(key string) bool {
-	now := time.Now()
-	if e.waits.Quiet(key, now, quietPoll) && e.listener.listening() {
-		return true
-	}
-	e.waits.PolledAt(key, now)
-	return false
 }

@@ -115,8 +115,8 @@ func (e *Executor) outcome(ctx context.Context, l *lease, req executor.Request, 
 				e.waits.SetAhead(req.Key)
 			}
 		}
-		if !e.held.Add(l) {
-			return nil, e.refuseLate(l)
+		if err := e.core.Add(l); err != nil {
+			return nil, err
 		}
 		return l, nil
 	case r.err == nil && r.val == queued:

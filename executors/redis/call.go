@@ -8,7 +8,6 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/lock4go/lock4go/executor"
-	"github.com/lock4go/lock4go/internal/kit"
 )
 
 // honoursContext reports whether client bounds its network I/O by context
@@ -98,7 +97,7 @@ func isNoScript(err error) bool {
 }
 
 // isClosed reports whether Close has begun: every call checks it first.
-func (e *Executor) isClosed() bool { return kit.Closed(e.done) }
+func (e *Executor) isClosed() bool { return e.core.Closed() }
 
 // closedErr is the error of op on key after Close.
 func closedErr(op, key string) error {

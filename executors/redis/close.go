@@ -3,14 +3,10 @@ package redis
 import (
 	"context"
 	"errors"
-	"fmt"
 
-	"github.com/lock4go/lock4go/executor"
 	"github.com/lock4go/lock4go/internal/kit"
+	core "github.com/lock4go/lock4go/internal/queued"
 )
-
-// errClosedHeld is the loss cause of a lease held when its executor closed.
-var errClosedHeld = fmt.Errorf("redis: the lock was held when the executor closed, and Close released it: %w", executor.ErrClosed)
 
 // Close ends the executor, as every executor's Close does (see package
 // executor, "Close"):
@@ -29,75 +25,74 @@ var errClosedHeld = fmt.Errorf("redis: the lock was held when the executor close
 //     a lease return an error wrapping [executor.ErrLockNotHeld].
 //   - It stops the shared pub/sub connection and the background work and
 //     waits for them: the start-up check, the workers (a call abandoned by
-//     its context finishes first), voids of lost replies (a round in
-//     progress finishes; voids waiting for a retry are dropped with a
-//     warning, and their keys stay locked until their TTL at worst).
+//     its context finishes first), and the voids of lost replies, which get
+//     one more round (a round in progress goes on) that ends
+//     [Options.CleanupTimeout] after Close began. The voids left then are
+//     dropped with a warning: no other executor runs them, and what their
+//     attempts may have taken stays locked until its TTL at worst.
 //
 // It does not close the client: the caller owns it. Close returns within
 // about [Options.CleanupTimeout] plus the calls already in flight (each
 // bounded by the client's timeouts; with a client without
-// ContextTimeoutEnabled the releases too are bounded by its ReadTimeout
-// rather than by the clean-up timeout), with the errors of the releases
-// that failed and of the pub/sub connection's close. It is idempotent: later
-// calls return nil at once.
-func (e *Executor) Close() error {
+// ContextTimeoutEnabled the releases and voids too are bounded by its
+// ReadTimeout rather than by the clean-up timeout), with the errors of the
+// releases that failed and of the pub/sub connection's close. It is
+// idempotent: later calls return nil at once.
+func (e *Executor) Close() error { return e.core.Close(e.stopWorkers, e.closeHubs) }
+
+// stopWorkers refuses hand-offs to workers and ends the parked ones, as
+// Close begins (before the background work refuses new goroutines: a
+// hand-off that saw the executor open starts its worker).
+func (e *Executor) stopWorkers() {
 	e.mu.Lock()
-	if e.closed {
-		e.mu.Unlock()
-		return nil
-	}
 	e.closed = true
-	close(e.done)
-	e.bg.Stop()
 	e.stopIdle()
 	e.mu.Unlock()
-	held := e.held.Close()
-	for _, l := range held {
-		l.loss.Mark(errClosedHeld)
-	}
-	err := e.endHeld(held, e.waits.Close())
-	err = errors.Join(err, e.hub.close())
+}
+
+// closeHubs closes the pub/sub connections, once Close has released what
+// it held.
+func (e *Executor) closeHubs() error {
+	err := e.hub.close()
 	if e.shards != nil {
 		err = errors.Join(err, e.shards.close())
 	}
-	e.bg.Close()
 	return err
 }
 
-// endHeld releases the leases held at Close and leaves the wait queues of
-// keys, all within the clean-up timeout. It returns the errors of the
-// releases that failed; a lock no longer held is not one.
-func (e *Executor) endHeld(held []*lease, keys []string) error {
-	type job struct {
-		l   *lease
-		key string
-	}
-	jobs := make([]job, 0, len(held)+len(keys))
-	for _, l := range held {
-		jobs = append(jobs, job{l: l})
-	}
-	for _, k := range keys {
-		jobs = append(jobs, job{key: k})
-	}
-	return kit.EndAll(e.opts.CleanupTimeout, jobs, func(ctx context.Context, j job) error {
-		if j.l == nil {
-			e.leave(ctx, j.key)
-			return nil
-		}
-		r := j.l.release(ctx)
-		if r.err != nil {
-			return fmt.Errorf("redis: close: releasing %q: %w", j.l.key(), r.err)
-		}
-		return nil
+// newCore returns the executor's core, with its round trips.
+func (e *Executor) newCore() *core.Core[*lease] {
+	return core.New(core.Config[*lease]{
+		Prefix:         "redis",
+		Log:            e.log,
+		CleanupTimeout: e.opts.CleanupTimeout,
+		Waits:          &e.waits.Waits,
+		Statements: core.Statements[*lease]{
+			Void:    e.void,
+			Release: e.releaseHeld,
+			Leave:   e.leaveQueue,
+		},
 	})
 }
 
-// refuseLate releases l, acquired while Close ran, and returns the error
-// of the acquisition: no lease is handed out after Close has taken the
-// held ones.
-func (e *Executor) refuseLate(l *lease) error {
-	ctx, cancel := context.WithTimeout(context.Background(), e.opts.CleanupTimeout)
-	defer cancel()
-	_ = l.release(ctx)
-	return closedErr("acquire", l.key())
+// The lease as the executor's core sees it ([queued.Lease]), and the
+// core's other round trips.
+
+// Key returns the lock key.
+func (l *lease) Key() string { return l.keys[0] }
+
+// Loss returns the lease's loss, which Close marks.
+func (l *lease) Loss() *kit.Loss { return &l.loss }
+
+// releaseHeld releases l by owner, at Close or for an attempt that
+// completed after it began. A lock no longer held is not an error.
+func (e *Executor) releaseHeld(ctx context.Context, l *lease) error {
+	return l.release(ctx).err
+}
+
+// leaveQueue removes the executor from key's wait queue, best effort
+// ([Executor.leave] logs a failure).
+func (e *Executor) leaveQueue(ctx context.Context, key string) error {
+	e.leave(ctx, key)
+	return nil
 }

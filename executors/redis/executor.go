@@ -14,6 +14,7 @@ import (
 
 	"github.com/lock4go/lock4go/executor"
 	"github.com/lock4go/lock4go/internal/kit"
+	core "github.com/lock4go/lock4go/internal/queued"
 )
 
 // Executor is the Redis lock executor. It implements [executor.Executor],
@@ -47,15 +48,16 @@ type Executor struct {
 	queueTTLArg any    // queueTTL in ms, boxed once
 	waits       waits
 
-	voids voidQueue // voids of lost replies
+	// core holds the leases held, the voids of lost replies, the
+	// background work (workers, voids, departures, the start-up check) and
+	// Close.
+	core *core.Core[*lease]
 
-	held kit.Held[*lease] // the leases held, for Close
-
+	// The workers of run: mu guards closed (Close began: no more
+	// hand-offs) and idle (the parked ones, the last parked on top).
 	mu     sync.Mutex
 	closed bool
-	idle   []*worker     // parked workers of run, the last parked on top
-	done   chan struct{} // closed by Close
-	bg     kit.Group     // background work: workers, voids, the start-up check
+	idle   []*worker
 }
 
 var (
@@ -122,7 +124,6 @@ func New(client goredis.UniversalClient, opts Options) (*Executor, error) {
 		strictArg:   noArg,
 		queueTTLArg: kit.Millis(max(queueTTL, opts.ClaimWindow)),
 		member:      newMember(),
-		done:        make(chan struct{}),
 	}
 	e.memberArg = e.member
 	if opts.StrictFIFO {
@@ -138,7 +139,8 @@ func New(client goredis.UniversalClient, opts Options) (*Executor, error) {
 	if !e.ctxBound {
 		e.log.Debug("redis: the client does not bound calls by context deadlines (ContextTimeoutEnabled is false); calls whose context can end are handed to worker goroutines")
 	}
-	e.bg.Go(e.checkEviction)
+	e.core = e.newCore()
+	e.core.Go(e.checkEviction)
 	return e, nil
 }
 

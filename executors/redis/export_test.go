@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/lock4go/lock4go/internal/kit"
+	core "github.com/lock4go/lock4go/internal/queued"
 )
 
 // Internals exposed to the external tests.
@@ -21,17 +21,21 @@ var (
 	SlotTag     = slotTag
 	Evicting    = evicting
 	AcquireErr  = acquireErr
-	VoidTTL     = voidTTL
+	VoidTTL     = core.VoidTTL
 )
 
 // Void runs, once and in the caller's goroutine, the void of
 // an acquisition of key by owner with a lease of ttl, as after a lost reply.
 // It reports whether the void reached Redis.
 func Void(e *Executor, key, owner string, ttl time.Duration) bool {
-	d := voidTTL(ttl)
-	it := voidItem{l: newLease(e, key, owner), ttlArg: kit.Millis(d), giveUp: time.Now().Add(d)}
-	failed, _ := e.voidRound([]voidItem{it})
-	return len(failed) == 0
+	return voidOnce(e, newLease(e, key, owner), ttl)
+}
+
+// voidOnce runs the void of l, once, in the caller's goroutine.
+func voidOnce(e *Executor, l *lease, ttl time.Duration) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), e.opts.CleanupTimeout)
+	defer cancel()
+	return e.void(ctx, []core.Void[*lease]{{Lease: l, TTL: core.VoidTTL(ttl)}})[0] == nil
 }
 
 // VoidLater schedules the void of an acquisition of key by
@@ -67,11 +71,9 @@ func Member(e *Executor) string { return e.member }
 // direct grant of key whose value is grant, as after a lost reply. It
 // reports whether the void reached Redis.
 func VoidGrant(e *Executor, key, owner, grant string, ttl time.Duration) bool {
-	d := voidTTL(ttl)
 	l := newLease(e, key, owner)
 	l.grantArg = grant
-	failed, _ := e.voidRound([]voidItem{{l: l, ttlArg: kit.Millis(d), giveUp: time.Now().Add(d)}})
-	return len(failed) == 0
+	return voidOnce(e, l, ttl)
 }
 
 // ShardWakeChannel returns the sharded wake channel of e's waiters of key

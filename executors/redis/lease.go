@@ -127,7 +127,7 @@ func (l *lease) Release(ctx context.Context) error {
 	}
 	err := l.check("release", r)
 	if err == nil {
-		l.e.held.Remove(l)
+		l.e.core.Forget(l)
 	}
 	return l.settle(err)
 }
@@ -136,7 +136,7 @@ func (l *lease) Release(ctx context.Context) error {
 // executor's held leases, and returns err.
 func (l *lease) settle(err error) error {
 	if err != nil && errors.Is(err, executor.ErrLockNotHeld) {
-		l.e.held.Remove(l)
+		l.e.core.Forget(l)
 	}
 	return err
 }

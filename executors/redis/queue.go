@@ -36,17 +36,6 @@ func newMember() string {
 	return hex.EncodeToString(b[:])
 }
 
-// leaveQueue removes the executor from key's queue in the background, best
-// effort: an entry left behind costs the next waiter a claim window at
-// worst.
-func (e *Executor) leaveQueue(key string) {
-	e.bg.Go(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), e.opts.CleanupTimeout)
-		defer cancel()
-		e.leave(ctx, key)
-	})
-}
-
 // leave removes the executor from key's queue, best effort, within ctx.
 func (e *Executor) leave(ctx context.Context, key string) {
 	keys := []string{key, sharesKey(key), queueKey(key)}

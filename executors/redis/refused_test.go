@@ -58,7 +58,7 @@ func TestAcquire_refusedDial(t *testing.T) {
 			if !errors.Is(err, executor.ErrBackend) || !redis.RefusedDial(err) {
 				t.Fatalf("Acquire with Redis down = %v, want ErrBackend and a refused dial", err)
 			}
-			if voided := waitLog(&logs, "removing its possible lock failed", time.Second); voided != tc.voided {
+			if voided := waitLog(&logs, "voiding an attempt whose reply was lost failed", time.Second); voided != tc.voided {
 				t.Errorf("void scheduled = %v, want %v; log:\n%s", voided, tc.voided, logs.String())
 			}
 			if strings.Contains(logs.String(), "level=WARN") {

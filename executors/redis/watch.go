@@ -53,15 +53,7 @@ func (e *Executor) WatchRelease(ctx context.Context, key string) (released <-cha
 		// asks the server.
 		e.waits.Wake(key, e.opts.ClaimWindow)
 	}
-	var once sync.Once
-	return w.C(), func() {
-		once.Do(func() {
-			unwatch()
-			if e.waits.Remove(key, w) {
-				e.waits.LeaveLater(key, kit.LeaveDelay, func() { e.leaveQueue(key) })
-			}
-		})
-	}
+	return w.C(), e.core.Unwatch(key, w, unwatch)
 }
 
 // onWake handles a message on the executor's wake channel: the payload is

@@ -41,7 +41,7 @@ func (e *Executor) handOff(j job) bool {
 	}
 	w := &worker{jobs: make(chan job, 1)}
 	w.jobs <- j
-	e.bg.Go(func() { e.work(w) }) // not stopped: e.closed is false under e.mu
+	e.core.Go(func() { e.work(w) }) // not stopped: e.closed is false under e.mu
 	return true
 }
 

@@ -7,12 +7,13 @@ import (
 	"time"
 )
 
-// Recorder is a slog handler that keeps the message of every record it
-// receives, at every level. The zero value is ready to use. It is safe for
-// concurrent use.
+// Recorder is a slog handler that keeps the message and level of every
+// record it receives, at every level. The zero value is ready to use. It
+// is safe for concurrent use.
 type Recorder struct {
-	mu   sync.Mutex
-	msgs []string
+	mu     sync.Mutex
+	msgs   []string
+	levels []slog.Level
 }
 
 // Enabled reports true for every level.
@@ -23,6 +24,7 @@ func (r *Recorder) Handle(_ context.Context, rec slog.Record) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.msgs = append(r.msgs, rec.Message)
+	r.levels = append(r.levels, rec.Level)
 	return nil
 }
 
@@ -39,6 +41,19 @@ func (r *Recorder) Count(msg string) int {
 	n := 0
 	for _, m := range r.msgs {
 		if m == msg {
+			n++
+		}
+	}
+	return n
+}
+
+// CountAt returns how many records had the message msg at level.
+func (r *Recorder) CountAt(level slog.Level, msg string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for i, m := range r.msgs {
+		if m == msg && r.levels[i] == level {
 			n++
 		}
 	}
