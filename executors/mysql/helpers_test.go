@@ -3,12 +3,14 @@ package mysql_test
 import (
 	"database/sql"
 	"log/slog"
+	"strconv"
 	"testing"
 	"time"
 
 	_ "github.com/go-sql-driver/mysql"
 
 	"github.com/lock4go/lock4go/executor"
+	"github.com/lock4go/lock4go/executors/mysql"
 	"github.com/lock4go/lock4go/internal/testkey"
 	"github.com/lock4go/lock4go/internal/testlog"
 	"github.com/lock4go/lock4go/internal/testserver"
@@ -65,3 +67,25 @@ func owner() string { return testkey.Owner() }
 func req(key string, ttl time.Duration) executor.Request {
 	return executor.Request{Key: key, Owner: owner(), TTL: ttl}
 }
+
+// newExecutor returns an executor over db closed at the end of the test
+// (before db).
+func newExecutor(t testing.TB, db *sql.DB, o mysql.Options) *mysql.Executor {
+	t.Helper()
+	if o.Logger == nil {
+		o.Logger = testLogger(t)
+	}
+	e, err := mysql.New(db, o)
+	if err != nil {
+		t.Fatalf("New = %v", err)
+	}
+	t.Cleanup(func() {
+		if err := e.Close(); err != nil {
+			t.Errorf("Close = %v", err)
+		}
+	})
+	return e
+}
+
+// fmtInt formats n in decimal.
+func fmtInt(n int64) string { return strconv.FormatInt(n, 10) }

@@ -1,0 +1,40 @@
+package mysql
+
+import (
+	"context"
+
+	"github.com/lock4go/lock4go/internal/kit"
+	"github.com/lock4go/lock4go/internal/queued"
+)
+
+// The executor's round trips for its [queued.Core].
+
+// voidAll runs the void statement of every item, one after the other,
+// while ctx lasts: it marks the owner void (so that the attempt, should it
+// land later, takes nothing) and frees what the owner holds.
+func (e *Executor) voidAll(ctx context.Context, items []queued.Void[*lease]) []error {
+	errs := make([]error, len(items))
+	for i, it := range items {
+		if err := ctx.Err(); err != nil {
+			errs[i] = err // not sent: the round's deadline has passed
+			continue
+		}
+		_, errs[i] = e.queryCode(ctx, e.sql.call("void", hexArg(it.Lease.Key()), hexArg(it.Lease.Owner()),
+			num(kit.Millis(it.TTL)), num(e.claimMs)))
+	}
+	return errs
+}
+
+// releaseHeld releases l by owner, at Close or for an attempt that
+// completed after it began.
+func (e *Executor) releaseHeld(ctx context.Context, l *lease) error {
+	_, err := e.release(ctx, l.Key(), l.Owner(), "")
+	return err
+}
+
+// leave removes the executor from key's wait queue, and gives up the
+// claims a release gave it, handing the key on.
+func (e *Executor) leave(ctx context.Context, key string) error {
+	_, err := e.queryCode(ctx, e.sql.call("leave", hexArg(key), hexArg(e.member), num(e.claimMs)))
+	return err
+}
