@@ -37,9 +37,9 @@ func newNames(o Options) names {
 // clock (or a server stalled in between, for which the reset does
 // nothing).
 const clockSQL = `IF ABS(TIMESTAMPDIFF(MICROSECOND, NOW(6), SYSDATE(6))) > 1000 THEN
-		SET timestamp = DEFAULT; -- the session froze its clock
-	END IF;
-	SET v_now = TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6))`
+	SET timestamp = DEFAULT; -- the session froze its clock
+END IF;
+SET v_now = TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6));`
 
 // beginSQL starts a procedure's transaction in READ COMMITTED. SET
 // TRANSACTION fails (error 1568) while the session is inside a
@@ -47,11 +47,29 @@ const clockSQL = `IF ABS(TIMESTAMPDIFF(MICROSECOND, NOW(6), SYSDATE(6))) > 1000 
 // work: the executor refuses such a connection rather than commit or roll
 // back someone else's work.
 const beginSQL = `SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
-	START TRANSACTION`
+START TRANSACTION;`
 
-// sql returns s with the placeholders of schema.sql replaced.
+// blocks are the placeholders that stand alone on a line of schema.sql,
+// and the statements they stand for.
+var blocks = map[string]string{"{{clock}}": clockSQL, "{{begin}}": beginSQL}
+
+// sql returns s with the placeholders of schema.sql replaced: {{t}} and
+// {{w}} anywhere, {{clock}} and {{begin}} on lines of their own, by their
+// statements indented as the placeholder is.
 func (n names) sql(s string) string {
-	return strings.NewReplacer("{{t}}", n.table, "{{w}}", n.wake, "{{clock}}", clockSQL+";", "{{begin}}", beginSQL+";").Replace(s)
+	var b strings.Builder
+	for line := range strings.Lines(s) {
+		body := strings.TrimRight(line, "\r\n")
+		if block, ok := blocks[strings.TrimSpace(body)]; ok {
+			indent := body[:len(body)-len(strings.TrimLeft(body, " \t"))]
+			for l := range strings.Lines(block) {
+				b.WriteString(indent + strings.TrimRight(l, "\n") + "\n")
+			}
+			continue
+		}
+		b.WriteString(line)
+	}
+	return strings.NewReplacer("{{t}}", n.table, "{{w}}", n.wake).Replace(b.String())
 }
 
 // quote returns name as a quoted identifier (`name`).
