@@ -10,3 +10,6 @@ func SetBellTiming(sleep, idle time.Duration) (restore func()) {
 	bellSleep, bellIdle = sleep, idle
 	return func() { bellSleep, bellIdle = s, i }
 }
+
+// WakeLock returns the name of the named lock e's wake connection holds.
+func WakeLock(e *Executor) string { return e.bell.name }

@@ -77,17 +77,15 @@ func TestWake_handoff(t *testing.T) {
 	}
 }
 
-// bells counts the wake connections on the server: connections running a
-// wait call.
-func bells(t *testing.T) int {
+// bellUp reports whether e's wake connection is up: a connection holds
+// its named lock.
+func bellUp(t *testing.T, e *mysql.Executor) bool {
 	t.Helper()
-	var n int
-	err := rootDB(t).QueryRowContext(t.Context(),
-		"SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE INFO LIKE 'CALL lock4go_wait(%'").Scan(&n)
-	if err != nil {
+	var id sql.NullInt64
+	if err := rootDB(t).QueryRowContext(t.Context(), "SELECT IS_USED_LOCK(?)", mysql.WakeLock(e)).Scan(&id); err != nil {
 		t.Fatal(err)
 	}
-	return n
+	return id.Valid
 }
 
 // TestWake_idleAndKilled: an executor that no longer waits gives its wake
@@ -98,11 +96,10 @@ func TestWake_idleAndKilled(t *testing.T) {
 	t.Cleanup(mysql.SetBellTiming(200*time.Millisecond, 300*time.Millisecond)) // restored after the executors close
 	e, holder := newExecutor(t, rootDB(t), mysql.Options{}), newExecutor(t, rootDB(t), mysql.Options{})
 	key := uniq(t, "idle:")
-	before := bells(t)
 	_, stop := e.WatchRelease(t.Context(), key)
-	testwait.For(t, 5*time.Second, "a wake connection", func() bool { return bells(t) == before+1 })
+	testwait.For(t, 5*time.Second, "a wake connection", func() bool { return bellUp(t, e) })
 	stop()
-	testwait.For(t, 5*time.Second, "the wake connection gone", func() bool { return bells(t) == before })
+	testwait.For(t, 5*time.Second, "the wake connection gone", func() bool { return !bellUp(t, e) })
 	l, err := holder.Acquire(t.Context(), req(key, time.Minute))
 	if err != nil {
 		t.Fatal(err)
@@ -116,7 +113,7 @@ func TestWake_idleAndKilled(t *testing.T) {
 	defer stop()
 	<-released // the first watch of a bell fires at once
 	killBells(t, rootDB(t))
-	testwait.For(t, 5*time.Second, "the wake connection back", func() bool { return bells(t) == before+1 })
+	testwait.For(t, 5*time.Second, "the wake connection back", func() bool { return bellUp(t, e) })
 	drain(released) // the reconnect's gap woke it
 	if err := l.Release(context.WithoutCancel(t.Context())); err != nil {
 		t.Fatal(err)
