@@ -1,5 +1,6 @@
 // Command lock4go inspects, watches, breaks and measures lock4go locks on
-// the backends themselves: Redis, Redlock, etcd, ZooKeeper and PostgreSQL.
+// the backends themselves: Redis, Redlock, etcd, ZooKeeper, PostgreSQL and
+// MySQL.
 //
 // Usage:
 //
@@ -18,9 +19,12 @@
 //	--zookeeper HOSTS      comma-separated host:port, or zk://host:port,host:port (LOCK4GO_ZOOKEEPER)
 //	--postgres ADDR        [user@]host:port[/db], or postgres://[user[:password]@]host:port/db[?sslmode=...]
 //	                       (LOCK4GO_POSTGRES; without a user: PGUSER, else the OS user, as for psql)
+//	--mysql DSN            [user@]host:port/db, or a go-sql-driver DSN: user:password@tcp(host:port)/db[?param=value]
+//	                       (LOCK4GO_MYSQL)
 //	--etcd-prefix P        the etcd executor's Options.Prefix (LOCK4GO_ETCD_PREFIX)
 //	--zk-base-path P       the ZooKeeper executor's Options.BasePath (LOCK4GO_ZK_BASE_PATH)
 //	--postgres-table T, --postgres-schema S the PostgreSQL executor's Options.Table and Schema (LOCK4GO_POSTGRES_TABLE, ...)
+//	--mysql-table T, --mysql-database D     the MySQL executor's Options.Table and Database (LOCK4GO_MYSQL_TABLE, ...)
 //	--etcd-user U, --etcd-password P        etcd credentials (LOCK4GO_ETCD_USER, LOCK4GO_ETCD_PASSWORD)
 //	--zk-digest USER:PASSWORD               ZooKeeper digest credentials (LOCK4GO_ZK_DIGEST)
 //	--tls-ca F, --tls-cert F, --tls-key F, --tls-insecure-skip-verify
