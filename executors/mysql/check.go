@@ -74,19 +74,37 @@ type settings struct {
 	syncBinlog int64
 	logBin     int64
 	binlogFmt  string
+	flushMeth  string // innodb_flush_method
+	redoOff    bool   // MySQL 8.0.21+: ALTER INSTANCE DISABLE INNODB REDO_LOG
 }
 
 // settingsQuery reads the settings in one statement without arguments: it
 // is sent as text, one round trip. Global variables are readable by every
 // user.
 const settingsQuery = `SELECT DATABASE(), CURRENT_USER(), @@GLOBAL.innodb_flush_log_at_trx_commit,
-	@@GLOBAL.sync_binlog, @@GLOBAL.log_bin, @@SESSION.binlog_format`
+	@@GLOBAL.sync_binlog, @@GLOBAL.log_bin, @@SESSION.binlog_format, @@GLOBAL.innodb_flush_method`
+
+// redoQuery tells whether MySQL's redo log was disabled (ALTER INSTANCE
+// DISABLE INNODB REDO_LOG, MySQL 8.0.21+); MariaDB has no such status and
+// answers no row.
+const redoQuery = "SHOW GLOBAL STATUS LIKE 'Innodb_redo_log_enabled'"
 
 // readSettings reads the settings on conn.
 func readSettings(ctx context.Context, conn *sql.Conn) (settings, error) {
 	var s settings
-	err := conn.QueryRowContext(ctx, settingsQuery).Scan(&s.database, &s.user, &s.flushLog, &s.syncBinlog, &s.logBin, &s.binlogFmt)
-	return s, err
+	err := conn.QueryRowContext(ctx, settingsQuery).Scan(&s.database, &s.user, &s.flushLog, &s.syncBinlog, &s.logBin, &s.binlogFmt, &s.flushMeth)
+	if err != nil {
+		return s, err
+	}
+	var name, on string
+	switch err := conn.QueryRowContext(ctx, redoQuery).Scan(&name, &on); {
+	case errors.Is(err, sql.ErrNoRows):
+	case err != nil:
+		return s, err
+	default:
+		s.redoOff = strings.EqualFold(on, "OFF")
+	}
+	return s, nil
 }
 
 // usable checks the settings for o: a database to work in, commits that a
@@ -112,11 +130,16 @@ func (s settings) usable(o Options) error {
 var errUndurable = errors.New("the server may lose its last commits in a crash")
 
 // durable returns nil when a commit the server acknowledged survives a
-// crash of the server or of its host: the redo log flushed at every commit
-// (innodb_flush_log_at_trx_commit 1, or MariaDB's 3) and, with the binary
-// log on, the binary log too (sync_binlog 1).
+// crash of the server or of its host: the redo log on, and flushed at
+// every commit (innodb_flush_log_at_trx_commit 1, or MariaDB's 3, and an
+// innodb_flush_method that flushes) and, with the binary log on, the
+// binary log too (sync_binlog 1).
 func (s settings) durable() error {
 	switch {
+	case s.redoOff:
+		return fmt.Errorf("%w: the redo log is disabled (ALTER INSTANCE DISABLE INNODB REDO_LOG): enable it (ALTER INSTANCE ENABLE INNODB REDO_LOG)", errUndurable)
+	case strings.EqualFold(s.flushMeth, "nosync"):
+		return fmt.Errorf("%w: innodb_flush_method is nosync, which never flushes: set another in the server's configuration", errUndurable)
 	case s.flushLog != 1 && s.flushLog != 3:
 		return fmt.Errorf("%w: innodb_flush_log_at_trx_commit is %d: set it to 1 (SET GLOBAL innodb_flush_log_at_trx_commit = 1, and in the server's configuration)",
 			errUndurable, s.flushLog)

@@ -51,3 +51,21 @@ func TestCheck_durability(t *testing.T) {
 		t.Fatalf("Check with durable settings = %v", err)
 	}
 }
+
+// TestCheck_nosync: innodb_flush_method = nosync, which never flushes, is
+// refused as a server that may lose commits.
+func TestCheck_nosync(t *testing.T) {
+	t.Parallel()
+	s, err := testserver.StartMariaDB("--innodb-flush-method=nosync")
+	testserver.Check(t, err)
+	t.Cleanup(func() { _ = s.Stop() })
+	run(t, openDB(t, dsn(s.Addr(), "root", "")), "CREATE DATABASE "+testDB)
+	db := openDB(t, dsn(s.Addr(), "root", testDB))
+	if err := mysql.Migrate(t.Context(), db, mysql.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	err = mysql.Check(t.Context(), db, mysql.Options{})
+	if !errors.Is(err, executor.ErrInvalidConfig) || !strings.Contains(err.Error(), "innodb_flush_method is nosync") {
+		t.Fatalf("Check = %v, want ErrInvalidConfig naming innodb_flush_method", err)
+	}
+}

@@ -109,8 +109,8 @@ CREATE TABLE IF NOT EXISTS {{t}}voids (
 //
 
 -- lock_key locks the row of k, creating a free one if there is none, and
--- returns it; a free row whose key live shares hold (its row was deleted
--- by hand) is made theirs. It must come before any write of its caller's
+-- returns it; a row it created for a key live shares hold (its row was
+-- deleted by hand) is made theirs. It must come before any write of its caller's
 -- transaction: a missing row is created in a transaction of its own,
 -- committed at once, before the row is locked. Creating the row inside
 -- the caller's transaction would keep, until its end, the shared lock
@@ -125,7 +125,7 @@ CREATE PROCEDURE {{t}}lock_key(a_k VARBINARY(1025), a_now BIGINT,
 	OUT a_owner VARBINARY(255), OUT a_token BIGINT, OUT a_expires BIGINT)
 SQL SECURITY INVOKER MODIFIES SQL DATA
 BEGIN
-	DECLARE v_shared BOOLEAN DEFAULT FALSE;
+	DECLARE v_created, v_shared BOOLEAN DEFAULT FALSE;
 	SET a_expires = NULL;
 	WHILE a_expires IS NULL DO
 		SELECT owner, token, expires INTO a_owner, a_token, a_expires
@@ -137,9 +137,12 @@ BEGIN
 			ON DUPLICATE KEY UPDATE k = k;
 			COMMIT;
 			{{begin}}
+			SET v_created = TRUE;
 		END IF;
 	END WHILE;
-	IF a_owner IS NULL AND a_expires < 9223372036854775807 THEN
+	IF v_created AND a_owner IS NULL AND a_expires < 9223372036854775807 THEN
+		-- Live shares always have their key's row, at the largest expires,
+		-- unless it was deleted by hand.
 		SELECT EXISTS (SELECT 1 FROM {{t}}shares WHERE k = a_k AND expires > a_now) INTO v_shared;
 	END IF;
 	IF v_shared THEN
@@ -326,7 +329,9 @@ body: BEGIN
 	IF v_voided THEN
 		CALL {{t}}serve(a_k, a_claim, v_now, FALSE, v_wake);
 		COMMIT;
-		CALL {{t}}ring(v_wake, a_m, v_denied);
+		IF v_wake <> '' THEN
+			CALL {{t}}ring(v_wake, a_m, v_denied);
+		END IF;
 		SELECT -2, v_denied;
 		LEAVE body;
 	END IF;
@@ -337,7 +342,8 @@ body: BEGIN
 	END IF;
 	SET v_busy = v_owner IS NOT NULL AND v_expires > v_now
 		AND (a_m = '' OR v_owner <> CONCAT('lock4go:claim:', a_m));
-	IF NOT v_busy THEN
+	IF NOT v_busy AND v_expires = 9223372036854775807 THEN
+		-- Only a row at the largest expires may have live shares.
 		DELETE FROM {{t}}shares WHERE k = a_k AND expires <= v_now;
 		SET v_sk = NULL;
 		SELECT kind INTO v_sk FROM {{t}}shares WHERE k = a_k LIMIT 1;
@@ -454,7 +460,9 @@ body: BEGIN
 	END decide;
 	CALL {{t}}serve(a_k, a_claim, v_now, FALSE, v_wake);
 	COMMIT;
-	CALL {{t}}ring(v_wake, a_m, v_denied);
+	IF v_wake <> '' THEN
+		CALL {{t}}ring(v_wake, a_m, v_denied);
+	END IF;
 	SELECT v_code, v_denied;
 	END work;
 END
@@ -507,7 +515,9 @@ body: BEGIN
 		CALL {{t}}serve(a_k, a_claim, v_now, FALSE, v_wake);
 	END IF;
 	COMMIT;
-	CALL {{t}}ring(v_wake, a_m, v_denied);
+	IF v_wake <> '' THEN
+		CALL {{t}}ring(v_wake, a_m, v_denied);
+	END IF;
 	SELECT v_code, v_denied;
 	END work;
 END
@@ -538,7 +548,9 @@ BEGIN
 	DELETE FROM {{t}}shares WHERE k = a_k AND owner = a_o;
 	CALL {{t}}serve(a_k, a_claim, v_now, FALSE, v_wake);
 	COMMIT;
-	CALL {{t}}ring(v_wake, '', v_denied);
+	IF v_wake <> '' THEN
+		CALL {{t}}ring(v_wake, '', v_denied);
+	END IF;
 	SELECT v_held, v_denied;
 	END work;
 END
@@ -572,7 +584,9 @@ body: BEGIN
 	DELETE FROM {{t}}shares WHERE k = a_k AND owner = CONCAT('lock4go:claim:', a_m);
 	CALL {{t}}serve(a_k, a_claim, v_now, FALSE, v_wake);
 	COMMIT;
-	CALL {{t}}ring(v_wake, a_m, v_denied);
+	IF v_wake <> '' THEN
+		CALL {{t}}ring(v_wake, a_m, v_denied);
+	END IF;
 	SELECT 0, v_denied;
 	END work;
 END
@@ -706,7 +720,9 @@ body: BEGIN
 	END IF;
 	CALL {{t}}serve(a_k, a_claim, v_now, TRUE, v_wake);
 	COMMIT;
-	CALL {{t}}ring(v_wake, '', v_denied);
+	IF v_wake <> '' THEN
+		CALL {{t}}ring(v_wake, '', v_denied);
+	END IF;
 	END work;
 END
 //
