@@ -58,6 +58,9 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 	}
 	l := &lease{e: e}
 	l.Init(req.Key, req.Owner)
+	if req.Wait {
+		l.member = e.member
+	}
 	code, err := e.try(ctx, l, req)
 	if err == nil && ctx.Err() != nil {
 		// Cancelled during the statement, which ran to its end: undo a grant.

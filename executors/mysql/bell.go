@@ -38,18 +38,23 @@ const (
 var errIdle = errors.New("mysql: wake connection idle")
 
 // bell is the executor's wake connection, up from the first wait until
-// bellIdle after the last: one connection of the pool that holds the
-// named lock <Table>:w:<member> (GET_LOCK; it names the connection to the
+// bellIdle after the last: one connection of the pool that holds the named
+// lock <Table>:w:<member> (GET_LOCK; it names the connection to the
 // releases of other executors, which find it with IS_USED_LOCK) and runs
-// the wait procedure, which sleeps until a release that hands a key to
-// this executor interrupts it (KILL QUERY) and then returns the keys
-// handed over. It is a hint: a wake lost or spurious costs a waiter its
-// retry interval or an attempt, never a lock, since the claim in the
-// table decides who takes the key. Its goroutine reconnects after an error
-// and reports a gap (a wake may have been missed) when it is up again.
+// the wait procedure, which waits until a release that hands a key to this
+// executor interrupts it (KILL QUERY) and then returns the keys handed
+// over. The wait is for the named lock <Table>:w:<member>:z, which a
+// second connection of the pool, the anchor, holds as long as the bell is
+// up: a statement waiting for a named lock is killed at once, where
+// MariaDB stalled the KILL of a sleeping one (SLEEP) for seconds. It is a
+// hint: a wake lost or spurious costs a waiter its retry interval or an
+// attempt, never a lock, since the claim in the table decides who takes
+// the key. Its goroutine reconnects after an error and reports a gap (a
+// wake may have been missed) when it is up again.
 type bell struct {
-	e    *Executor
-	name string // the named lock
+	e      *Executor
+	name   string // the named lock of the wake connection
+	anchor string // the named lock the anchor holds and the wake connection waits for
 
 	mu        sync.Mutex
 	started   bool
@@ -63,7 +68,8 @@ type bell struct {
 }
 
 func newBell(e *Executor) *bell {
-	return &bell{e: e, name: e.opts.Table + ":w:" + e.member, ready: make(chan struct{})}
+	name := e.opts.Table + ":w:" + e.member
+	return &bell{e: e, name: name, anchor: name + ":z", ready: make(chan struct{})}
 }
 
 // start starts the bell's goroutine on first use and reports whether this
@@ -122,7 +128,7 @@ func (b *bell) run() {
 	life := b.e.core.Life()
 	backoff := kit.Backoff{Min: 50 * time.Millisecond, Max: 2 * time.Second}
 	for life.Err() == nil {
-		conn, err := b.connect()
+		conn, anchor, err := b.connect()
 		if err != nil {
 			b.setDegraded()
 			if life.Err() == nil {
@@ -137,6 +143,7 @@ func (b *bell) run() {
 		b.confirm()
 		err = b.serve(conn)
 		discard(conn)
+		discard(anchor)
 		if errors.Is(err, errIdle) {
 			return
 		}
@@ -147,39 +154,55 @@ func (b *bell) run() {
 	}
 }
 
-// connect takes a connection of the pool, in autocommit mode, that holds
-// the bell's named lock, and checks that the pool's other connections see
-// the lock (the releases of other executors must find it).
-func (b *bell) connect() (*sql.Conn, error) {
+// connect takes two connections of the pool: the anchor, which holds the
+// lock the wake connection waits for, and the wake connection, in
+// autocommit mode, which holds the bell's named lock; and checks that the
+// pool's other connections see the latter (the releases of other
+// executors must find it).
+func (b *bell) connect() (conn, anchor *sql.Conn, err error) {
 	ctx, cancel := context.WithTimeout(b.e.core.Life(), bellTimeout)
 	defer cancel()
-	conn, err := b.e.db.Conn(ctx)
-	if err != nil {
-		return nil, err
+	if anchor, _, err = b.hold(ctx, b.anchor); err != nil {
+		return nil, nil, err
 	}
-	id, err := b.lock(ctx, conn)
+	conn, id, err := b.hold(ctx, b.name)
 	if err != nil {
-		discard(conn)
-		return nil, err
+		discard(anchor)
+		return nil, nil, err
 	}
 	b.probe(ctx, id)
-	return conn, nil
+	return conn, anchor, nil
 }
 
-// lock sets conn to autocommit and takes the bell's named lock on it,
-// ending an earlier connection of this bell that still holds it (one the
-// server has not yet seen die), and returns conn's id.
-func (b *bell) lock(ctx context.Context, conn *sql.Conn) (int64, error) {
+// hold takes a connection of the pool, in autocommit mode, that holds the
+// named lock name, and returns it with its id.
+func (b *bell) hold(ctx context.Context, name string) (*sql.Conn, int64, error) {
+	conn, err := b.e.db.Conn(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	id, err := b.lock(ctx, conn, name)
+	if err != nil {
+		discard(conn)
+		return nil, 0, err
+	}
+	return conn, id, nil
+}
+
+// lock sets conn to autocommit and takes the named lock name on it, ending
+// an earlier connection of this bell that still holds it (one the server
+// has not yet seen die), and returns conn's id.
+func (b *bell) lock(ctx context.Context, conn *sql.Conn, name string) (int64, error) {
 	if _, err := conn.ExecContext(ctx, "SET SESSION autocommit = 1"); err != nil {
 		return 0, err
 	}
-	name := quoteString(b.name)
+	q := quoteString(name)
 	var (
 		got    sql.NullInt64
 		id     int64
 		holder sql.NullInt64
 	)
-	err := conn.QueryRowContext(ctx, "SELECT GET_LOCK("+name+", 0), CONNECTION_ID(), IS_USED_LOCK("+name+")").Scan(&got, &id, &holder)
+	err := conn.QueryRowContext(ctx, "SELECT GET_LOCK("+q+", 0), CONNECTION_ID(), IS_USED_LOCK("+q+")").Scan(&got, &id, &holder)
 	if err != nil || got.Int64 == 1 {
 		return id, err
 	}
@@ -187,11 +210,11 @@ func (b *bell) lock(ctx context.Context, conn *sql.Conn) (int64, error) {
 		// The name is this executor's own: its holder is a former bell.
 		_, _ = conn.ExecContext(ctx, "KILL CONNECTION "+strconv.FormatInt(holder.Int64, 10))
 	}
-	if err := conn.QueryRowContext(ctx, "SELECT GET_LOCK("+name+", 5)").Scan(&got); err != nil {
+	if err := conn.QueryRowContext(ctx, "SELECT GET_LOCK("+q+", 5)").Scan(&got); err != nil {
 		return id, err
 	}
 	if got.Int64 != 1 {
-		return id, fmt.Errorf("mysql: wake lock %s held by another connection", name)
+		return id, fmt.Errorf("mysql: wake lock %s held by another connection", q)
 	}
 	return id, nil
 }

@@ -14,6 +14,9 @@ import (
 type lease struct {
 	queued.Base
 	e *Executor
+	// member is the executor's member when the attempt waits
+	// (Request.Wait): it may have queued the executor for the key.
+	member string
 }
 
 var (

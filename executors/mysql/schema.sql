@@ -99,6 +99,19 @@ CREATE TABLE IF NOT EXISTS {{t}}wakes (
 ) ENGINE=InnoDB ROW_FORMAT=DYNAMIC
 //
 
+-- Bells: one row per executor whose wake connection runs (member), saying
+-- whether it sleeps and may be rung, and when it last called wait. A ring
+-- takes the flag from TRUE to FALSE before it interrupts the connection,
+-- so that one ring, not every release that served the executor, sends a
+-- KILL: MariaDB stalls concurrent KILLs of one connection for seconds.
+CREATE TABLE IF NOT EXISTS {{t}}bells (
+	member   VARBINARY(32) NOT NULL,
+	sleeping BOOLEAN NOT NULL DEFAULT FALSE,
+	at       BIGINT NOT NULL,
+	PRIMARY KEY (member)
+) ENGINE=InnoDB ROW_FORMAT=DYNAMIC
+//
+
 -- Owners whose acquisition's reply was lost: their statements, should they
 -- still land, take nothing.
 CREATE TABLE IF NOT EXISTS {{t}}voids (
@@ -177,11 +190,27 @@ BEGIN
 END
 //
 
+-- rouse takes the flag of the executor m's bell from sleeping to not (one
+-- release, not every release that served m, interrupts one sleep: MariaDB
+-- stalls concurrent KILLs of one connection) and, when it did, adds m to
+-- a_wake (16 characters a member), for ring after the commit.
+DROP PROCEDURE IF EXISTS {{t}}rouse
+//
+CREATE PROCEDURE {{t}}rouse(a_m VARBINARY(32), INOUT a_wake VARBINARY(4096))
+SQL SECURITY INVOKER MODIFIES SQL DATA
+BEGIN
+	UPDATE {{t}}bells SET sleeping = FALSE WHERE member = a_m AND sleeping;
+	IF ROW_COUNT() > 0 AND LENGTH(a_wake) <= 4080 AND LOCATE(a_m, a_wake) = 0 THEN
+		SET a_wake = CONCAT(a_wake, a_m);
+	END IF;
+END
+//
+
 -- serve hands k, when no writer holds or claims it, to the head of its
 -- queue: a writer gets a claim on the row (once no share is left), readers
 -- and permit waiters claims among the shares while they fit; each served
--- executor gets a wake row and its member is added to a_wake (16
--- characters each), for ring to wake after the commit. It stops at the
+-- executor gets a wake row, and rouse adds it to a_wake for ring to wake
+-- after the commit when its wake connection sleeps. It stops at the
 -- first waiter that does not fit, marks the row of a key left with shares
 -- as theirs, and frees the row of a key left with nothing (owner NULL,
 -- expires now), or deletes it when a_drop is set (the sweep). The caller
@@ -219,9 +248,7 @@ serve: BEGIN
 			DELETE FROM {{t}}waiters WHERE k = a_k AND member = v_m AND kind = v_wk;
 			INSERT INTO {{t}}wakes (member, k, kind, at) VALUES (v_m, a_k, 'w', a_now)
 			ON DUPLICATE KEY UPDATE at = a_now, taken = 0;
-			IF LENGTH(a_wake) <= 4080 THEN
-				SET a_wake = CONCAT(a_wake, v_m);
-			END IF;
+			CALL {{t}}rouse(v_m, a_wake);
 			LEAVE serve;
 		END IF;
 		IF v_n > 0 AND v_sk <> v_wk THEN
@@ -236,9 +263,7 @@ serve: BEGIN
 		DELETE FROM {{t}}waiters WHERE k = a_k AND member = v_m AND kind = v_wk;
 		INSERT INTO {{t}}wakes (member, k, kind, at) VALUES (v_m, a_k, 's', a_now)
 		ON DUPLICATE KEY UPDATE at = a_now, taken = 0;
-		IF LENGTH(a_wake) <= 4080 AND LOCATE(v_m, a_wake) = 0 THEN
-			SET a_wake = CONCAT(a_wake, v_m);
-		END IF;
+		CALL {{t}}rouse(v_m, a_wake);
 		SET v_n = v_n + 1, v_sk = v_wk;
 	END LOOP;
 	IF v_n > 0 THEN
@@ -251,14 +276,14 @@ serve: BEGIN
 END
 //
 
--- ring wakes the executors of a_wake (members, 16 characters each) but
--- a_self, after the commit that served them: it interrupts the statement
--- its wake connection runs (KILL QUERY), found by the wake lock that
--- connection holds (the w prefix and the member). It is a hint: the
--- wakes rows and the claims are the truth. a_denied is set when the
--- server refused a KILL
--- (an executor connected as another user: MySQL lets a user kill only
--- its own statements, unless it has CONNECTION_ADMIN).
+-- ring wakes the executors of a_wake (members, 16 characters each, whose
+-- flags rouse took) but a_self, after the commit that served them: it
+-- interrupts the statement each one's wake connection runs (KILL QUERY),
+-- found by the wake lock that connection holds (the w prefix and the
+-- member). It is a hint: the wakes rows and the claims are the truth.
+-- a_denied is set when the server refused a KILL (an executor connected as
+-- another user: MySQL lets a user kill only its own statements, unless it
+-- has CONNECTION_ADMIN).
 DROP PROCEDURE IF EXISTS {{t}}ring
 //
 CREATE PROCEDURE {{t}}ring(a_wake VARBINARY(4096), a_self VARBINARY(33), OUT a_denied BOOLEAN)
@@ -525,10 +550,14 @@ END
 
 -- void is the clean-up of an acquisition by o whose reply was lost: it
 -- marks o void for vttl ms, so that its statement takes nothing should it
--- land later, then frees what o holds of k. It returns 1 when o held k.
+-- land later, then frees what o holds of k. When a_m is the member of a
+-- waiting acquisition whose executor no longer waits for k, it also
+-- removes that executor's queue entries and claims of k: the lost
+-- statement may have queued it after its waiter left. It returns 1 when o
+-- held k.
 DROP PROCEDURE IF EXISTS {{t}}void
 //
-CREATE PROCEDURE {{t}}void(a_k VARBINARY(1025), a_o VARBINARY(256), a_vttl BIGINT, a_claim BIGINT)
+CREATE PROCEDURE {{t}}void(a_k VARBINARY(1025), a_o VARBINARY(256), a_vttl BIGINT, a_claim BIGINT, a_m VARBINARY(33))
 SQL SECURITY INVOKER MODIFIES SQL DATA
 BEGIN
 	DECLARE v_now, v_token, v_expires BIGINT;
@@ -546,6 +575,11 @@ BEGIN
 	SELECT v_owner <=> a_o OR EXISTS (SELECT 1 FROM {{t}}shares WHERE k = a_k AND owner = a_o) INTO v_held;
 	UPDATE {{t}}locks SET owner = NULL, expires = v_now WHERE k = a_k AND owner = a_o;
 	DELETE FROM {{t}}shares WHERE k = a_k AND owner = a_o;
+	IF a_m <> '' THEN
+		DELETE FROM {{t}}waiters WHERE k = a_k AND member = a_m;
+		UPDATE {{t}}locks SET owner = NULL, expires = v_now WHERE k = a_k AND owner = CONCAT('lock4go:claim:', a_m);
+		DELETE FROM {{t}}shares WHERE k = a_k AND owner = CONCAT('lock4go:claim:', a_m);
+	END IF;
 	CALL {{t}}serve(a_k, a_claim, v_now, FALSE, v_wake);
 	COMMIT;
 	IF v_wake <> '' THEN
@@ -662,7 +696,7 @@ END
 -- shares and queue entries left without their key's row (deleted by
 -- hand). A sweep pages through them, so that rows it cannot tidy (locked
 -- by another session) cost it one visit each. The first page also removes
--- the void markers and wakes past their time.
+-- the void markers, wakes and bells past their time.
 DROP PROCEDURE IF EXISTS {{t}}stale
 //
 CREATE PROCEDURE {{t}}stale(a_lim INT, a_after VARBINARY(1025), a_claim BIGINT)
@@ -676,6 +710,7 @@ BEGIN
 	IF a_after = '' THEN
 		DELETE FROM {{t}}voids WHERE expires < v_now;
 		DELETE FROM {{t}}wakes WHERE at < v_now - 2 * a_claim * 1000;
+		DELETE FROM {{t}}bells WHERE at < v_now - 60000000; -- a bell calls every 5s
 	END IF;
 	SELECT x.k FROM (
 		(SELECT l.k FROM {{t}}locks l WHERE l.k > a_after
@@ -729,28 +764,50 @@ END
 
 -- wait is the statement an executor's wake connection runs while its
 -- waiters wait: it takes (returns and deletes) the executor m's wakes, or,
--- when there are none, sleeps up to a_secs seconds first. a_call numbers
+-- when there are none, says that its bell sleeps (a row of bells,
+-- committed before it looks again), and waits up to a_secs seconds first (for a named lock
+-- the executor's anchor connection holds, so that only a ring or the time
+-- ends the wait). a_call numbers
 -- the executor's calls: a call marks the rows it takes with it, so that a
 -- wake committed meanwhile stays for the next call. A release that serves
 -- m interrupts the call (see ring) after its commit: a wake that comes
--- while a call runs ends it (its transaction rolls back, and the next
--- call takes the rows), and one that comes between two calls is taken by
--- the next.
+-- while a call runs ends it (the caller rolls back what it took, and the
+-- next call takes the rows), and one that comes between two calls is
+-- taken by the next.
 DROP PROCEDURE IF EXISTS {{t}}wait
 //
 CREATE PROCEDURE {{t}}wait(a_m VARBINARY(33), a_call BIGINT, a_secs DOUBLE)
 SQL SECURITY INVOKER MODIFIES SQL DATA
 BEGIN
 	DECLARE v_slept INT;
-	DECLARE v_n BIGINT;
+	DECLARE v_now, v_n BIGINT;
+	{{clock}}
 	{{begin}}
 	work: BEGIN
 	DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;
 	UPDATE {{t}}wakes SET taken = a_call WHERE member = a_m AND taken = 0;
 	SELECT COUNT(*) INTO v_n FROM {{t}}wakes WHERE member = a_m AND taken = a_call;
 	IF v_n = 0 THEN
+		-- Nothing to take: say the bell sleeps, then look again (a wake
+		-- committed before the flag was rang nobody).
+		INSERT INTO {{t}}bells (member, sleeping, at) VALUES (a_m, TRUE, v_now)
+		ON DUPLICATE KEY UPDATE sleeping = TRUE, at = v_now;
 		COMMIT;
-		SET v_slept = SLEEP(a_secs);
+		{{begin}}
+		UPDATE {{t}}wakes SET taken = a_call WHERE member = a_m AND taken = 0;
+		SELECT COUNT(*) INTO v_n FROM {{t}}wakes WHERE member = a_m AND taken = a_call;
+	END IF;
+	IF v_n = 0 THEN
+		COMMIT;
+		-- Wait for a lock the executor's anchor connection holds: until a
+		-- ring interrupts the wait, or a_secs pass. Not SLEEP(): MariaDB
+		-- 10.11 stalled KILLs of sleeping statements for up to 23 s, and
+		-- kills a statement waiting for a named lock at once.
+		SET v_slept = GET_LOCK(CONCAT('{{w}}', a_m, ':z'), a_secs);
+		IF v_slept = 1 THEN
+			DO RELEASE_LOCK(CONCAT('{{w}}', a_m, ':z'));
+			SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'lock4go: wake anchor lost';
+		END IF;
 		{{begin}}
 		UPDATE {{t}}wakes SET taken = a_call WHERE member = a_m AND taken = 0;
 	END IF;

@@ -11,7 +11,8 @@ import (
 
 // voidAll runs the void statement of every item, one after the other,
 // while ctx lasts: it marks the owner void (so that the attempt, should it
-// land later, takes nothing) and frees what the owner holds.
+// land later, takes nothing) and frees what the owner holds, and leaves
+// the key's queue when the executor no longer waits for it.
 func (e *Executor) voidAll(ctx context.Context, items []queued.Void[*lease]) []error {
 	errs := make([]error, len(items))
 	for i, it := range items {
@@ -20,9 +21,21 @@ func (e *Executor) voidAll(ctx context.Context, items []queued.Void[*lease]) []e
 			continue
 		}
 		_, errs[i] = e.queryCode(ctx, e.sql.call("void", hexArg(it.Lease.Key()), hexArg(it.Lease.Owner()),
-			num(kit.Millis(it.TTL)), num(e.claimMs)))
+			num(kit.Millis(it.TTL)), num(e.claimMs), hexArg(e.leaving(it.Lease))))
 	}
 	return errs
+}
+
+// leaving returns the member whose queue entries of l's key the void of
+// l removes: l's, when l waited and no waiter of the executor watches the
+// key any more (the lost statement may have queued the executor after its
+// last waiter left, and nobody would take the claim its turn brings); ""
+// otherwise.
+func (e *Executor) leaving(l *lease) string {
+	if l.member == "" || e.waits.Queued(l.Key()) {
+		return ""
+	}
+	return l.member
 }
 
 // releaseHeld releases l by owner, at Close or for an attempt that

@@ -19,8 +19,9 @@ import (
 // also one that came between that attempt and WatchRelease, and after the
 // wake connection reconnected, which may have missed wakes.
 //
-// All waits of an executor share its one wake connection, a connection of
-// db held from the first WatchRelease until 30s after the last: the first
+// All waits of an executor share its one wake connection and its anchor,
+// two connections of db held from the first WatchRelease until 30s after
+// the last: the first
 // waits for it (bounded by ctx and 250ms) and signals its channel at once,
 // since a wake may have come before it. Watches never block on a
 // connection that is down: the channel may then never fire, and the
@@ -65,6 +66,14 @@ func (b *bell) serve(conn *sql.Conn) error {
 			return nil
 		case err != nil && !isInterrupted(err):
 			return err
+		case err != nil:
+			// KILL QUERY ends the statement it finds, not the procedure's
+			// transaction, and no handler of the procedure runs: roll it
+			// back, or its locks on the wake rows would stall the releases
+			// that serve this executor (and the next call would fail, 1568).
+			if err := b.rollback(conn); err != nil {
+				return err
+			}
 		}
 		if idleSince = b.idle(idleSince); idleSince.IsZero() {
 			return errIdle
@@ -94,6 +103,14 @@ func (b *bell) take(ctx context.Context, conn *sql.Conn, stmt string) error {
 		return err
 	}
 	return rows.Close()
+}
+
+// rollback ends, on the bell's connection, a transaction a ring left open.
+func (b *bell) rollback(conn *sql.Conn) error {
+	ctx, cancel := context.WithTimeout(b.e.core.Life(), bellTimeout)
+	defer cancel()
+	_, err := conn.ExecContext(ctx, "ROLLBACK")
+	return err
 }
 
 // isInterrupted reports whether err is the server's answer to a wait call
