@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/lock4go/lock4go/executor"
-	"github.com/lock4go/lock4go/internal/kit"
+	"github.com/lock4go/lock4go/internal/turns"
 )
 
 // An acquisition, in the order it runs: the call is resolved (options.go)
@@ -74,9 +74,9 @@ type acquisition struct {
 	try      bool // one attempt, no waiting
 	start    time.Time
 	b        bounds
-	turn     *kit.Turn[turnKey, hold] // nil for a read lock or permit
-	next     bool                     // holds the turn's next place (turn.go)
-	held     bool                     // holds the turn
+	turn     *turns.Turn[turnKey, hold] // nil for a read lock or permit
+	next     bool                       // holds the turn's next place (turn.go)
+	held     bool                       // holds the turn
 	req      executor.Request
 	attempts int
 }
@@ -138,7 +138,7 @@ func (t *Template) handOut(ctx context.Context, a *acquisition, h *hold) (*Lock,
 	h.turn = a.turn
 	h.attempts = a.attempts
 	if a.turn != nil {
-		a.turn.Holder.Store(h)
+		a.turn.Hold.Store(h)
 		if a.next {
 			a.turn.PassNext() // the next caller may wait ahead of its turn now
 			a.next = false

@@ -7,40 +7,25 @@ import (
 	"github.com/lock4go/lock4go/executor"
 )
 
-// Sentinel errors, the same values as the executor package's, so errors from
+// The sentinel errors, declared once in package executor (which says what
+// each reports) and exported here under the same names, so that errors from
 // executors and from the Template match alike with [errors.Is].
 var (
-	// ErrNotAcquired reports that the lock is held by someone else and the
-	// acquire timeout, the context, or a TryLock's single attempt ended first.
+	// ErrNotAcquired is [executor.ErrNotAcquired].
 	ErrNotAcquired = executor.ErrNotAcquired
-
-	// ErrLockNotHeld reports a Release of a lock this owner no longer holds
-	// (released already, expired or lost). Nothing of another owner is touched.
+	// ErrLockNotHeld is [executor.ErrLockNotHeld].
 	ErrLockNotHeld = executor.ErrLockNotHeld
-
-	// ErrLockLost reports that a held lock was lost before it was released.
-	// [Lock.Err] returns it, and the context of [Template.Do] is cancelled
-	// with it as the cause.
+	// ErrLockLost is [executor.ErrLockLost].
 	ErrLockLost = executor.ErrLockLost
-
-	// ErrUnknownExecutor reports an executor name that is not registered.
+	// ErrUnknownExecutor is [executor.ErrUnknownExecutor].
 	ErrUnknownExecutor = executor.ErrUnknownExecutor
-
-	// ErrInvalidKey reports a key that cannot be locked: empty, longer than
-	// [MaxKeyLen], not valid UTF-8, or containing NUL.
+	// ErrInvalidKey is [executor.ErrInvalidKey].
 	ErrInvalidKey = executor.ErrInvalidKey
-
-	// ErrBackend reports that the backend could not answer within the acquire
-	// timeout; the last cause is wrapped beside it.
+	// ErrBackend is [executor.ErrBackend].
 	ErrBackend = executor.ErrBackend
-
-	// ErrInvalidConfig reports an invalid [Config], [LockOption] or argument.
+	// ErrInvalidConfig is [executor.ErrInvalidConfig].
 	ErrInvalidConfig = executor.ErrInvalidConfig
-
-	// ErrClosed reports that the executor was closed: an acquisition on
-	// it fails at once with ErrClosed and [ErrBackend] (also one waiting
-	// when Close began), and a lock it held is lost: [Lock.Err] wraps
-	// [ErrLockLost] and ErrClosed.
+	// ErrClosed is [executor.ErrClosed].
 	ErrClosed = executor.ErrClosed
 )
 

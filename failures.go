@@ -5,7 +5,13 @@ import (
 	"time"
 )
 
-// FailureKind says what went wrong in a [Failure].
+// FailureKind says what went wrong in a [Failure]. It is not an
+// [EventKind], though each failure is recorded with the event that reports
+// it: an event says what happened to a lock, good or bad; a failure kind
+// says what an operator acts on, which events do not tell apart (an
+// [EventNotAcquired] is a busy key, [FailureNotAcquired], or a backend
+// down, [FailureBackend]; an [EventReleased] with an error is
+// [FailureRelease]). It is a string because /debug/locks shows it as is.
 type FailureKind string
 
 // Failure kinds.

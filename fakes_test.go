@@ -132,6 +132,14 @@ func bubble(t *testing.T, f func(t *testing.T)) {
 
 func (f *fakeExec) Capabilities() executor.Capabilities { return executor.Capabilities{} }
 
+// queuedNoWaiter says it waits queued but cannot tell of releases: New
+// refuses it.
+type queuedNoWaiter struct{ *fakeExec }
+
+func (queuedNoWaiter) Capabilities() executor.Capabilities {
+	return executor.Capabilities{Wait: executor.WaitQueued}
+}
+
 // polling presents the memory executor as one that never waits inside
 // Acquire: a busy key is ErrNotAcquired at once, and waiters are woken by
 // WatchRelease (as with Redis pub/sub), to test the Template's retry loop.
@@ -146,6 +154,6 @@ func (p polling) Acquire(ctx context.Context, req executor.Request) (executor.Le
 // its waiting model is polling.
 func (p polling) Capabilities() executor.Capabilities {
 	c := p.Executor.Capabilities()
-	c.WaitsInAcquire = false
+	c.Wait = executor.WaitPolling
 	return c
 }

@@ -19,7 +19,7 @@ type queuedExec struct {
 }
 
 func (q *queuedExec) Capabilities() executor.Capabilities {
-	return executor.Capabilities{InProcess: true, QueuedWaits: true}
+	return executor.Capabilities{InProcess: true, Wait: executor.WaitQueued}
 }
 
 func (q *queuedExec) Acquire(ctx context.Context, req executor.Request) (executor.Lease, error) {

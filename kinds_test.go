@@ -60,11 +60,11 @@ func TestShared_readersShareWritersExclude(t *testing.T) {
 	if err != nil || h.Kind != lock4go.KindRead || len(h.Holders) != 3 {
 		t.Fatalf("Inspect = %+v, %v; want 3 shared holders", h, err)
 	}
-	kinds := map[string]int{}
+	kinds := map[lock4go.Kind]int{}
 	for _, hl := range a.Snapshot().Held {
 		kinds[hl.Kind]++
 	}
-	if kinds["read"] != 2 {
+	if kinds[lock4go.KindRead] != 2 {
 		t.Fatalf("Snapshot kinds = %v, want 2 read", kinds)
 	}
 	for _, l := range []*lock4go.Lock{r1, r2, r3} {

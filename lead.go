@@ -80,20 +80,3 @@ func (t *Template) Lead(ctx context.Context, key string, fn func(ctx context.Con
 		}
 	}
 }
-
-// LockFrom returns the lock on key that ctx carries (inside [Template.Do],
-// [Template.DoAll], [Template.Lead] or a context from [Lock.Context]), or
-// nil. Use it to read the fencing token where only the context was passed.
-// The call that took the lock releases it: Release of the returned handle
-// returns [ErrLockNotHeld] and touches nothing.
-func LockFrom(ctx context.Context, key string) *Lock {
-	c, _ := ctx.Value(holdCtxKey{}).(*holdCtx)
-	for ; c != nil; c = c.next {
-		if c.h.key == key {
-			l := &Lock{h: c.h}
-			l.released.Store(true)
-			return l
-		}
-	}
-	return nil
-}

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/lock4go/lock4go/executors/memory"
-	"github.com/lock4go/lock4go/internal/kit"
+	"github.com/lock4go/lock4go/internal/lifecycle"
 )
 
 var quietLogger = slog.New(slog.DiscardHandler)
@@ -37,7 +37,7 @@ func TestLock_Err_pastLocalEnd(t *testing.T) {
 			if err := l.Err(); !errors.Is(err, ErrLockLost) {
 				t.Fatalf("Err past the local end = %v, want ErrLockLost", err)
 			}
-			if !kit.Closed(l.Done()) || !kit.Closed(ctx.Done()) {
+			if !lifecycle.Closed(l.Done()) || !lifecycle.Closed(ctx.Done()) {
 				t.Fatal("Done not closed when Err returned lost")
 			}
 			if c := context.Cause(ctx); !errors.Is(c, ErrLockLost) {
@@ -72,7 +72,7 @@ func TestLockContext_Err_pastLocalEnd(t *testing.T) {
 			if err := ctx.Err(); !errors.Is(err, context.Canceled) {
 				t.Fatalf("ctx.Err past the end = %v, want Canceled", err)
 			}
-			if !kit.Closed(ctx.Done()) {
+			if !lifecycle.Closed(ctx.Done()) {
 				t.Fatal("ctx.Done not closed when Err returned")
 			}
 			if c := context.Cause(ctx); !errors.Is(c, ErrLockLost) {
@@ -97,11 +97,11 @@ func TestLockAll_context_pastLocalEnd(t *testing.T) {
 		}
 		ctx, cancel := l.Context(t.Context())
 		defer cancel()
-		endNow(l.set.locks[1].h)
+		endNow(l.of.(*lockSet).locks[1].h)
 		if err := ctx.Err(); err == nil || !errors.Is(context.Cause(ctx), ErrLockLost) {
 			t.Fatalf("ctx.Err = %v, cause %v, want cancelled with ErrLockLost", err, context.Cause(ctx))
 		}
-		if !errors.Is(l.Err(), ErrLockLost) || !kit.Closed(l.Done()) {
+		if !errors.Is(l.Err(), ErrLockLost) || !lifecycle.Closed(l.Done()) {
 			t.Fatalf("LockAll's Err = %v, want ErrLockLost and Done closed", l.Err())
 		}
 		_ = l.Release(t.Context())
@@ -126,7 +126,7 @@ func TestLockContext_Err_concurrent(t *testing.T) {
 			if ctx.Err() == nil || l.Err() == nil {
 				t.Error("nil answer past the local end")
 			}
-			if !kit.Closed(ctx.Done()) || !errors.Is(context.Cause(ctx), ErrLockLost) {
+			if !lifecycle.Closed(ctx.Done()) || !errors.Is(context.Cause(ctx), ErrLockLost) {
 				t.Error("Err answered before Done closed and the cause was set")
 			}
 		})

@@ -9,7 +9,8 @@ import (
 	"time"
 
 	"github.com/lock4go/lock4go/executor"
-	"github.com/lock4go/lock4go/internal/kit"
+	"github.com/lock4go/lock4go/internal/leases"
+	"github.com/lock4go/lock4go/internal/turns"
 )
 
 // A held lock, in one place: the caller's handle (Lock), the Template's
@@ -25,10 +26,26 @@ import (
 // answer for the first of [Lock.Keys], [Lock.TokenOf] for each key, and
 // Done, Err, Release and Context for all of them.
 type Lock struct {
-	h        *hold
-	set      *lockSet // the keys of LockAll, nil for one key
+	h        *hold // the lock's hold, the first key's for LockAll
+	of       held  // what the lock stands for: h, or the keys of LockAll
 	released atomic.Bool
 }
+
+// held is what a [Lock] stands for: one hold (lock.go), or the holds of
+// LockAll, a lockSet (multi.go). The Lock's methods ask it.
+type held interface {
+	attemptCount() int
+	acquired() time.Time
+	doneChan() <-chan struct{}
+	check(now time.Time) error
+	release(ctx context.Context) error
+	context(parent context.Context) (context.Context, context.CancelFunc)
+	keys() []string
+	tokenOf(key string) int64
+}
+
+// newLock returns the handle of h.
+func newLock(h *hold) *Lock { return &Lock{h: h, of: h} }
 
 // Key returns the lock key (the first of [Lock.Keys] for LockAll).
 func (l *Lock) Key() string { return l.h.key }
@@ -47,47 +64,25 @@ func (l *Lock) Executor() string { return l.h.reg.name }
 
 // Attempts returns how many attempts the acquisition took (for LockAll,
 // the sum over its keys).
-func (l *Lock) Attempts() int {
-	if l.set == nil {
-		return l.h.attempts
-	}
-	n := 0
-	for _, m := range l.set.locks {
-		n += m.h.attempts
-	}
-	return n
-}
+func (l *Lock) Attempts() int { return l.of.attemptCount() }
 
 // AcquiredAt returns when the lock was obtained (for LockAll, when the last
 // key was).
-func (l *Lock) AcquiredAt() time.Time {
-	if l.set == nil {
-		return l.h.acquiredAt
-	}
-	return l.set.at
-}
+func (l *Lock) AcquiredAt() time.Time { return l.of.acquired() }
 
 // Done returns a channel closed when the lock is released or lost (for
 // LockAll, when any of its keys is lost). It closes at the lock's local end
 // at the latest (see [Lock.Err]), by a timer, which a busy machine may run
 // late: before acting as the holder, ask [Lock.Err], which is never late.
-func (l *Lock) Done() <-chan struct{} {
-	if l.set != nil {
-		_ = l.set.check(time.Now())
-		return l.set.done
-	}
-	h := l.h
-	_ = h.check(time.Now())
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.done == nil {
-		h.done = make(chan struct{})
-		if h.err != nil {
-			close(h.done)
-		}
-	}
-	return h.done
-}
+func (l *Lock) Done() <-chan struct{} { return l.of.doneChan() }
+
+// Keys returns the keys the lock holds: the one key of Lock, the keys of
+// LockAll in canonical order.
+func (l *Lock) Keys() []string { return l.of.keys() }
+
+// TokenOf returns the fencing token of key, one of [Lock.Keys], and 0 for a
+// key the lock does not hold.
+func (l *Lock) TokenOf(key string) int64 { return l.of.tokenOf(key) }
 
 // Err returns nil while the lock is held, an error wrapping [ErrLockLost]
 // after it was lost (and the last renewal's error, when renewals failed
@@ -101,12 +96,7 @@ func (l *Lock) Done() <-chan struct{} {
 // lock's contexts are cancelled with cause [ErrLockLost]. Ask Err right
 // before each side effect the lock protects; it costs a clock read and an
 // atomic load or two.
-func (l *Lock) Err() error {
-	if l.set != nil {
-		return l.set.check(time.Now())
-	}
-	return l.h.check(time.Now())
-}
+func (l *Lock) Err() error { return l.of.check(time.Now()) }
 
 // Release releases this handle. The backend lock is deleted (compare and
 // delete by owner) when no re-entered handle remains. Release works even if
@@ -117,10 +107,7 @@ func (l *Lock) Release(ctx context.Context) error {
 	if !l.released.CompareAndSwap(false, true) {
 		return fmt.Errorf("%w: %q already released", ErrLockNotHeld, l.h.key)
 	}
-	if l.set != nil {
-		return l.set.release(ctx)
-	}
-	return l.h.release(ctx)
+	return l.of.release(ctx)
 }
 
 // Context returns a child of parent that carries the lock, so that
@@ -132,10 +119,7 @@ func (l *Lock) Release(ctx context.Context) error {
 // its Done closes. Call the returned cancel function when done; it does not
 // release the lock.
 func (l *Lock) Context(parent context.Context) (context.Context, context.CancelFunc) {
-	if l.set != nil {
-		return l.set.context(parent)
-	}
-	return newLockCtx(parent, []*hold{l.h})
+	return l.of.context(parent)
 }
 
 // hold is the Template's state of one lock it holds on a backend, shared by
@@ -165,15 +149,15 @@ type hold struct {
 	ender      executor.LocalEnder
 	acquiredAt time.Time
 	attempts   int
-	turn       *kit.Turn[turnKey, hold] // the local queue's turn, nil for a read lock or permit
-	first      Lock                     // the handle returned by the acquisition
+	turn       *turns.Turn[turnKey, hold] // the local queue's turn, nil for a read lock or permit
+	first      Lock                       // the handle returned by the acquisition
 
 	// leaseEnd is when the lease ends by the local clock, as far as the
 	// Template knows: its start plus the TTL less the safety margin, moved
 	// by each confirmed renewal. Unused for a lease the backend renews.
-	leaseEnd kit.Instant
+	leaseEnd leases.Instant
 	// loss runs the functions waiting for the lock's loss (its contexts).
-	loss kit.Loss
+	loss leases.Loss
 
 	// Guarded by mu.
 	mu       sync.Mutex
@@ -201,7 +185,7 @@ func (t *Template) newHold(r *registered, req *executor.Request, l executor.Leas
 	}
 	h.ender, _ = l.(executor.LocalEnder)
 	h.leaseEnd.Store(l.Start().Add(req.TTL - executor.SafetyMargin(req.TTL)))
-	h.first.h = h
+	h.first.h, h.first.of = h, h
 	return h
 }
 
@@ -221,7 +205,7 @@ func (h *hold) reenter(o lockOptions) (*Lock, error) {
 		return nil, fmt.Errorf("lock4go: re-enter %q: %w", h.key, h.err)
 	}
 	h.refs++
-	return &Lock{h: h}, nil
+	return newLock(h), nil
 }
 
 // errValue returns h.err under h.mu.
@@ -297,7 +281,7 @@ func (h *hold) end(err error, by endedBy) bool {
 	}
 	stopLost.stop()
 	if h.turn != nil {
-		h.turn.Holder.Store(nil)
+		h.turn.Hold.Store(nil)
 		h.t.turns.Release(h.turn)
 	} else {
 		h.t.shared.remove(h)
@@ -339,6 +323,37 @@ func (h *hold) pastEnd(now time.Time) bool {
 		return true
 	}
 	return h.ender != nil && !now.Before(h.ender.LocalEnd())
+}
+
+// The hold as what a one-key Lock stands for (held).
+
+func (h *hold) attemptCount() int   { return h.attempts }
+func (h *hold) acquired() time.Time { return h.acquiredAt }
+func (h *hold) keys() []string      { return []string{h.key} }
+
+func (h *hold) tokenOf(key string) int64 {
+	if key == h.key {
+		return h.token
+	}
+	return 0
+}
+
+func (h *hold) context(parent context.Context) (context.Context, context.CancelFunc) {
+	return newLockCtx(parent, []*hold{h})
+}
+
+// doneChan returns the channel of [Lock.Done], made on first use.
+func (h *hold) doneChan() <-chan struct{} {
+	_ = h.check(time.Now())
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.done == nil {
+		h.done = make(chan struct{})
+		if h.err != nil {
+			close(h.done)
+		}
+	}
+	return h.done
 }
 
 // check returns the lock's error: nil while it is held by the local clock at

@@ -161,7 +161,7 @@ func newLockSet(locks []*Lock) *Lock {
 			s.mu.Unlock()
 		}
 	}
-	return &Lock{h: locks[0].h, set: s}
+	return &Lock{h: locks[0].h, of: s}
 }
 
 // lose ends the set with the first key's loss.
@@ -230,29 +230,33 @@ func (s *lockSet) release(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// Keys returns the keys the lock holds: the one key of Lock, the keys of
-// LockAll in canonical order.
-func (l *Lock) Keys() []string {
-	if l.set == nil {
-		return []string{l.h.key}
+// The set as what a LockAll Lock stands for (held).
+
+func (s *lockSet) acquired() time.Time { return s.at }
+
+func (s *lockSet) attemptCount() int {
+	n := 0
+	for _, m := range s.locks {
+		n += m.h.attempts
 	}
-	keys := make([]string, len(l.set.locks))
-	for i, m := range l.set.locks {
+	return n
+}
+
+func (s *lockSet) doneChan() <-chan struct{} {
+	_ = s.check(time.Now())
+	return s.done
+}
+
+func (s *lockSet) keys() []string {
+	keys := make([]string, len(s.locks))
+	for i, m := range s.locks {
 		keys[i] = m.h.key
 	}
 	return keys
 }
 
-// TokenOf returns the fencing token of key, one of [Lock.Keys], and 0 for a
-// key the lock does not hold.
-func (l *Lock) TokenOf(key string) int64 {
-	if l.set == nil {
-		if key == l.h.key {
-			return l.h.token
-		}
-		return 0
-	}
-	for _, m := range l.set.locks {
+func (s *lockSet) tokenOf(key string) int64 {
+	for _, m := range s.locks {
 		if m.h.key == key {
 			return m.h.token
 		}

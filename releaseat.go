@@ -36,7 +36,7 @@ func WithLease(d time.Duration) LockOption { return LockOption{kind: optLease, d
 // Errors are those of Release; a backend error leaves the key to its
 // lease, which ends by itself.
 func (l *Lock) ReleaseAt(ctx context.Context, end time.Time) error {
-	if l.set != nil || !time.Now().Before(end) {
+	if l.of != held(l.h) || !time.Now().Before(end) {
 		return l.Release(ctx)
 	}
 	dr, ok := l.h.lease.(executor.DeferredReleaser)

@@ -49,10 +49,10 @@ const (
 type LockInfo struct {
 	Key      string
 	Executor string
-	// Kind is the kind of lock, in the words of [executor.Holder.Kind]: "lock" (a
-	// mutex, or the write lock of a read-write lock), "read" ([Shared]) or
-	// "permits" ([WithPermits]).
-	Kind  string
+	// Kind is the kind of lock, as [executor.Holder.Kind] says it:
+	// [KindLock] (a mutex, or the write lock of a read-write lock),
+	// [KindRead] ([Shared]) or [KindPermits] ([WithPermits]).
+	Kind  Kind
 	Token int64
 	// Owner is the owner value stored with the lock on the backend.
 	Owner      string
@@ -201,14 +201,14 @@ func (t *Template) describe(h *hold, now time.Time) (LockInfo, bool) {
 }
 
 // kind returns h's kind as [LockInfo.Kind] names it.
-func (h *hold) kind() string {
+func (h *hold) kind() Kind {
 	switch {
 	case h.permits > 0:
-		return KindPermits.String()
+		return KindPermits
 	case h.shared:
-		return KindRead.String()
+		return KindRead
 	}
-	return KindLock.String()
+	return KindLock
 }
 
 // sharedHolds are the held read locks and permits, which take no turn in
@@ -248,10 +248,10 @@ func (s *sharedHolds) view(holders []*hold) []*hold {
 // Counts read while goroutines come and go are a moment's approximation.
 func (t *Template) localQueues() (queues []KeyQueue, holders []*hold) {
 	for _, st := range t.turns.States() {
-		if st.Holder != nil {
-			holders = append(holders, st.Holder)
+		if st.Hold != nil {
+			holders = append(holders, st.Hold)
 		}
-		acquiring := st.Taken && st.Holder == nil
+		acquiring := st.Taken && st.Hold == nil
 		if st.Waiting > 0 || acquiring {
 			queues = append(queues, KeyQueue{Executor: st.Key.exec, Key: st.Key.key, Waiting: st.Waiting, Acquiring: acquiring})
 		}

@@ -9,7 +9,8 @@ import (
 	"sync/atomic"
 
 	"github.com/lock4go/lock4go/executor"
-	"github.com/lock4go/lock4go/internal/kit"
+	"github.com/lock4go/lock4go/internal/lifecycle"
+	"github.com/lock4go/lock4go/internal/turns"
 )
 
 // Template acquires and releases locks through its executors, the way
@@ -20,7 +21,7 @@ type Template struct {
 	execs    []*registered // by priority, then registration order
 	byName   map[string]*registered
 	primary  *registered
-	turns    kit.Turns[turnKey, hold] // the local queue: one turn per executor and key
+	turns    turns.Turns[turnKey, hold] // the local queue: one turn per executor and key
 	shared   sharedHolds
 	wd       watchdog
 	holds    atomic.Int64
@@ -43,7 +44,7 @@ type registered struct {
 func register(e executor.Executor) *registered {
 	r := &registered{e: e, name: e.Name(), caps: e.Capabilities()}
 	r.waiter, _ = e.(executor.Waiter)
-	r.wait = r.caps.WaitModel(r.waiter != nil)
+	r.wait = r.caps.Wait
 	return r
 }
 
@@ -65,7 +66,7 @@ func New(cfg Config, execs ...executor.Executor) (*Template, error) {
 		t.observer = cfg.Observer
 	}
 	for i, e := range execs {
-		if kit.IsNil(e) {
+		if lifecycle.IsNil(e) {
 			return nil, fmt.Errorf("%w: executor %d is nil", ErrInvalidConfig, i)
 		}
 		r := register(e)
@@ -74,6 +75,9 @@ func New(cfg Config, execs ...executor.Executor) (*Template, error) {
 		}
 		if _, dup := t.byName[r.name]; dup {
 			return nil, fmt.Errorf("%w: two executors named %q", ErrInvalidConfig, r.name)
+		}
+		if r.wait == executor.WaitQueued && r.waiter == nil {
+			return nil, fmt.Errorf("%w: executor %q waits queued (Capabilities.Wait) but is no executor.Waiter", ErrInvalidConfig, r.name)
 		}
 		if err := r.grants(cfg.Expire); err != nil {
 			return nil, fmt.Errorf("Config.Expire: %w", err)
@@ -99,8 +103,10 @@ func New(cfg Config, execs ...executor.Executor) (*Template, error) {
 // Primary names the executor used by default.
 func (t *Template) Config() Config { return t.cfg }
 
-// Executors returns the names of the registered executors, in priority order.
-func (t *Template) Executors() []string {
+// ExecutorNames returns the names of the registered executors, in
+// priority order. (The executors themselves are [Executors], a slice that
+// wire provider sets pass to [New].)
+func (t *Template) ExecutorNames() []string {
 	names := make([]string, len(t.execs))
 	for i, r := range t.execs {
 		names[i] = r.name
@@ -108,7 +114,7 @@ func (t *Template) Executors() []string {
 	return names
 }
 
-func (t *Template) names() string { return strings.Join(t.Executors(), ", ") }
+func (t *Template) names() string { return strings.Join(t.ExecutorNames(), ", ") }
 
 // Do runs fn while holding key and releases it afterwards, also when fn
 // panics. fn's context is cancelled with cause [ErrLockLost] if the lock is

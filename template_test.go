@@ -42,6 +42,7 @@ func TestNew_invalid(t *testing.T) {
 		{"unnamed executor", lock4go.Config{}, []executor.Executor{&fakeExec{}}, lock4go.ErrInvalidConfig},
 		{"duplicate names", lock4go.Config{}, []executor.Executor{mem, memory.New(memory.Options{})}, lock4go.ErrInvalidConfig},
 		{"unknown primary", lock4go.Config{Primary: "redis"}, []executor.Executor{mem}, lock4go.ErrUnknownExecutor},
+		{"queued, no waiter", lock4go.Config{}, []executor.Executor{queuedNoWaiter{&fakeExec{name: "q"}}}, lock4go.ErrInvalidConfig},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -75,7 +76,7 @@ func TestTemplate_executorSelection(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := strings.Join(tpl.Executors(), ","); got != "redis,zookeeper,etcd,memory" {
+			if got := strings.Join(tpl.ExecutorNames(), ","); got != "redis,zookeeper,etcd,memory" {
 				t.Fatalf("Executors() = %s", got)
 			}
 			l, err := tpl.Lock(t.Context(), "k", tc.opt)

@@ -7,7 +7,7 @@ import (
 	"github.com/lock4go/lock4go/executor"
 )
 
-// The acquisition's turn in the local queue (kit.Turns, per executor and
+// The acquisition's turn in the local queue (turns.Turns, per executor and
 // key), so that the backend sees one waiter per process and key: a caller
 // takes the key's next place, in arrival order, then its turn, which the
 // holder gives up when its lock ends. The holder gives the next place on

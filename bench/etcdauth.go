@@ -78,8 +78,8 @@ func EtcdAuth(ctx context.Context, env *Env, o EtcdAuthOptions, log io.Writer) (
 		return nil, err
 	}
 	defer func() { err = errors.Join(err, srv.Stop()) }()
-	u := testserver.EtcdUser{Name: authUser, Password: authPassword, Prefix: authPrefix}
-	if err := testserver.EnableEtcdAuth(ctx, srv.Addr(), authRootPassword, u); err != nil {
+	u := etcdUser{Name: authUser, Password: authPassword, Prefix: authPrefix}
+	if err := enableEtcdAuth(ctx, srv.Addr(), authRootPassword, u); err != nil {
 		return nil, err
 	}
 	servers := []struct {

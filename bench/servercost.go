@@ -98,13 +98,18 @@ func UncontendedCost(ctx context.Context, env *Env, subjects []*Subject, o CostO
 	return cells, nil
 }
 
+// costFleetProcs are the process counts of the server-cost report's
+// one-key cells.
+var costFleetProcs = []int{1, 4, 16, 32, 64}
+
 // costFleetSubjects are the fleet subjects of the server-cost report.
 var costFleetSubjects = []string{"lock4go/redis", "Lock4j-style poll"}
 
 // ServerCost runs every cell of the Redis server-cost report on env's
 // redis-server: the uncontended pairs of cat's subjects named in
 // costSubjects, then (when fleet is nil) the fleet cells of lock4go and the
-// poller: one hot key over P = 1, 4, 16, 64 worker processes and 10 000 keys
+// poller: one hot key over P = 1, 4, 16, 32, 64 worker processes (32 is 64
+// goroutines as 32 processes of 2) and 10 000 keys
 // over 16. A full run passes the fleet cells it already has.
 func ServerCost(ctx context.Context, env *Env, cat *Catalog, fleet []FleetCell, log io.Writer) (CostReport, error) {
 	var subjects []*Subject
@@ -121,7 +126,7 @@ func ServerCost(ctx context.Context, env *Env, cat *Catalog, fleet []FleetCell, 
 		fmt.Fprintf(log, "server cost: %-18s uncontended %.1f cmds, %.1f µs CPU per pair, p50 %v\n", c.Subject, c.Cmds, c.CPUMicros, c.Pair.P50)
 	}
 	if fleet == nil {
-		fleet, err = Fleet(ctx, env, FleetOptions{Backends: []Backend{Redis}, Subjects: costFleetSubjects, ManyKeys: true}, log)
+		fleet, err = Fleet(ctx, env, FleetOptions{Backends: []Backend{Redis}, Subjects: costFleetSubjects, ManyKeys: true, Procs: costFleetProcs}, log)
 		if err != nil {
 			return CostReport{}, err
 		}

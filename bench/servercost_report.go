@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// Markdown renders the report with the issue 25 targets it can check,
+// Markdown renders the report with the targets (issues 25 and 37) it can check,
 // each marked met or missed.
 func (r CostReport) Markdown(command string) string {
 	var b strings.Builder
@@ -36,7 +36,7 @@ func (r CostReport) Markdown(command string) string {
 			p("| %s | %s | %.1f | %.0f | %s | %.0f | %d of %d |\n", c.Subject, shape, c.ServerCmds, c.CPUMicros, ms(c.Wait.Max), c.OpsSec, c.Starved, c.Goroutines)
 		}
 	}
-	p("\n**Targets** (issue 25), as this run measured them:\n\n")
+	p("\n**Targets** (issues 25 and 37), as this run measured them:\n\n")
 	for _, t := range r.targets() {
 		p("- %s\n", t)
 	}
@@ -44,7 +44,7 @@ func (r CostReport) Markdown(command string) string {
 	return b.String()
 }
 
-// targets checks the issue 25 targets these figures can tell.
+// targets checks the targets (issues 25 and 37) these figures can tell.
 func (r CostReport) targets() targets {
 	var out targets
 	solo := map[string]CostCell{}
@@ -54,7 +54,7 @@ func (r CostReport) targets() targets {
 	if l, ok := solo["lock4go/redis"]; ok {
 		out.check(l.Cmds <= 6, "uncontended: lock4go %.1f commands per pair (target ≤ 6)", l.Cmds)
 		if bsm, ok := solo["bsm/redislock"]; ok && bsm.CPUMicros > 0 {
-			out.check(l.CPUMicros <= bsm.CPUMicros, "uncontended: lock4go server CPU %.2f× bsm/redislock's (target ≤ 1.0×)", l.CPUMicros/bsm.CPUMicros)
+			out.check(l.CPUMicros <= 1.1*bsm.CPUMicros, "uncontended: lock4go server CPU %.2f× bsm/redislock's (target ≤ 1.1×)", l.CPUMicros/bsm.CPUMicros)
 		}
 	}
 	return append(out, r.hotKeyTargets()...)
@@ -79,7 +79,7 @@ func (r CostReport) hotKeyTargets() targets {
 		}
 	}
 	one, ok := mine[1]
-	for _, p := range []int{1, 4, 16, 64} {
+	for _, p := range costFleetProcs {
 		c, okc := mine[p]
 		if !okc || !ok {
 			continue

@@ -23,11 +23,17 @@ type Capabilities struct {
 	// ends them at their [LocalEnder.LocalEnd], which their leases should
 	// implement (without it, such a lease has no local end).
 	SelfRenewing bool
-	// WaitsInAcquire is true when a request with [Request.Wait] that finds
-	// the key busy waits inside Acquire, in the backend's queue, until its
-	// turn, [Request.WaitUntil] or the end of ctx: the model [WaitInAcquire].
-	WaitsInAcquire bool
-	// QueueNext is true, with WaitsInAcquire, when each attempt joins the
+	// Wait is where a caller waits for a busy key, the executor's waiting
+	// model: [WaitInAcquire] when a request with [Request.Wait] that finds
+	// the key busy waits inside Acquire, in the backend's queue;
+	// [WaitQueued] when such an attempt joins a queue on the backend and
+	// the executor's [Waiter] reports the releases handed to it; zero or
+	// [WaitPolling] when the Template tries again at the retry interval,
+	// woken early by WatchRelease if the executor is a Waiter. A
+	// WaitQueued executor that is not a Waiter is an error of the
+	// Template's New.
+	Wait WaitModel
+	// QueueNext is true, with Wait [WaitInAcquire], when each attempt joins the
 	// backend's queue with an entry of its own (a ZooKeeper node), behind
 	// the entries of earlier attempts of the process: while a caller of the
 	// process holds a key, the Template lets the next caller already wait
@@ -36,13 +42,6 @@ type Capabilities struct {
 	// release and a fresh acquisition. An executor whose attempts of one
 	// process share an entry (etcd's, per session) leaves it false.
 	QueueNext bool
-	// QueuedWaits is true when the executor's [Waiter] keeps its waiters in
-	// a queue on the backend: an attempt of a request with [Request.Wait]
-	// that finds the key busy joins the queue, and WatchRelease reports
-	// every release handed to the waiter since that attempt. The Template
-	// then waits right after WatchRelease instead of trying again at once:
-	// the model [WaitQueued].
-	QueuedWaits bool
 	// SharedLocks is true when the executor implements read locks
 	// ([Request.Shared]) beside the write lock of the same key.
 	SharedLocks bool
@@ -80,23 +79,26 @@ func (c Capabilities) CheckTTL(ttl time.Duration) error {
 }
 
 // WaitModel says where a caller waits for a busy key: the three models of
-// the package documentation's table. [Capabilities.WaitModel] tells an
-// executor's; the Template computes it once per executor and waits by it.
+// the package documentation's table. [Capabilities.Wait] is an executor's;
+// the Template reads it once per executor and waits by it. The zero value
+// is [WaitPolling].
 type WaitModel uint8
 
 // The waiting models.
 const (
-	// WaitInAcquire: the executor waits inside Acquire, in its backend's
-	// queue, until the key is its or [Request.WaitUntil] passes; the
-	// Template waits for Acquire ([Capabilities.WaitsInAcquire]).
-	WaitInAcquire WaitModel = iota + 1
-	// WaitQueued: a failed attempt queues the executor on the backend, and
-	// the Template waits until [Waiter.WatchRelease] reports the release
-	// handed to it, or the retry interval passes ([Capabilities.QueuedWaits]).
-	WaitQueued
 	// WaitPolling: the Template tries again at the retry interval, woken
 	// early by [Waiter.WatchRelease] when the executor is a [Waiter].
-	WaitPolling
+	WaitPolling WaitModel = iota
+	// WaitInAcquire: the executor waits inside Acquire, in its backend's
+	// queue, until the key is its or [Request.WaitUntil] passes; the
+	// Template waits for Acquire.
+	WaitInAcquire
+	// WaitQueued: a failed attempt queues the executor on the backend, and
+	// the Template waits until [Waiter.WatchRelease] reports the release
+	// handed to it, or the retry interval passes. A queued executor may
+	// answer a waiting attempt "busy" without a round trip while it stands
+	// in the key's queue and no release was handed to it.
+	WaitQueued
 )
 
 // String returns "in-acquire", "queued" or "polling".
@@ -110,22 +112,6 @@ func (m WaitModel) String() string {
 		return "polling"
 	}
 	return fmt.Sprintf("WaitModel(%d)", uint8(m))
-}
-
-// WaitModel returns the waiting model of an executor with these
-// capabilities; waiter tells whether it is a [Waiter]. QueuedWaits with a
-// Waiter is [WaitQueued]; a Waiter without WaitsInAcquire is [WaitPolling];
-// any other executor is taken to wait in Acquire ([WaitInAcquire]): one
-// that does not, and returns a busy answer at once, is tried again at the
-// retry interval.
-func (c Capabilities) WaitModel(waiter bool) WaitModel {
-	switch {
-	case c.QueuedWaits && waiter:
-		return WaitQueued
-	case waiter && !c.WaitsInAcquire:
-		return WaitPolling
-	}
-	return WaitInAcquire
 }
 
 // Waiter is implemented by executors that can tell when a key is released

@@ -16,8 +16,12 @@ type Executor interface {
 	// Capabilities tells the Template how the executor's locks behave.
 	Capabilities() Capabilities
 
-	// Acquire makes one attempt to take req.Key for req.Owner. It returns a
-	// Lease on success; an error wrapping [ErrNotAcquired] when another owner
+	// Acquire makes one attempt to take req.Key for req.Owner: one round
+	// trip, or a wait in the backend's queue bounded by [Request.WaitUntil]
+	// ([WaitInAcquire]), or none at all when a queued executor
+	// ([WaitQueued]) knows the key is still someone else's (it stands in the
+	// key's queue and no release was handed to it since it last asked) and
+	// answers "busy" at once. It returns a Lease on success; an error wrapping [ErrNotAcquired] when another owner
 	// holds the key; an error wrapping [ErrBackend] when the backend could
 	// not answer. When unsure whether the backend accepted the write (a lost
 	// reply), Acquire must remove whatever it may have written for req.Owner

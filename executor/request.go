@@ -7,14 +7,14 @@ import (
 	"unicode/utf8"
 )
 
-// Request describes one acquisition.
+// Request describes one attempt: one call of [Executor.Acquire].
 type Request struct {
 	// Key is the lock key exactly as the caller gave it. Executors may map it
 	// into their own namespace (a ZooKeeper base path, an escaped name), and
 	// document how.
 	Key string
 
-	// Owner is a unique, crypto-random value for this acquisition. Release
+	// Owner is a unique, crypto-random value for this attempt. Release
 	// and renewal only touch a lock whose stored owner equals it.
 	Owner string
 
@@ -56,7 +56,7 @@ type Request struct {
 
 	// Followers is true when other callers of this process wait for the key
 	// behind this request (the Template's local queue). An executor whose
-	// waiters queue on the backend ([Capabilities.QueuedWaits]) may keep
+	// waiters queue on the backend ([WaitQueued]) may keep
 	// the process queued when this request takes the key, so that the next
 	// caller need not join the queue again.
 	Followers bool
@@ -116,6 +116,25 @@ func ValidateKey(key string, maxLen int) error {
 		return fmt.Errorf("key %q is not valid UTF-8: %w", key, ErrInvalidKey)
 	case strings.IndexByte(key, 0) >= 0:
 		return fmt.Errorf("key %q contains NUL: %w", key, ErrInvalidKey)
+	}
+	return nil
+}
+
+// Duration is a named duration of a configuration, for [NonNegative].
+type Duration struct {
+	Name  string
+	Value time.Duration
+}
+
+// NonNegative returns an error wrapping [ErrInvalidConfig] that names the
+// first of ds that is negative ("ClaimWindow -1s is negative"), and nil
+// when none is. Executors check their options with it in their
+// constructor, and prefix its error with their name.
+func NonNegative(ds ...Duration) error {
+	for _, d := range ds {
+		if d.Value < 0 {
+			return fmt.Errorf("%s %v is negative: %w", d.Name, d.Value, ErrInvalidConfig)
+		}
 	}
 	return nil
 }

@@ -14,11 +14,11 @@ const (
 	// an unexpected error: Lock4j's default LockFailureException message.
 	DefaultMessage = "request failed, please retry it."
 
-	// MisconfiguredMessage is the body of a [KindMisconfigured] failure:
+	// MisconfiguredMessage is the body of a [ClassMisconfigured] failure:
 	// retrying cannot help, and the server log says what is wrong.
 	MisconfiguredMessage = "server misconfigured: the lock of this request cannot be built; see the server log"
 
-	// InvalidKeyMessage is the body of a [KindInvalidKey] failure whose
+	// InvalidKeyMessage is the body of a [ClassInvalidKey] failure whose
 	// error names no key part; one that does ([keybuilder.PartError]) is
 	// answered with the part's name instead.
 	InvalidKeyMessage = "invalid lock key"
@@ -36,59 +36,59 @@ type Info struct {
 	AcquireTimeout time.Duration
 }
 
-// Kind classifies a failure.
-type Kind int
+// Class classifies a failure by how a caller is answered.
+type Class int
 
 const (
-	// KindInternal is an unexpected server-side error: a func.<name> key
+	// ClassInternal is an unexpected server-side error: a func.<name> key
 	// function or a TextMarshaler that failed, for example.
-	KindInternal Kind = iota
-	// KindBusy means the lock is held by someone else
+	ClassInternal Class = iota
+	// ClassBusy means the lock is held by someone else
 	// (executor.ErrNotAcquired).
-	KindBusy
-	// KindUnavailable means the backend could not answer
+	ClassBusy
+	// ClassUnavailable means the backend could not answer
 	// (executor.ErrBackend) or the executor is not registered
 	// (executor.ErrUnknownExecutor).
-	KindUnavailable
-	// KindInvalidKey means the request did not yield a usable key
+	ClassUnavailable
+	// ClassInvalidKey means the request did not yield a usable key
 	// (executor.ErrInvalidKey): the client's fault.
-	KindInvalidKey
-	// KindMisconfigured means the server's configuration cannot lock the
+	ClassInvalidKey
+	// ClassMisconfigured means the server's configuration cannot lock the
 	// request (executor.ErrInvalidConfig): a path.<name> whose wildcard the
 	// route lacks, a handler not routed by a pattern, an executor without
 	// the lock kind a Spec asks for. The operator's fault, the same for
 	// every request of the route.
-	KindMisconfigured
+	ClassMisconfigured
 )
 
-// String returns the kind's name.
-func (k Kind) String() string {
+// String returns the class's name.
+func (k Class) String() string {
 	switch k {
-	case KindBusy:
+	case ClassBusy:
 		return "busy"
-	case KindUnavailable:
+	case ClassUnavailable:
 		return "unavailable"
-	case KindInvalidKey:
+	case ClassInvalidKey:
 		return "invalid key"
-	case KindMisconfigured:
+	case ClassMisconfigured:
 		return "misconfigured"
 	}
 	return "internal"
 }
 
-// Classify returns the [Kind] of err.
-func Classify(err error) Kind {
+// Classify returns the [Class] of err.
+func Classify(err error) Class {
 	switch {
 	case errors.Is(err, executor.ErrInvalidKey):
-		return KindInvalidKey
+		return ClassInvalidKey
 	case errors.Is(err, executor.ErrBackend), errors.Is(err, executor.ErrUnknownExecutor):
-		return KindUnavailable
+		return ClassUnavailable
 	case errors.Is(err, executor.ErrNotAcquired):
-		return KindBusy
+		return ClassBusy
 	case errors.Is(err, executor.ErrInvalidConfig):
-		return KindMisconfigured
+		return ClassMisconfigured
 	}
-	return KindInternal
+	return ClassInternal
 }
 
 type infoKey struct{}

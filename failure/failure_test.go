@@ -26,16 +26,16 @@ func wrap(sentinel error) error {
 func TestClassify(t *testing.T) {
 	tests := []struct {
 		err  error
-		want Kind
+		want Class
 	}{
-		{wrap(executor.ErrNotAcquired), KindBusy},
-		{fmt.Errorf("x: %w: %w", executor.ErrNotAcquired, context.DeadlineExceeded), KindBusy},
-		{wrap(executor.ErrBackend), KindUnavailable},
-		{wrap(executor.ErrUnknownExecutor), KindUnavailable},
-		{wrap(executor.ErrInvalidKey), KindInvalidKey},
-		{wrap(executor.ErrInvalidConfig), KindMisconfigured},
-		{secret, KindInternal},
-		{nil, KindInternal},
+		{wrap(executor.ErrNotAcquired), ClassBusy},
+		{fmt.Errorf("x: %w: %w", executor.ErrNotAcquired, context.DeadlineExceeded), ClassBusy},
+		{wrap(executor.ErrBackend), ClassUnavailable},
+		{wrap(executor.ErrUnknownExecutor), ClassUnavailable},
+		{wrap(executor.ErrInvalidKey), ClassInvalidKey},
+		{wrap(executor.ErrInvalidConfig), ClassMisconfigured},
+		{secret, ClassInternal},
+		{nil, ClassInternal},
 	}
 	for _, tt := range tests {
 		if got := Classify(tt.err); got != tt.want {

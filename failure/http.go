@@ -43,7 +43,7 @@ type HTTPOptions struct {
 }
 
 // HTTPStatus returns the default HTTP strategy, a plain-text answer by
-// [Kind]: 429 with Retry-After and Message when the lock is busy, 503 with
+// [Class]: 429 with Retry-After and Message when the lock is busy, 503 with
 // Message when the backend is unavailable, 400 naming the key part for an
 // invalid key ([PublicMessage]; 413 when its error holds an
 // *http.MaxBytesError, a body too large to read for the key), 500 with
@@ -63,17 +63,17 @@ func (s httpStatus) ServeLockFailure(w http.ResponseWriter, r *http.Request, f I
 	code, level, body := http.StatusInternalServerError, slog.LevelError, s.o.Message
 	h := w.Header()
 	switch kind {
-	case KindBusy:
+	case ClassBusy:
 		code, level = http.StatusTooManyRequests, slog.LevelDebug
 		h.Set("Retry-After", retryAfter(s.o.RetryAfter, f.AcquireTimeout))
-	case KindUnavailable:
+	case ClassUnavailable:
 		code = http.StatusServiceUnavailable
-	case KindInvalidKey:
+	case ClassInvalidKey:
 		code, level, body = http.StatusBadRequest, slog.LevelInfo, PublicMessage(f.Err)
 		if _, ok := errors.AsType[*http.MaxBytesError](f.Err); ok {
 			code = http.StatusRequestEntityTooLarge
 		}
-	case KindMisconfigured:
+	case ClassMisconfigured:
 		level, body = slog.LevelDebug, MisconfiguredMessage
 	}
 	logger := s.o.Logger

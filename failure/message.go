@@ -7,7 +7,7 @@ import (
 )
 
 // PublicMessage returns the answer to a client whose request did not
-// yield a key ([KindInvalidKey]), safe to send: the key part err names,
+// yield a key ([ClassInvalidKey]), safe to send: the key part err names,
 // `missing key part "query.id"` or `invalid key part "json.id"` (see
 // [keybuilder.PartError]), never the request data err may quote; or
 // [InvalidKeyMessage] when err names no part.

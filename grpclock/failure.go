@@ -56,7 +56,7 @@ type StatusOptions struct {
 }
 
 // StatusFailure returns the default gRPC strategy, a status by
-// failure.Kind: Aborted when the lock is busy, Unavailable when the backend
+// failure.Class: Aborted when the lock is busy, Unavailable when the backend
 // is unavailable, InvalidArgument naming the key part for an invalid key
 // (failure.PublicMessage), Internal with failure.MisconfiguredMessage for
 // a misconfiguration and Internal otherwise. When the call's own context
@@ -69,13 +69,13 @@ func StatusFailure(o StatusOptions) FailureHandler {
 		kind := failure.Classify(f.Err)
 		code, level, msg := codes.Internal, slog.LevelError, o.Message
 		switch kind {
-		case failure.KindBusy:
+		case failure.ClassBusy:
 			code, level = codes.Aborted, slog.LevelDebug
-		case failure.KindUnavailable:
+		case failure.ClassUnavailable:
 			code = codes.Unavailable
-		case failure.KindInvalidKey:
+		case failure.ClassInvalidKey:
 			code, level, msg = codes.InvalidArgument, slog.LevelInfo, failure.PublicMessage(f.Err)
-		case failure.KindMisconfigured:
+		case failure.ClassMisconfigured:
 			level, msg = slog.LevelDebug, failure.MisconfiguredMessage
 		}
 		if ctx.Err() != nil {

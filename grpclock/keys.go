@@ -10,12 +10,12 @@ import (
 	"google.golang.org/grpc/peer"
 
 	"github.com/lock4go/lock4go/executor"
-	"github.com/lock4go/lock4go/internal/keys"
+	"github.com/lock4go/lock4go/internal/keyexpr"
 	"github.com/lock4go/lock4go/keybuilder"
 )
 
-var grpcKinds = map[string]keys.Kind{
-	"req": keys.KindReq, "md": keys.KindMD, "method": keys.KindMethod, "ip": keys.KindIP, "func": keys.KindFunc,
+var grpcKinds = map[string]keyexpr.Kind{
+	"req": keyexpr.KindReq, "md": keyexpr.KindMD, "method": keyexpr.KindMethod, "ip": keyexpr.KindIP, "func": keyexpr.KindFunc,
 }
 
 // keyBuilder builds the keys of one Spec's calls from key expressions. It
@@ -23,7 +23,7 @@ var grpcKinds = map[string]keys.Kind{
 type keyBuilder struct {
 	prefix  string
 	name    string
-	exprs   []keys.Expr
+	exprs   []keyexpr.Expr
 	funcs   []KeyFunc // by expression index, for func.<name>
 	opts    *options
 	readReq bool // some expression reads the request message
@@ -34,27 +34,27 @@ type keyBuilder struct {
 func newKeyBuilder(prefix, name string, exprs []string, o *options) (*keyBuilder, error) {
 	b := &keyBuilder{prefix: prefix, name: name, opts: o}
 	if name != "" {
-		if err := keys.CheckName(prefix, name, o.maxKeyLen); err != nil {
+		if err := keyexpr.CheckName(prefix, name, o.maxKeyLen); err != nil {
 			return nil, err
 		}
 	}
 	for _, src := range exprs {
-		e, err := keys.Parse(src, grpcKinds)
+		e, err := keyexpr.Parse(src, grpcKinds)
 		if err != nil {
 			return nil, err
 		}
 		var f KeyFunc
 		switch e.Kind {
-		case keys.KindReq:
+		case keyexpr.KindReq:
 			for _, seg := range e.Path {
 				if !validIdent(seg) {
 					return nil, fmt.Errorf("expression %q: %q is not a field name: %w", src, seg, executor.ErrInvalidConfig)
 				}
 			}
 			b.readReq = true
-		case keys.KindMD:
+		case keyexpr.KindMD:
 			e.Arg = strings.ToLower(e.Arg)
-		case keys.KindFunc:
+		case keyexpr.KindFunc:
 			if f = o.funcs[e.Arg]; f == nil {
 				return nil, fmt.Errorf("expression %q: no function registered with WithKeyFunc(%q, …): %w",
 					src, e.Arg, executor.ErrInvalidConfig)
@@ -81,7 +81,7 @@ func (b *keyBuilder) key(ctx context.Context, fullMethod string, req any) (strin
 	var md metadata.MD
 	for i := range b.exprs {
 		e := &b.exprs[i]
-		if e.Kind == keys.KindMD && md == nil {
+		if e.Kind == keyexpr.KindMD && md == nil {
 			md, _ = metadata.FromIncomingContext(ctx)
 		}
 		v, err := b.part(ctx, i, fullMethod, req, md)
@@ -90,7 +90,7 @@ func (b *keyBuilder) key(ctx context.Context, fullMethod string, req any) (strin
 		}
 		parts = append(parts, v)
 	}
-	return keys.Join(b.prefix, name, parts)
+	return keyexpr.Join(b.prefix, name, parts)
 }
 
 // part returns the part of expression i, checked and converted.
@@ -99,19 +99,19 @@ func (b *keyBuilder) part(ctx context.Context, i int, fullMethod string, req any
 	var v string
 	var err error
 	switch e.Kind {
-	case keys.KindReq:
+	case keyexpr.KindReq:
 		v, err = protoField(req, e.Path, b.opts.maxPartLen)
-	case keys.KindMD:
+	case keyexpr.KindMD:
 		if vs := md[e.Arg]; len(vs) > 0 {
 			v = vs[0]
 		}
-	case keys.KindMethod:
+	case keyexpr.KindMethod:
 		v = fullMethod
-	case keys.KindIP:
+	case keyexpr.KindIP:
 		if p, ok := peer.FromContext(ctx); ok && p.Addr != nil {
-			v, err = keys.IP(p.Addr.String())
+			v, err = keyexpr.IP(p.Addr.String())
 		}
-	case keys.KindFunc:
+	case keyexpr.KindFunc:
 		v, err = b.funcs[i](ctx, fullMethod, req)
 	}
 	switch {
@@ -119,10 +119,10 @@ func (b *keyBuilder) part(ctx context.Context, i int, fullMethod string, req any
 		return "", partErr(e.Src, err)
 	case v == "":
 		return "", &keybuilder.PartError{Expr: e.Src, Missing: true, Err: errMissing}
-	case e.Kind != keys.KindReq && len(v) > b.opts.maxPartLen: // protoField caps the raw value
+	case e.Kind != keyexpr.KindReq && len(v) > b.opts.maxPartLen: // protoField caps the raw value
 		return "", tooLong(e.Src, len(v), b.opts.maxPartLen)
 	}
-	if v, err = keys.Convert(e.Conv, v); err != nil {
+	if v, err = keyexpr.Convert(e.Conv, v); err != nil {
 		return "", partErr(e.Src, err)
 	}
 	if v == "" { // base64 of no bytes

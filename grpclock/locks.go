@@ -156,7 +156,7 @@ var errStreamReadsRequest = fmt.Errorf("grpclock: a stream is locked before its 
 
 // failed logs a misconfiguration once per method and returns f.
 func (l *Locks) failed(ctx context.Context, fullMethod string, f failure.Info) failure.Info {
-	if failure.Classify(f.Err) == failure.KindMisconfigured {
+	if failure.Classify(f.Err) == failure.ClassMisconfigured {
 		l.misconf.Log(ctx, l.tpl.Config().Logger,
 			"lock4go: gRPC method misconfigured: its calls are answered Internal until the configuration is fixed",
 			"method", fullMethod, f.Err)

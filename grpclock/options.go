@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/lock4go/lock4go/executor"
-	"github.com/lock4go/lock4go/internal/keys"
+	"github.com/lock4go/lock4go/internal/keyexpr"
 	"github.com/lock4go/lock4go/keybuilder"
 )
 
@@ -83,7 +83,7 @@ func WithMaxKeyLen(n int) Option {
 }
 
 // maxKeyLen is the Template's own key length limit (lock4go.MaxKeyLen).
-const maxKeyLen = keys.MaxLen
+const maxKeyLen = keyexpr.MaxLen
 
 // WithMaxPartLen sets the maximum length in bytes of one key part's raw
 // value (default [keybuilder.DefaultMaxPartLen]); a longer part is a

@@ -7,7 +7,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/lock4go/lock4go/executor"
-	"github.com/lock4go/lock4go/internal/keys"
+	"github.com/lock4go/lock4go/internal/keyexpr"
 )
 
 // protoField returns the scalar at path in req, formatted as every key
@@ -101,23 +101,23 @@ func isWrapper(fd protoreflect.FieldDescriptor) bool {
 }
 
 // scalar formats a scalar field value with the formatter every builder
-// shares (package internal/keys): enums by number, floats in one form per
+// shares (package internal/keyexpr): enums by number, floats in one form per
 // value (NaN and infinities refused), bytes in standard base64.
 func scalar(fd protoreflect.FieldDescriptor, v protoreflect.Value, maxPart int) (string, error) {
 	switch fd.Kind() {
 	case protoreflect.BoolKind:
-		return keys.Bool(v.Bool()), nil
+		return keyexpr.Bool(v.Bool()), nil
 	case protoreflect.EnumKind:
-		return keys.Int(int64(v.Enum())), nil
+		return keyexpr.Int(int64(v.Enum())), nil
 	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind,
 		protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind:
-		return keys.Int(v.Int()), nil
+		return keyexpr.Int(v.Int()), nil
 	case protoreflect.Uint32Kind, protoreflect.Fixed32Kind, protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
-		return keys.Uint(v.Uint()), nil
+		return keyexpr.Uint(v.Uint()), nil
 	case protoreflect.FloatKind:
-		return keys.Float32(float32(v.Float()))
+		return keyexpr.Float32(float32(v.Float()))
 	case protoreflect.DoubleKind:
-		return keys.Float(v.Float())
+		return keyexpr.Float(v.Float())
 	case protoreflect.StringKind:
 		if s := v.String(); len(s) > maxPart { // no copy: the string is the message's
 			return "", fmt.Errorf("%d bytes, longer than the part cap of %d: %w", len(s), maxPart, executor.ErrInvalidKey)
@@ -128,7 +128,7 @@ func scalar(fd protoreflect.FieldDescriptor, v protoreflect.Value, maxPart int) 
 		if len(b) > maxPart {
 			return "", fmt.Errorf("%d bytes, longer than the part cap of %d: %w", len(b), maxPart, executor.ErrInvalidKey)
 		}
-		return keys.Bytes(b), nil
+		return keyexpr.Bytes(b), nil
 	}
 	return "", fmt.Errorf("field %s of kind %v is not a scalar: %w", fd.FullName(), fd.Kind(), executor.ErrInvalidConfig)
 }

@@ -55,7 +55,9 @@ type record struct {
 	At    int64  `json:"at"`
 	OK    bool   `json:"ok"`
 	Late  bool   `json:"late"`
-	proc  int
+	// LateMs is how late the process's timers ran in the 1.5s before a run.
+	LateMs int64 `json:"latems"`
+	proc   int
 }
 
 // instance is one jobfleet process and the records it printed so far.

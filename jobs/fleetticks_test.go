@@ -1,6 +1,8 @@
 package jobs_test
 
 import (
+	"cmp"
+	"maps"
 	"slices"
 	"syscall"
 	"testing"
@@ -21,28 +23,70 @@ func TestFleet_eachTickOnce(t *testing.T) {
 			_ = in.cmd.Process.Signal(syscall.SIGTERM)
 			_ = in.cmd.Wait()
 		}
-		ran := map[int64][]int{}
+		ran := map[int64][]record{}
+		var runs []record
 		for _, in := range ins {
 			for _, r := range in.records() {
 				if r.Ev == "run" {
-					ran[r.Tick] = append(ran[r.Tick], r.proc)
+					ran[r.Tick] = append(ran[r.Tick], r)
+					runs = append(runs, r)
 				}
 			}
 		}
-		ticks := make([]int64, 0, len(ran))
-		for k := range ran {
-			ticks = append(ticks, k)
-		}
-		slices.Sort(ticks)
+		checkAtLeastFor(t, runs, 500*time.Millisecond)
+		ticks := slices.Sorted(maps.Keys(ran))
 		if len(ticks) < 3 {
 			t.Fatalf("only %d ticks ran: %v", len(ticks), ran)
 		}
 		// The first and last ticks may be cut by the start and the stop.
 		for tick := ticks[0] + 1; tick < ticks[len(ticks)-1]; tick++ {
-			if got := ran[tick]; len(got) != 1 {
-				t.Errorf("tick %d ran %d times (by processes %v), want once", tick, len(got), got)
-			}
+			checkTick(t, tick, ran[tick])
 		}
-		t.Logf("%d ticks, each once; runs by process: %v", len(ticks), ran)
+		t.Logf("%d ticks; runs by process: %v", len(ticks), procsOf(ran))
 	})
+}
+
+// checkAtLeastFor fails unless every run's lock was taken at least
+// atLeast after the lock of the run before it (At: when the acquisition
+// was sent, by this machine's clock, which the processes share), less 50ms
+// for the one-way trip of the later acquisition: what the lock guarantees,
+// whatever the schedulers do.
+func checkAtLeastFor(t *testing.T, runs []record, atLeast time.Duration) {
+	t.Helper()
+	slices.SortFunc(runs, func(a, b record) int { return cmp.Compare(a.At, b.At) })
+	for i := 1; i < len(runs); i++ {
+		if gap := time.Duration(runs[i].At - runs[i-1].At); gap < atLeast-50*time.Millisecond {
+			t.Errorf("process %d took the job %v after process %d, within AtLeastFor %v", runs[i].proc, gap, runs[i-1].proc, atLeast)
+		}
+	}
+}
+
+// checkTick fails unless tick ran exactly once. A scheduler whose timers
+// fired more than 200ms late (500ms AtLeastFor less the 300ms of clock
+// offsets) ran its tick as if its clock were that far behind, which
+// AtLeastFor does not cover: a tick run twice or not at all is excused
+// when a run near it was that late, and only then.
+func checkTick(t *testing.T, tick int64, runs []record) {
+	t.Helper()
+	if len(runs) == 1 {
+		return
+	}
+	for _, r := range runs {
+		if r.LateMs > 200 {
+			t.Logf("tick %d ran %d times, excused: process %d's timers ran %d ms late", tick, len(runs), r.proc, r.LateMs)
+			return
+		}
+	}
+	t.Errorf("tick %d ran %d times (by processes %v), want once", tick, len(runs), procsOf(map[int64][]record{tick: runs})[tick])
+}
+
+// procsOf returns the processes that ran each tick.
+func procsOf(ran map[int64][]record) map[int64][]int {
+	m := make(map[int64][]int, len(ran))
+	for tick, runs := range ran {
+		for _, r := range runs {
+			m[tick] = append(m[tick], r.proc)
+		}
+	}
+	return m
 }

@@ -20,11 +20,12 @@ type bounds struct {
 
 // AtMostFor sets the job's lease: a holder that dies, or stalls, frees the
 // job d after it took it (ShedLock's lockAtMostFor). Without [KeepAlive]
-// the lease is not renewed: a job still running after d loses its lock,
-// and its context is cancelled with cause lock4go.ErrLockLost, at d by
-// this process's clock; the process then frees the job. A process that
-// dies frees it when the backend's lease ends, d and a fiftieth after it
-// was taken (the Template's margin for clock rates). Zero means
+// the lease is not renewed: a job still running d after it was taken has
+// its context cancelled with cause lock4go.ErrLockLost (by this process's
+// clock), and the process frees the job when the job returns. A process
+// that dies frees it when the backend's lease ends, a twentieth and 5ms
+// after d (room for the Template's margin for clock rates and Redlock's
+// drift, so that the lock is still held when the job is told). Zero means
 // the Runner's [Config.AtMostFor]; negative is lock4go.ErrInvalidConfig.
 func AtMostFor(d time.Duration) Option { return func(b *bounds) { b.atMostFor = d } }
 
@@ -76,13 +77,14 @@ func (r *Runner) resolve(opts []Option) (bounds, error) {
 }
 
 // lockOptions returns the options of the job's lock: one attempt, with
-// its lease. A fixed lease asks the backend for the at-most-for plus the
-// Template's safety margin (executor.SafetyMargin, a fiftieth of the
-// lease), so that the lock ends by this process's clock at the
-// at-most-for itself: the holder is told then, and frees the job then, not
-// a fiftieth before.
+// its lease. A fixed lease asks the backend for the at-most-for plus a
+// twentieth and 5ms, so that the lock's local end (the lease less the
+// Template's safety margin, a fiftieth, and on Redlock less its drift, 1%
+// and 2ms by default) falls after the at-most-for: the job is told at the
+// at-most-for by [Tick.Context]'s deadline while the lock still holds, and
+// no other process can take the job before it.
 func (b bounds) lockOptions() []lock4go.LockOption {
-	lease := lock4go.WithExpire(b.atMostFor + (b.atMostFor+48)/49)
+	lease := lock4go.WithExpire(b.atMostFor + b.atMostFor/20 + 5*time.Millisecond)
 	if b.keepAlive {
 		lease = lock4go.WithLease(b.atMostFor)
 	}

@@ -58,8 +58,12 @@ func (r *Runner) finish(ctx context.Context, t *Tick, ferr error) Result {
 	end := time.Now()
 	info := t.info
 	res := Result{Outcome: Ran, Token: info.Token, Started: info.Started, Duration: end.Sub(t.begin)}
-	if lost := t.l.Err(); lost != nil {
-		_ = t.l.Release(ctx) // already ended: this only drops the handle
+	lost := t.l.Err()
+	if lost == nil && !t.b.keepAlive && !end.Before(t.begin.Add(t.b.atMostFor)) {
+		lost = errAtMostFor // told at its at-most-for while the lock held: free it now
+	}
+	if lost != nil {
+		_ = t.l.Release(ctx) // frees the key, or only drops the handle of a lost lock
 		r.untrack(info, time.Time{})
 		res.Outcome, res.Err = Failed, errors.Join(ferr, lost)
 		return r.report(ctx, info.Name, info.Executor, res, end)

@@ -57,7 +57,7 @@ func New(tpl *lock4go.Template, cfg Config) (*Runner, error) {
 			lock4go.ErrInvalidConfig, cfg.AtMostFor, cfg.AtLeastFor)
 	}
 	if cfg.Executor != "" && !known(tpl, cfg.Executor) {
-		return nil, fmt.Errorf("%w: jobs: Config.Executor %q (have %v)", lock4go.ErrUnknownExecutor, cfg.Executor, tpl.Executors())
+		return nil, fmt.Errorf("%w: jobs: Config.Executor %q (have %v)", lock4go.ErrUnknownExecutor, cfg.Executor, tpl.ExecutorNames())
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
@@ -73,7 +73,7 @@ func New(tpl *lock4go.Template, cfg Config) (*Runner, error) {
 func (r *Runner) Template() *lock4go.Template { return r.tpl }
 
 func known(tpl *lock4go.Template, name string) bool {
-	for _, n := range tpl.Executors() {
+	for _, n := range tpl.ExecutorNames() {
 		if n == name {
 			return true
 		}

@@ -62,11 +62,21 @@ func busy(ctx context.Context, err error) bool {
 func (t *Tick) Lock() *lock4go.Lock { return t.l }
 
 // Context returns a child of parent that carries the job's lock and is
-// cancelled with cause lock4go.ErrLockLost if the lock is lost; see
-// lock4go.Lock.Context.
+// cancelled with cause lock4go.ErrLockLost if the lock is lost (see
+// lock4go.Lock.Context) or, for a job without [KeepAlive], at its
+// at-most-for: the time Start returned plus AtMostFor, while the lock
+// still holds.
 func (t *Tick) Context(parent context.Context) (context.Context, context.CancelFunc) {
-	return t.l.Context(parent)
+	ctx, cancel := t.l.Context(parent)
+	if t.b.keepAlive {
+		return ctx, cancel
+	}
+	ctx, stop := context.WithDeadlineCause(ctx, t.begin.Add(t.b.atMostFor), errAtMostFor)
+	return ctx, func() { stop(); cancel() }
 }
+
+// errAtMostFor is the cause of a job's context at its at-most-for.
+var errAtMostFor = fmt.Errorf("%w: jobs: the job ran past its at-most-for", lock4go.ErrLockLost)
 
 // Finish ends the tick of a job that returned err: the lock is released,
 // or kept until the at-least-for end, and the tick reported. A second

@@ -1,14 +1,14 @@
 package keybuilder
 
-import "github.com/lock4go/lock4go/internal/keys"
+import "github.com/lock4go/lock4go/internal/keyexpr"
 
 // The shared functions under the names the package's tests know them by.
 var (
-	intPart         = keys.IntPart
-	floatPart       = keys.FloatPart
-	canonicalNumber = keys.CanonicalNumber
-	escapedLen      = keys.EscapedLen
+	intPart         = keyexpr.IntPart
+	floatPart       = keyexpr.FloatPart
+	canonicalNumber = keyexpr.CanonicalNumber
+	escapedLen      = keyexpr.EscapedLen
 )
 
-// maxExactNumber is keys.MaxExactNumber.
-const maxExactNumber = keys.MaxExactNumber
+// maxExactNumber is keyexpr.MaxExactNumber.
+const maxExactNumber = keyexpr.MaxExactNumber

@@ -4,14 +4,14 @@ import (
 	"fmt"
 
 	"github.com/lock4go/lock4go/executor"
-	"github.com/lock4go/lock4go/internal/keys"
+	"github.com/lock4go/lock4go/internal/keyexpr"
 )
 
 // Escape returns s with '%', ':', '#', '{', '}', ASCII control characters and
 // bytes that are not valid UTF-8 percent-encoded (upper-case hex). Escape is
 // injective, and its result never contains ':', '#', braces or control
 // characters.
-func Escape(s string) string { return keys.Escape(s) }
+func Escape(s string) string { return keyexpr.Escape(s) }
 
 // Join builds a key of Lock4j's shape, <prefix>:<name>#<part1>:<part2>…, from
 // a name and parts, escaping the name and every part, and hashing keys longer
@@ -34,7 +34,7 @@ func Join(prefix, name string, parts ...string) (string, error) {
 
 // join builds the key; parts are known to be non-empty.
 func join(prefix, name string, parts []string) (string, error) {
-	k, err := keys.Join(prefix, name, parts)
+	k, err := keyexpr.Join(prefix, name, parts)
 	if err != nil {
 		return "", fmt.Errorf("keybuilder: %w", err)
 	}
@@ -43,7 +43,7 @@ func join(prefix, name string, parts []string) (string, error) {
 
 // checkName reports whether a fixed name leaves room for a hashed key.
 func checkName(prefix, name string, maxLen int) error {
-	if err := keys.CheckName(prefix, name, maxLen); err != nil {
+	if err := keyexpr.CheckName(prefix, name, maxLen); err != nil {
 		return fmt.Errorf("keybuilder: %w", err)
 	}
 	return nil

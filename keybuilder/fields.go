@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/lock4go/lock4go/executor"
-	"github.com/lock4go/lock4go/internal/keys"
+	"github.com/lock4go/lock4go/internal/keyexpr"
 )
 
 // Fields returns a function that builds the key of a value of type Req from
@@ -277,20 +277,20 @@ func (fp *fieldPath) format(v reflect.Value) (string, error) {
 	case leafString:
 		return v.String(), nil
 	case leafBytes:
-		return keys.Bytes(v.Bytes()), nil
+		return keyexpr.Bytes(v.Bytes()), nil
 	case leafBool:
-		return keys.Bool(v.Bool()), nil
+		return keyexpr.Bool(v.Bool()), nil
 	case leafInt:
-		return keys.Int(v.Int()), nil
+		return keyexpr.Int(v.Int()), nil
 	case leafUint:
-		return keys.Uint(v.Uint()), nil
+		return keyexpr.Uint(v.Uint()), nil
 	case leafFloat:
 		var s string
 		var err error
 		if fp.bits == 32 {
-			s, err = keys.Float32(float32(v.Float()))
+			s, err = keyexpr.Float32(float32(v.Float()))
 		} else {
-			s, err = keys.Float(v.Float())
+			s, err = keyexpr.Float(v.Float())
 		}
 		if err != nil {
 			return "", &PartError{Expr: fp.src, Err: err}

@@ -8,12 +8,12 @@ import (
 	"strings"
 
 	"github.com/lock4go/lock4go/executor"
-	"github.com/lock4go/lock4go/internal/keys"
+	"github.com/lock4go/lock4go/internal/keyexpr"
 )
 
-var httpKinds = map[string]keys.Kind{
-	"path": keys.KindPath, "query": keys.KindQuery, "header": keys.KindHeader, "cookie": keys.KindCookie,
-	"form": keys.KindForm, "json": keys.KindJSON, "ip": keys.KindIP, "method": keys.KindMethod, "func": keys.KindFunc,
+var httpKinds = map[string]keyexpr.Kind{
+	"path": keyexpr.KindPath, "query": keyexpr.KindQuery, "header": keyexpr.KindHeader, "cookie": keyexpr.KindCookie,
+	"form": keyexpr.KindForm, "json": keyexpr.KindJSON, "ip": keyexpr.KindIP, "method": keyexpr.KindMethod, "func": keyexpr.KindFunc,
 }
 
 // HTTP builds lock keys for HTTP requests from key expressions. It is
@@ -21,7 +21,7 @@ var httpKinds = map[string]keys.Kind{
 type HTTP struct {
 	prefix string
 	name   string
-	exprs  []keys.Expr
+	exprs  []keyexpr.Expr
 	funcs  []HTTPFunc  // by expression index, for func.<name>
 	segs   [][]jsonSeg // by expression index, for json.<path>
 	opts   options
@@ -46,18 +46,18 @@ func NewHTTP(prefix, name string, exprs []string, opts ...Option) (*HTTP, error)
 		}
 	}
 	for _, src := range exprs {
-		e, err := keys.Parse(src, httpKinds)
+		e, err := keyexpr.Parse(src, httpKinds)
 		if err != nil {
 			return nil, fmt.Errorf("keybuilder: %w", err)
 		}
 		var f HTTPFunc
 		switch e.Kind {
-		case keys.KindHeader:
+		case keyexpr.KindHeader:
 			if !validToken(e.Arg) {
 				return nil, fmt.Errorf("keybuilder: expression %q: invalid header name: %w", src, executor.ErrInvalidConfig)
 			}
 			e.Arg = textproto.CanonicalMIMEHeaderKey(e.Arg)
-		case keys.KindFunc:
+		case keyexpr.KindFunc:
 			f = o.httpFuncs[e.Arg]
 			if f == nil {
 				return nil, fmt.Errorf("keybuilder: expression %q: no function registered with WithHTTPFunc(%q, …): %w",
@@ -66,9 +66,9 @@ func NewHTTP(prefix, name string, exprs []string, opts ...Option) (*HTTP, error)
 		}
 		var segs []jsonSeg
 		switch e.Kind {
-		case keys.KindJSON:
+		case keyexpr.KindJSON:
 			segs = jsonSegs(e.Path)
-		case keys.KindQuery: // the member of a JSON body that rivals it
+		case keyexpr.KindQuery: // the member of a JSON body that rivals it
 			segs = jsonSegs([]string{e.Arg})
 		}
 		b.exprs = append(b.exprs, e)
@@ -185,7 +185,7 @@ func (b *HTTP) part(r *http.Request, i int, st *httpState) (string, error) {
 	case err != nil:
 		return "", partErr(e.Src, err)
 	case v == "":
-		if e.Kind == keys.KindPath {
+		if e.Kind == keyexpr.KindPath {
 			if err := checkPattern(r.Pattern, e.Arg); err != nil {
 				return "", err
 			}
@@ -193,8 +193,8 @@ func (b *HTTP) part(r *http.Request, i int, st *httpState) (string, error) {
 		return "", missing(e.Src)
 	case len(v) > b.opts.maxPartLen:
 		return "", tooLong(e.Src, len(v), b.opts.maxPartLen)
-	case e.Conv != keys.ConvNone && e.Kind != keys.KindJSON: // json. converts as it reads
-		if v, err = keys.Convert(e.Conv, v); err != nil {
+	case e.Conv != keyexpr.ConvNone && e.Kind != keyexpr.KindJSON: // json. converts as it reads
+		if v, err = keyexpr.Convert(e.Conv, v); err != nil {
 			return "", partErr(e.Src, err)
 		}
 		if v == "" { // base64 of no bytes
@@ -208,33 +208,33 @@ func (b *HTTP) part(r *http.Request, i int, st *httpState) (string, error) {
 func (b *HTTP) value(r *http.Request, i int, st *httpState) (string, error) {
 	e := &b.exprs[i]
 	switch e.Kind {
-	case keys.KindPath:
+	case keyexpr.KindPath:
 		return r.PathValue(e.Arg), nil
-	case keys.KindQuery:
+	case keyexpr.KindQuery:
 		v, err := single(st.queryValues(r)[e.Arg], "query parameter", e.Arg)
 		if err != nil || v == "" {
 			return "", err
 		}
 		return v, b.notInBody(r, i, st)
-	case keys.KindHeader:
+	case keyexpr.KindHeader:
 		if vs := r.Header[e.Arg]; len(vs) > 0 {
 			return vs[0], nil
 		}
-	case keys.KindCookie:
+	case keyexpr.KindCookie:
 		if c, err := r.Cookie(e.Arg); err == nil {
 			return c.Value, nil
 		}
-	case keys.KindMethod:
+	case keyexpr.KindMethod:
 		return r.Method, nil
-	case keys.KindIP:
+	case keyexpr.KindIP:
 		return clientIP(r, &b.opts)
-	case keys.KindForm:
+	case keyexpr.KindForm:
 		body, err := b.body(r, st)
 		if err != nil {
 			return "", err
 		}
 		return body.formValue(r, e.Arg, st)
-	case keys.KindJSON:
+	case keyexpr.KindJSON:
 		if err := checkJSONRequest(r); err != nil {
 			return "", err
 		}
@@ -243,7 +243,7 @@ func (b *HTTP) value(r *http.Request, i int, st *httpState) (string, error) {
 			return "", err
 		}
 		return jsonValue(body.data, b.segs[i], e.Conv)
-	case keys.KindFunc:
+	case keyexpr.KindFunc:
 		return b.funcs[i](r)
 	}
 	return "", nil

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/lock4go/lock4go/executor"
-	"github.com/lock4go/lock4go/internal/keys"
+	"github.com/lock4go/lock4go/internal/keyexpr"
 )
 
 // clientIP returns the client address of r: the host of r.RemoteAddr, or,
@@ -20,7 +20,7 @@ import (
 // its clients) is an error wrapping executor.ErrInvalidKey: no address
 // tells those clients apart.
 func clientIP(r *http.Request, o *options) (string, error) {
-	addr, err := keys.PeerIP(r.RemoteAddr)
+	addr, err := keyexpr.PeerIP(r.RemoteAddr)
 	if err != nil {
 		return "", err
 	}

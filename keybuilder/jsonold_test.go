@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/lock4go/lock4go/executor"
-	"github.com/lock4go/lock4go/internal/keys"
+	"github.com/lock4go/lock4go/internal/keyexpr"
 )
 
 // jsonValue returns the scalar at path in the JSON document data, in the
@@ -23,7 +23,7 @@ import (
 // into a struct, matches names case-insensitively and keeps the last match,
 // so {"orderId":"1","ORDERID":"2"} would lock order 1 while the handler
 // works on order 2.
-func oldJSONValue(data []byte, path []string, c keys.Conv) (string, error) {
+func oldJSONValue(data []byte, path []string, c keyexpr.Conv) (string, error) {
 	if len(data) == 0 {
 		return "", fmt.Errorf("body is empty: %w", executor.ErrInvalidKey)
 	}
@@ -93,7 +93,7 @@ func oldJSONChild(raw json.RawMessage, seg string) (json.RawMessage, error) {
 // as they are (or as numbers, for |int and |float), numbers by value (see
 // jsonNumberPart), booleans as "true" or "false" (an error for |int and
 // |float).
-func oldJSONScalar(raw json.RawMessage, c keys.Conv) (string, error) {
+func oldJSONScalar(raw json.RawMessage, c keyexpr.Conv) (string, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var v any
@@ -107,14 +107,14 @@ func oldJSONScalar(raw json.RawMessage, c keys.Conv) (string, error) {
 		if x == "" {
 			return "", nil
 		}
-		return keys.Convert(c, x)
+		return keyexpr.Convert(c, x)
 	case bool:
-		if c != keys.ConvNone {
+		if c != keyexpr.ConvNone {
 			return "", fmt.Errorf("is a JSON boolean, not a number: %w", executor.ErrInvalidKey)
 		}
 		return strconv.FormatBool(x), nil
 	case json.Number:
-		return keys.NumberPart(c, string(x))
+		return keyexpr.NumberPart(c, string(x))
 	}
 	return "", fmt.Errorf("is a JSON object or array, not a scalar: %w", executor.ErrInvalidKey)
 }

@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/lock4go/lock4go/executor"
-	"github.com/lock4go/lock4go/internal/keys"
+	"github.com/lock4go/lock4go/internal/keyexpr"
 )
 
 // jsonValue returns the scalar at segs in the JSON document data, in the
@@ -24,7 +24,7 @@ import (
 // does and skips every value it does not need without building it, so the
 // cost is linear in the body and about that of json.Valid whatever its
 // shape.
-func jsonValue(data []byte, segs []jsonSeg, c keys.Conv) (string, error) {
+func jsonValue(data []byte, segs []jsonSeg, c keyexpr.Conv) (string, error) {
 	if len(data) == 0 {
 		return "", fmt.Errorf("body is empty: %w", executor.ErrInvalidKey)
 	}
@@ -37,9 +37,9 @@ func jsonValue(data []byte, segs []jsonSeg, c keys.Conv) (string, error) {
 
 // jsonScalar formats the valid JSON value raw as a key part read as c:
 // strings as they are (or as numbers, for |int and |float, or bytes, for
-// |base64), numbers by value (see keys.NumberPart), booleans as "true" or
+// |base64), numbers by value (see keyexpr.NumberPart), booleans as "true" or
 // "false" (an error for a conversion), null as missing.
-func jsonScalar(raw []byte, c keys.Conv) (string, error) {
+func jsonScalar(raw []byte, c keyexpr.Conv) (string, error) {
 	switch raw[0] {
 	case 'n':
 		return "", nil
@@ -48,16 +48,16 @@ func jsonScalar(raw []byte, c keys.Conv) (string, error) {
 		if x == "" {
 			return "", nil
 		}
-		return keys.Convert(c, x)
+		return keyexpr.Convert(c, x)
 	case 't', 'f':
-		if c != keys.ConvNone {
+		if c != keyexpr.ConvNone {
 			return "", fmt.Errorf("is a JSON boolean, not a number or base64 text: %w", executor.ErrInvalidKey)
 		}
 		return string(raw), nil
 	case '{', '[':
 		return "", fmt.Errorf("is a JSON object or array, not a scalar: %w", executor.ErrInvalidKey)
 	}
-	return keys.NumberPart(c, string(raw))
+	return keyexpr.NumberPart(c, string(raw))
 }
 
 // jsonString returns the value of the valid JSON string raw (quotes

@@ -6,7 +6,7 @@ import (
 	"strconv"
 
 	"github.com/lock4go/lock4go/executor"
-	"github.com/lock4go/lock4go/internal/keys"
+	"github.com/lock4go/lock4go/internal/keyexpr"
 )
 
 // maxJSONDepth is encoding/json's nesting limit: json.Valid refuses deeper
@@ -21,7 +21,7 @@ var errNotJSON = fmt.Errorf("body is not JSON: %w", executor.ErrInvalidKey)
 type jsonSeg struct {
 	name  []byte
 	index int    // -1: not an index
-	num   string // the integer in one form (keys.IntPart), "" if none
+	num   string // the integer in one form (keyexpr.IntPart), "" if none
 }
 
 func jsonSegs(path []string) []jsonSeg {
@@ -31,7 +31,7 @@ func jsonSegs(path []string) []jsonSeg {
 		if n, err := strconv.Atoi(p); err == nil && n >= 0 {
 			segs[i].index = n
 		}
-		segs[i].num, _ = keys.IntPart(p)
+		segs[i].num, _ = keyexpr.IntPart(p)
 	}
 	return segs
 }
@@ -310,13 +310,6 @@ func (s *jsonScanner) onPath() *jsonFrame {
 	return nil
 }
 
-// offPath reports whether no member or element of the top container is on
-// the path: it is off the path, or it is the target.
-func (s *jsonScanner) offPath() bool {
-	f := s.onPath()
-	return f == nil || f.target
-}
-
 // pop closes the top container, recording its span if it is the target.
 func (s *jsonScanner) pop() {
 	if f := s.onPath(); f != nil {
@@ -391,12 +384,12 @@ func (s *jsonScanner) nameMatches(raw []byte, esc bool, seg *jsonSeg) bool {
 }
 
 // sameInt reports whether name reads as the integer num (in the form
-// keys.IntPart gives).
+// keyexpr.IntPart gives).
 func sameInt(name []byte, num string) bool {
 	if len(name) == 0 || !(name[0] >= '0' && name[0] <= '9' || name[0] == '+' || name[0] == '-') {
 		return false
 	}
-	n, err := keys.IntPart(string(name))
+	n, err := keyexpr.IntPart(string(name))
 	return err == nil && n == num
 }
 

@@ -9,13 +9,13 @@ import (
 	"testing"
 
 	"github.com/lock4go/lock4go/executor"
-	"github.com/lock4go/lock4go/internal/keys"
+	"github.com/lock4go/lock4go/internal/keyexpr"
 )
 
 // sameAsBefore fails t when the scanner and the token-API extraction it
 // replaced disagree on the part of path in data: the same value, or both an
 // error wrapping ErrInvalidKey.
-func sameAsBefore(t *testing.T, data []byte, path string, c keys.Conv) {
+func sameAsBefore(t *testing.T, data []byte, path string, c keyexpr.Conv) {
 	t.Helper()
 	segs := strings.Split(path, ".")
 	got, err := jsonValue(data, jsonSegs(segs), c)
@@ -47,7 +47,7 @@ func TestJSONValue_sameAsBefore(t *testing.T) {
 	paths := []string{"id", "a.id", "0.id", "1.id", "a.b.1.id", "k", "K", "a", "0", "+1"}
 	for _, b := range bodies {
 		for _, p := range paths {
-			for _, c := range []keys.Conv{keys.ConvNone, keys.ConvInt, keys.ConvFloat} {
+			for _, c := range []keyexpr.Conv{keyexpr.ConvNone, keyexpr.ConvInt, keyexpr.ConvFloat} {
 				sameAsBefore(t, []byte(b), p, c)
 			}
 		}
@@ -61,7 +61,7 @@ func TestJSONValue_sameAsBefore(t *testing.T) {
 			i := r.IntN(len(doc))
 			doc = doc[:i] + doc[i+1:]
 		}
-		sameAsBefore(t, []byte(doc), paths[r.IntN(len(paths))], keys.Conv(r.IntN(3)))
+		sameAsBefore(t, []byte(doc), paths[r.IntN(len(paths))], keyexpr.Conv(r.IntN(3)))
 	}
 }
 
@@ -118,7 +118,7 @@ func FuzzJSONValue_sameAsBefore(f *testing.F) {
 		if path == "" || strings.Contains(path, "..") || strings.HasPrefix(path, ".") || strings.HasSuffix(path, ".") {
 			return
 		}
-		sameAsBefore(t, data, path, keys.Conv(c%3))
+		sameAsBefore(t, data, path, keyexpr.Conv(c%3))
 	})
 }
 

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/lock4go/lock4go"
-	"github.com/lock4go/lock4go/internal/keys"
+	"github.com/lock4go/lock4go/internal/keyexpr"
 )
 
 // WithMaxKeyLen is capped at the Template's own limit, which rejects longer
@@ -14,10 +14,10 @@ func TestMaxKeyLen_matchesTemplate(t *testing.T) {
 	if maxKeyLen != lock4go.MaxKeyLen {
 		t.Fatalf("keybuilder caps keys at %d bytes, the Template at %d", maxKeyLen, lock4go.MaxKeyLen)
 	}
-	if keys.MaxLen != lock4go.MaxKeyLen {
-		t.Fatalf("Join caps keys at %d bytes, the Template at %d", keys.MaxLen, lock4go.MaxKeyLen)
+	if keyexpr.MaxLen != lock4go.MaxKeyLen {
+		t.Fatalf("Join caps keys at %d bytes, the Template at %d", keyexpr.MaxLen, lock4go.MaxKeyLen)
 	}
-	if DefaultMaxKeyLen != keys.HashLen {
-		t.Fatalf("DefaultMaxKeyLen is %d, keys are hashed above %d", DefaultMaxKeyLen, keys.HashLen)
+	if DefaultMaxKeyLen != keyexpr.HashLen {
+		t.Fatalf("DefaultMaxKeyLen is %d, keys are hashed above %d", DefaultMaxKeyLen, keyexpr.HashLen)
 	}
 }

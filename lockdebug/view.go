@@ -92,7 +92,7 @@ func newTemplateView(s lock4go.Snapshot) templateView {
 	}
 	for _, h := range s.Held {
 		hv := heldView{
-			Key: h.Key, Executor: h.Executor, Kind: h.Kind, Token: h.Token, Owner: shortOwner(h.Owner),
+			Key: h.Key, Executor: h.Executor, Kind: h.Kind.String(), Token: h.Token, Owner: shortOwner(h.Owner),
 			AcquiredAt: h.AcquiredAt.UTC(), AgeMS: ms(s.Time.Sub(h.AcquiredAt)), Handles: h.Handles,
 			Renewal: string(h.Renewal), Renewals: h.Renewals,
 		}

@@ -28,26 +28,13 @@
 // No response is written after the handler has run, with one exception: an
 // HTTP handler that panics before writing anything gets a 500 (see [HTTP]).
 //
-// # Order of wrappers: timeouts outside the lock
-//
-// The lock is held exactly while the handler the middleware wraps runs:
-// whatever that handler leaves running after it returns runs unlocked.
-// http.TimeoutHandler is such a handler: at its timeout it answers 503 and
-// returns, while the handler it wraps goes on in its own goroutine. Inside
-// the lock middleware it releases the lock under a handler that is still
-// paying, and the next request for that order runs beside it. Put it
-// outside:
-//
-//	mux.Handle("POST /orders/{id}/pay", http.TimeoutHandler(
-//		middleware.HTTP(tpl, spec)(payHandler), 10*time.Second, "timeout"))
-//
-// Then the 503 goes out at the timeout, the handler's context is cancelled,
-// and the lock is held until the handler has returned. The middleware
-// panics when it is asked to wrap an http.TimeoutHandler directly; it cannot
-// see one reached through a mux or another middleware, nor a handler that
-// starts goroutines of its own and returns before they end. Context-based
-// timeouts (context.WithTimeout in a middleware, http.Server's timeouts) do
-// not return early and are safe on either side.
+// The lock is held exactly while the handler the middleware wraps runs, so
+// an http.TimeoutHandler, which returns at its timeout while the handler
+// it wraps goes on, must wrap the middleware, not be wrapped by it (the
+// middleware panics when asked to wrap one directly). Context-based
+// timeouts are safe on either side. docs/guide.md of the repository,
+// "Middleware order", shows how:
+// https://github.com/lock4go/lock4go/blob/main/docs/guide.md#middleware-order
 //
 // Constructors come in pairs: [NewHTTP] returns an error wrapping
 // lock4go.ErrInvalidConfig for a bad Spec (a malformed key expression, a

@@ -129,7 +129,7 @@ func (m *httpLock) serve(next http.Handler, w http.ResponseWriter, r *http.Reque
 // failed answers a request whose lock was not obtained with the failure
 // strategy, after logging a misconfiguration once per route.
 func (m *httpLock) failed(w http.ResponseWriter, r *http.Request, f failure.Info) {
-	if failure.Classify(f.Err) == failure.KindMisconfigured {
+	if failure.Classify(f.Err) == failure.ClassMisconfigured {
 		m.misconf.Log(r.Context(), m.tpl.Config().Logger,
 			"lock4go: route misconfigured: its requests are answered 500 until the configuration is fixed",
 			"route", r.Pattern, f.Err)

@@ -31,5 +31,9 @@
 // Links: every relative link names a file or directory of the repository,
 // and its #anchor a heading of that file (GitHub's anchors).
 //
+// Words: every word used more than 20 times in the identifiers of the
+// library code has an entry in the glossary of docs/design.md, unless it
+// is a general word (words.go lists them).
+//
 // The tests run in `cd bench && go test -short ./...`, which make test runs.
 package doccheck

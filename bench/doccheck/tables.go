@@ -34,6 +34,7 @@ var imports = map[string]string{
 	"postgres":   "github.com/lock4go/lock4go/executors/postgres",
 	"memory":     "github.com/lock4go/lock4go/executors/memory",
 	"middleware": "github.com/lock4go/lock4go/middleware",
+	"jobs":       "github.com/lock4go/lock4go/jobs",
 	"keybuilder": "github.com/lock4go/lock4go/keybuilder",
 	"failure":    "github.com/lock4go/lock4go/failure",
 	"lockdebug":  "github.com/lock4go/lock4go/lockdebug",

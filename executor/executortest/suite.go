@@ -232,7 +232,7 @@ func acquireBlocking(ctx context.Context, e executor.Executor, r executor.Reques
 		}
 		if w != nil && released == nil {
 			released, stop = w.WatchRelease(ctx, r.Key)
-			if !e.Capabilities().QueuedWaits {
+			if e.Capabilities().Wait != executor.WaitQueued {
 				continue // a release before the watch would be missed
 			}
 		}

@@ -11,10 +11,11 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/lock4go/lock4go/executor"
-	"github.com/lock4go/lock4go/internal/kit"
+	"github.com/lock4go/lock4go/internal/lifecycle"
+	"github.com/lock4go/lock4go/internal/turns"
 )
 
-// sessionRetries bounds how often one acquisition starts over on a fresh
+// sessionRetries bounds how often one attempt starts over on a fresh
 // shared session after the one it used was lost.
 const sessionRetries = 3
 
@@ -300,17 +301,17 @@ func (e *Executor) enqueue(ctx context.Context, q queue, own string, req executo
 // entryKey names one queue entry: a lock key under one lease. Two
 // acquisitions of one key under one shared lease would write the same etcd
 // key "<key>/<lease>", so the second would find the first's entry and take
-// it for its own: acquisitions of this process take turns on an entry
+// it for its own: attempts of this process take turns on an entry
 // (entryLocks).
 type entryKey struct {
 	lease clientv3.LeaseID
 	pfx   string
 }
 
-// entryLocks are the turns of this process's acquisitions on their queue
+// entryLocks are the turns of this process's attempts on their queue
 // entries. It is safe for concurrent use.
 type entryLocks struct {
-	turns kit.Turns[entryKey, struct{}]
+	turns turns.Turns[entryKey, struct{}]
 }
 
 // lock takes the entry k. When wait is false and the entry is in use it
@@ -321,7 +322,7 @@ type entryLocks struct {
 // closed, before or after the wait. The returned unlock may be called any
 // number of times; the first frees the entry.
 func (t *entryLocks) lock(ctx context.Context, k entryKey, wait bool, gone <-chan struct{}) (unlock func(), err error) {
-	if kit.Closed(gone) {
+	if lifecycle.Closed(gone) {
 		return nil, errSessionLost
 	}
 	turn, held := t.turns.Join(k)
@@ -332,14 +333,14 @@ func (t *entryLocks) lock(ctx context.Context, k entryKey, wait bool, gone <-cha
 		}
 		if err := turn.Wait(ctx, gone); err != nil {
 			t.turns.Leave(turn)
-			if errors.Is(err, kit.ErrGone) {
+			if errors.Is(err, turns.ErrGone) {
 				return nil, errSessionLost
 			}
 			return nil, executor.ContextError(ctx)
 		}
 	}
 	unlock = sync.OnceFunc(func() { t.turns.Release(turn) })
-	if kit.Closed(gone) {
+	if lifecycle.Closed(gone) {
 		// Lost meanwhile (dropLease may have run before this turn was
 		// made): never hand out an entry of an ended lease.
 		unlock()

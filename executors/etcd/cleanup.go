@@ -10,7 +10,7 @@ import (
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
-	"github.com/lock4go/lock4go/internal/kit"
+	"github.com/lock4go/lock4go/internal/lifecycle"
 )
 
 // Clean-up retries in the background back off from cleanupBackoff to
@@ -20,10 +20,10 @@ const (
 	cleanupMaxBackoff = 2 * time.Second
 )
 
-// void removes what an unsuccessful acquisition (or a failed release)
+// void removes what an unsuccessful attempt (or a failed release)
 // may have left: for a shared lease the entry own, guarded by its create
 // revision rev (or, when rev is unknown, by the lease: the caller holds the
-// entry's entryLock, so no other acquisition of this process uses it); for an
+// entry's entryLock, so no other attempt of this process uses it); for an
 // grant the whole lease, which takes its entry with it, and any write
 // still in flight fails. own is "" when nothing was written. It tries once
 // with ctx if ctx is still alive, then keeps trying in the background with
@@ -71,7 +71,7 @@ func (e *Executor) remove(ctx context.Context, own string, rev int64, ref leaseR
 // (its keys go with it), or the executor is closed; then it runs unlock.
 func (e *Executor) removeLoop(own string, rev int64, ref leaseRef, unlock func()) {
 	defer unlock()
-	backoff := kit.Backoff{Min: cleanupBackoff, Max: cleanupMaxBackoff}
+	backoff := lifecycle.Backoff{Min: cleanupBackoff, Max: cleanupMaxBackoff}
 	for n := 1; ; n++ {
 		if ref.sess != nil && ref.sess.lost.Err() != nil {
 			return // no longer kept alive: the lease and its entries end
@@ -109,9 +109,9 @@ func (e *Executor) removeLoop(own string, rev int64, ref leaseRef, unlock func()
 // applied or the session ends: at voidFirst after the first record, then
 // at intervals doubling up to voidMax. A void round deletes the entry only if it
 // still holds the owner of the write, and only while it holds the entry's
-// entryLock, so it never touches the entry of a live acquisition of this
+// entryLock, so it never touches the entry of a live attempt of this
 // process (whose value a late write may have overwritten); while a void round
-// holds a entryLock, for one round trip, a no-wait acquisition of that key in
+// holds a entryLock, for one round trip, a no-wait attempt of that key in
 // this process finds it busy. A write seen
 // applied (its entry deleted by a void round) cannot be applied again and is
 // forgotten; the others stay recorded until the session ends, when etcd
@@ -126,7 +126,7 @@ const (
 )
 
 // voidWrite is a write of the queue entry under a shared session by
-// one acquisition (owner) whose outcome is unknown.
+// one attempt (owner) whose outcome is unknown.
 type voidWrite struct {
 	entryLock entryKey
 	entry     string
@@ -210,7 +210,7 @@ func (s *session) voidRound() bool {
 
 // voidOne deletes w's entry if it holds w's owner, and reports whether it
 // did: the write was applied then, and is settled. It skips the entry
-// while an acquisition of this process holds its entryLock.
+// while an attempt of this process holds its entryLock.
 func (s *session) voidOne(w voidWrite) bool {
 	unlock, err := s.e.entryLocks.lock(s.e.life, w.entryLock, false, s.lost.Done())
 	if err != nil {
@@ -226,7 +226,7 @@ func (s *session) voidOne(w voidWrite) bool {
 	if err != nil || !resp.Succeeded {
 		return false
 	}
-	s.e.log.LogAttrs(context.Background(), slog.LevelWarn, "etcd: removed a queue entry written late by an abandoned acquisition",
+	s.e.log.LogAttrs(context.Background(), slog.LevelWarn, "etcd: removed a queue entry written late by an abandoned attempt",
 		slog.String("executor", s.e.name), slog.String("entry", w.entry))
 	return true
 }

@@ -6,13 +6,8 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/lock4go/lock4go/executor"
-	"github.com/lock4go/lock4go/internal/kit"
+	"github.com/lock4go/lock4go/internal/leases"
 )
-
-// errClosedHeld is the loss cause of a lock with a grant of its own held
-// when its executor closed.
-var errClosedHeld = fmt.Errorf("etcd: the lock was held when the executor closed, and Close revoked its lease: %w", executor.ErrClosed)
 
 // Close ends the executor, as every executor's Close does (see package
 // executor, "Close"):
@@ -46,17 +41,14 @@ func (e *Executor) Close() error {
 		}
 		clear(e.sessions)
 		e.mu.Unlock()
-		fixed := e.fixed.Close()
-		for _, l := range fixed {
-			l.loss.Mark(errClosedHeld)
-		}
+		fixed := e.fixed.Take(errClosedHeld, (*lease).lossOf)
 
 		errs := make([]error, len(sessions)+1)
 		var wg sync.WaitGroup
 		for i, s := range sessions {
 			wg.Go(func() { errs[i] = s.close() })
 		}
-		errs[len(sessions)] = kit.EndAll(cleanupTimeout, fixed, e.endFixed)
+		errs[len(sessions)] = leases.EndAll(cleanupTimeout, fixed, e.endFixed)
 		wg.Wait()
 		e.bg.Close()
 		e.closeErr = errors.Join(errs...)
@@ -74,3 +66,6 @@ func (e *Executor) endFixed(ctx context.Context, l *lease) error {
 	}
 	return nil
 }
+
+// lossOf returns l's loss, which Close records.
+func (l *lease) lossOf() *leases.Loss { return &l.loss }

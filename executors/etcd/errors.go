@@ -41,7 +41,7 @@ func notAcquired(ctx context.Context, key string) error {
 	return fmt.Errorf("etcd: acquire %q: %w", key, executor.ErrNotAcquired)
 }
 
-// acquireErr reports a failed round trip of an acquisition of key, as
+// acquireErr reports a failed round trip of an attempt on key, as
 // [executor.AttemptError] classifies it. When the deadline has passed, the
 // context's error is wrapped whatever etcd answered: a deadline propagated
 // to the server comes back as etcd's own "request timed out", which alone
@@ -55,9 +55,9 @@ func opErr(op, key string, err error) error {
 	return fmt.Errorf("etcd: %s %q: %w: %w", op, key, executor.ErrBackend, err)
 }
 
-// errBusy: another acquisition in this process uses the same queue entry
+// errBusy: another attempt in this process uses the same queue entry
 // and the caller did not ask to wait.
-var errBusy = errors.New("key in use by another acquisition of this executor")
+var errBusy = errors.New("key in use by another attempt of this executor")
 
 // refusals are the answers etcd gives to a request it did not apply:
 // authentication and permission are checked before a request takes effect.
@@ -99,3 +99,7 @@ func (e *Executor) explain(err error) error {
 	}
 	return fmt.Errorf("%w: %w", err, errNoConnection)
 }
+
+// errClosedHeld is the loss cause of a lock with a grant of its own held
+// when its executor closed.
+var errClosedHeld = fmt.Errorf("etcd: the lock was held when the executor closed, and Close revoked its lease: %w", executor.ErrClosed)

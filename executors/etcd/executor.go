@@ -10,7 +10,8 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/lock4go/lock4go/executor"
-	"github.com/lock4go/lock4go/internal/kit"
+	"github.com/lock4go/lock4go/internal/leases"
+	"github.com/lock4go/lock4go/internal/lifecycle"
 )
 
 // cleanupTimeout bounds one detached round trip that removes a queue entry
@@ -30,7 +31,7 @@ type Executor struct {
 	recipeWrites bool
 	log          *slog.Logger
 
-	// pollAfter backs a new predecessor watch with reads (waitDelete);
+	// pollAfter backs a new predecessor watch with reads (blockWatch.polled);
 	// tests may change it before first use.
 	pollAfter []time.Duration
 
@@ -50,8 +51,8 @@ type Executor struct {
 	kill      context.CancelFunc
 	closeOnce sync.Once
 	closeErr  error
-	bg        kit.Group        // keep-alive loops and background clean-ups
-	fixed     kit.Held[*lease] // held locks with a grant of their own, for Close
+	bg        lifecycle.Group     // keep-alive loops and background clean-ups
+	fixed     leases.Held[*lease] // held locks with a grant of their own, for Close
 }
 
 var (
@@ -97,7 +98,7 @@ func (e *Executor) Priority() int { return e.priority }
 // raises them to its own minimum, 2s with the default election timeout), so
 // a shorter lease would be held on the server longer than the caller asked.
 func (e *Executor) Capabilities() executor.Capabilities {
-	return executor.Capabilities{SelfRenewing: true, WaitsInAcquire: true, SharedLocks: true, Semaphores: true, MinTTL: time.Second}
+	return executor.Capabilities{SelfRenewing: true, Wait: executor.WaitInAcquire, SharedLocks: true, Semaphores: true, MinTTL: time.Second}
 }
 
 // detached returns a context for a clean-up round trip: free of the

@@ -12,7 +12,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/lock4go/lock4go/executor"
-	"github.com/lock4go/lock4go/internal/kit"
+	"github.com/lock4go/lock4go/internal/leases"
 )
 
 // lease is one held lock: the entry key with create revision rev, under a
@@ -32,7 +32,7 @@ type lease struct {
 
 	// loss is set by Close (a lock with a grant of its own) or by the
 	// session's entry check (a watchdog lock whose entry was deleted).
-	loss kit.Loss
+	loss leases.Loss
 }
 
 var (
@@ -65,7 +65,7 @@ func (l *lease) LocalEnd() time.Time {
 
 // gone ends a lock whose entry the session's check found deleted (or
 // written again): AfterLost's function runs, and the lock is released in
-// this process (its entry lock freed for the next acquisition). A lock
+// this process (its entry lock freed for the next attempt). A lock
 // being released is left to its Release.
 func (l *lease) gone(cause error) {
 	l.mu.Lock()

@@ -1,16 +1,14 @@
 package etcd_test
 
 import (
-	"fmt"
-	"os"
 	"testing"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
-	"go.uber.org/goleak"
 	"go.uber.org/zap"
 
 	"github.com/lock4go/lock4go/executors/etcd"
+	"github.com/lock4go/lock4go/internal/exectest"
 	"github.com/lock4go/lock4go/internal/testserver"
 )
 
@@ -24,17 +22,8 @@ var (
 func TestMain(m *testing.M) {
 	srv, srvErr = testserver.StartEtcd()
 	code := m.Run()
-	if srv != nil {
-		_ = srv.Stop()
-	}
 	stopAuthServer()
-	if code == 0 {
-		if err := goleak.Find(); err != nil {
-			fmt.Fprintln(os.Stderr, "goroutine leak:", err)
-			code = 1
-		}
-	}
-	os.Exit(code)
+	exectest.Exit(code, srv)
 }
 
 // newClient returns a client of endpoints, closed when the test ends.

@@ -25,7 +25,7 @@ import (
 // has create revision rev (errEntryGone otherwise). A wait watches k's
 // range for deletes from the read's revision on, so no release between the
 // read and the watch is missed; a waiting fixed lock's grant is renewed
-// meanwhile, as in waitDelete.
+// meanwhile, as in waitTurn.
 func (e *Executor) waitPermit(ctx context.Context, q queue, own string, rev int64, ref leaseRef, n int, wait bool) error {
 	for {
 		resp, err := e.c.Txn(ctx).

@@ -11,7 +11,7 @@ import (
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
-	"github.com/lock4go/lock4go/internal/kit"
+	"github.com/lock4go/lock4go/internal/lifecycle"
 )
 
 // renewStream is one LeaseKeepAlive stream kept open for the executor's
@@ -39,7 +39,7 @@ func (e *Executor) keepAliveOnce(ctx context.Context, id clientv3.LeaseID) (*cli
 	if e.c.Username == "" || e.c.Password == "" {
 		return e.c.KeepAliveOnce(ctx, id)
 	}
-	backoff := kit.Backoff{Min: renewRetryMin, Max: renewRetryMax}
+	backoff := lifecycle.Backoff{Min: renewRetryMin, Max: renewRetryMax}
 	for {
 		resp, err := e.renewOnce(ctx, id)
 		if err == nil || !retryable(ctx, err) {

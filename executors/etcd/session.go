@@ -13,7 +13,8 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/lock4go/lock4go/executor"
-	"github.com/lock4go/lock4go/internal/kit"
+	"github.com/lock4go/lock4go/internal/leases"
+	"github.com/lock4go/lock4go/internal/lifecycle"
 )
 
 // session is one lease shared by every watchdog lock of one TTL, kept alive
@@ -45,7 +46,7 @@ type session struct {
 	// renewed is when the grant or the last answered keep-alive was sent:
 	// the lease lasts at least until then plus its TTL. end is that less
 	// the safety margin: the local end of every lock of the session.
-	renewed, end kit.Instant
+	renewed, end leases.Instant
 
 	// held are the locks under this lease, whose entries every keep-alive
 	// round checks (entrycheck.go), one check at a time.
@@ -57,7 +58,7 @@ type session struct {
 	writes voidWrites
 }
 
-// pendingSession is a grant in flight that concurrent acquisitions wait for
+// pendingSession is a grant in flight that concurrent attempts wait for
 // instead of granting leases of their own.
 type pendingSession struct {
 	done chan struct{}
@@ -65,13 +66,13 @@ type pendingSession struct {
 }
 
 // grantTimeout bounds one grant of a shared session. The grant runs under
-// the executor's lifetime, not under the context of the acquisition that
+// the executor's lifetime, not under the context of the attempt that
 // asked for it, so that a caller with no deadline behind a dead connection
-// cannot hold up every other acquisition of that TTL after etcd is back.
+// cannot hold up every other attempt of that TTL after etcd is back.
 const grantTimeout = 5 * time.Second
 
 // errGrantTimeout: a shared session's grant did not finish within
-// grantTimeout; the acquisitions still waiting for it grant again.
+// grantTimeout; the attempts still waiting for it grant again.
 var errGrantTimeout = errors.New("lease grant timed out")
 
 // session returns the live shared session for ttl seconds, granting one
@@ -232,7 +233,7 @@ func (s *session) lose(cause error) {
 // elected etcd extends every lease by its TTL). It retries for one TTL.
 func (s *session) revoke() {
 	until := time.Now().Add(s.ttl)
-	backoff := kit.Backoff{Min: cleanupBackoff, Max: cleanupMaxBackoff}
+	backoff := lifecycle.Backoff{Min: cleanupBackoff, Max: cleanupMaxBackoff}
 	for time.Now().Before(until) {
 		ctx, cancel := s.e.detached()
 		_, err := s.e.c.Revoke(ctx, s.id)
@@ -272,12 +273,12 @@ func (e *Executor) dropSession(s *session) {
 	}
 }
 
-// leaseRef is the etcd lease an acquisition writes its entry under: a
+// leaseRef is the etcd lease an attempt writes its entry under: a
 // shared session's (watchdog locks) or a grant of its own (fixed expiry).
 type leaseRef struct {
 	id    clientv3.LeaseID
 	sess  *session // shared keep-alive session, or nil
-	grant *grant   // the acquisition's own etcd lease, or nil
+	grant *grant   // the attempt's own etcd lease, or nil
 }
 
 // gone returns a channel closed when a shared session is lost; nil (never
@@ -292,7 +293,7 @@ func (r leaseRef) gone() <-chan struct{} {
 // grant is the lease of one fixed-expire lock. Nothing keeps it alive
 // while the lock is held, so it ends with its TTL; while the entry waits in
 // the queue it is renewed every third of its TTL, so a long queue cannot
-// outlast it. Its end is therefore never before the acquisition began plus
+// outlast it. Its end is therefore never before the attempt began plus
 // the TTL, which is when the Template's local clock ends the lock.
 type grant struct {
 	id clientv3.LeaseID
@@ -302,7 +303,7 @@ type grant struct {
 	sent time.Time     // when the grant or the last renewal was sent
 
 	// localEnd is sent plus ttl less the safety margin, read without mu.
-	localEnd kit.Instant
+	localEnd leases.Instant
 }
 
 // grantFixed grants a lease of ttl seconds, with no keep-alive.

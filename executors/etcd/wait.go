@@ -10,7 +10,7 @@ import (
 	"go.etcd.io/etcd/api/v3/mvccpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
-	"github.com/lock4go/lock4go/internal/kit"
+	"github.com/lock4go/lock4go/internal/lifecycle"
 )
 
 // waitTurn waits until the own entry of create revision rev is the first
@@ -359,7 +359,7 @@ func (e *Executor) holdWatchStream(key string) {
 // keepWatchStream drains the held watch and opens it again whenever it
 // ends, until the executor closes.
 func (e *Executor) keepWatchStream(key string, wch clientv3.WatchChan, cancel context.CancelFunc) {
-	backoff := kit.Backoff{Min: holdRetryMin, Max: holdRetryMax}
+	backoff := lifecycle.Backoff{Min: holdRetryMin, Max: holdRetryMax}
 	for {
 		opened := time.Now()
 		for range wch { // nothing is written at key; the channel closes when the watch ends

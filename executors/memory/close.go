@@ -22,6 +22,18 @@ func (e *Executor) Close() error {
 		e.mu.Unlock()
 		return nil
 	}
+	runs := e.closeLocked()
+	e.mu.Unlock()
+	for _, run := range runs {
+		run()
+	}
+	return nil
+}
+
+// closeLocked marks the executor closed, stops the expiries, drops every
+// holder and queue, and wakes the watchers; e.mu is held. It returns the
+// lost leases' AfterLost functions, to run once e.mu is released.
+func (e *Executor) closeLocked() (runs []func()) {
 	e.closed = true
 	close(e.done)
 	if e.exp.timer != nil {
@@ -31,7 +43,6 @@ func (e *Executor) Close() error {
 		l.index = -1
 	}
 	e.exp.heap, e.exp.planned = nil, time.Time{}
-	var runs []func()
 	for _, en := range e.keys {
 		for _, l := range append([]*lease{en.writer}, en.shared...) {
 			if l == nil {
@@ -51,11 +62,7 @@ func (e *Executor) Close() error {
 			}
 		}
 	}
-	e.mu.Unlock()
-	for _, run := range runs {
-		run()
-	}
-	return nil
+	return runs
 }
 
 // closedErr is the error of op on key after Close.

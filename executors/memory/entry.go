@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/lock4go/lock4go/executor"
-	"github.com/lock4go/lock4go/internal/kit"
+	"github.com/lock4go/lock4go/internal/turns"
 )
 
 // entry is one key's state: its holders and the requests waiting for it,
@@ -20,7 +20,7 @@ type entry struct {
 	permits int      // the semaphore's size while the key is one, else 0
 	queue   []*waiter
 
-	link kit.IdleLink[entry] // among the executor's idle entries
+	link turns.IdleLink[entry] // among the executor's idle entries
 }
 
 // waiter is a request waiting in a key's queue.

@@ -2,7 +2,7 @@ package memory
 
 import (
 	"github.com/lock4go/lock4go/executor"
-	"github.com/lock4go/lock4go/internal/kit"
+	"github.com/lock4go/lock4go/internal/turns"
 )
 
 // A key's entry stays in the executor's map a while after it goes idle
@@ -14,8 +14,8 @@ import (
 // those it keeps for reuse besides.
 const maxIdleEntries = 64
 
-// Link implements [kit.Idler]: the entry's place among the idle entries.
-func (en *entry) Link() *kit.IdleLink[entry] { return &en.link }
+// Link implements [turns.Idler]: the entry's place among the idle entries.
+func (en *entry) Link() *turns.IdleLink[entry] { return &en.link }
 
 // entry returns req's key's entry, made or taken out of the idle list, or
 // an error when the key is in use otherwise than req asks (see

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/lock4go/lock4go/executor"
-	"github.com/lock4go/lock4go/internal/kit"
+	"github.com/lock4go/lock4go/internal/leases"
 )
 
 // lease is one held lock of an [Executor]. key, owner and token are
@@ -23,7 +23,7 @@ type lease struct {
 	held     bool // a holder of its key
 	// loss is set, under e.mu, when the lease is lost: expired,
 	// force-released or ended by Close.
-	loss kit.Loss
+	loss leases.Loss
 }
 
 var (

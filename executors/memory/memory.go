@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/lock4go/lock4go/executor"
-	"github.com/lock4go/lock4go/internal/kit"
+	"github.com/lock4go/lock4go/internal/turns"
 )
 
 // Options configures an [Executor]. The zero value is ready to use.
@@ -29,8 +29,8 @@ type Executor struct {
 
 	mu       sync.Mutex
 	keys     map[string]*entry
-	idle     kit.IdleList[entry, *entry] // idle entries still in keys, oldest first
-	free     []*entry                    // entries out of keys kept for reuse
+	idle     turns.IdleList[entry, *entry] // idle entries still in keys, oldest first
+	free     []*entry                      // entries out of keys kept for reuse
 	exp      expiries
 	watchers map[string]map[chan struct{}]struct{}
 	closed   bool
@@ -135,12 +135,17 @@ func (e *Executor) wait(ctx context.Context, en *entry, w *waiter) (executor.Lea
 // I/O, so the Template need not bound its calls with deadlines, and it has
 // read locks and semaphores.
 func (e *Executor) Capabilities() executor.Capabilities {
-	return executor.Capabilities{InProcess: true, WaitsInAcquire: true, SharedLocks: true, Semaphores: true}
+	return executor.Capabilities{InProcess: true, Wait: executor.WaitInAcquire, SharedLocks: true, Semaphores: true}
 }
 
 // WatchRelease implements [executor.Waiter]: the channel receives a value
 // after every release or expiry of key until stop is called, and at once
-// once the executor is closed.
+// once the executor is closed. The Template never calls it on this
+// executor, whose waiters wait inside Acquire ([executor.WaitInAcquire]);
+// it stays for code that tries the executor without waiting (requests
+// without Wait) and wants to know when to try again, and for the
+// conformance suite's wake-up case and the Template's tests of the polling
+// model, which present the executor as one that polls.
 func (e *Executor) WatchRelease(_ context.Context, key string) (<-chan struct{}, func()) {
 	ch := make(chan struct{}, 1)
 	e.mu.Lock()

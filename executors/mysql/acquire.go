@@ -8,7 +8,7 @@ import (
 	"fmt"
 
 	"github.com/lock4go/lock4go/executor"
-	"github.com/lock4go/lock4go/internal/kit"
+	"github.com/lock4go/lock4go/internal/leases"
 	"github.com/lock4go/lock4go/internal/queued"
 )
 
@@ -98,7 +98,7 @@ func (e *Executor) try(ctx context.Context, l *lease, req executor.Request) (int
 	if req.Wait {
 		member = e.member
 	}
-	ttl := num(kit.Millis(req.TTL))
+	ttl := num(leases.Millis(req.TTL))
 	if req.Shared || req.Permits > 0 {
 		kind := queued.ShareKind(req)
 		return e.acquireOn(ctx, l, e.sql.call("acquire_share", hexArg(req.Key), hexArg(req.Owner), ttl,

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/lock4go/lock4go/internal/kit"
+	"github.com/lock4go/lock4go/internal/lifecycle"
 )
 
 // Timing of the bell (variables for the tests).
@@ -126,7 +126,7 @@ func (b *bell) listening() bool {
 // bell is idle.
 func (b *bell) run() {
 	life := b.e.core.Life()
-	backoff := kit.Backoff{Min: 50 * time.Millisecond, Max: 2 * time.Second}
+	backoff := lifecycle.Backoff{Min: 50 * time.Millisecond, Max: 2 * time.Second}
 	for life.Err() == nil {
 		conn, anchor, err := b.connect()
 		if err != nil {

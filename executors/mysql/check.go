@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/lock4go/lock4go/executor"
-	"github.com/lock4go/lock4go/internal/kit"
+	"github.com/lock4go/lock4go/internal/lifecycle"
 )
 
 // Check tells whether the user of db's connections may use what [Migrate]
@@ -28,7 +28,7 @@ import (
 // lock), and the durability part again at every sweep; the lock4go command
 // calls it when it connects.
 func Check(ctx context.Context, db *sql.DB, opts Options) error {
-	if kit.IsNil(db) {
+	if lifecycle.IsNil(db) {
 		return fmt.Errorf("mysql: check: nil *sql.DB: %w", executor.ErrInvalidConfig)
 	}
 	o, err := opts.withDefaults()

@@ -9,7 +9,8 @@ import (
 	"sync/atomic"
 
 	"github.com/lock4go/lock4go/executor"
-	"github.com/lock4go/lock4go/internal/kit"
+	"github.com/lock4go/lock4go/internal/leases"
+	"github.com/lock4go/lock4go/internal/lifecycle"
 	"github.com/lock4go/lock4go/internal/queued"
 )
 
@@ -31,7 +32,7 @@ type Executor struct {
 	claimMs int64
 	queueMs int64
 	bell    *bell
-	waits   kit.Waits
+	waits   queued.Waits
 
 	// checked is set once [Check] passed; checking lets one acquisition at
 	// a time run it until then.
@@ -71,7 +72,7 @@ var (
 // statements. The executor's waiters hold one connection of db while they
 // wait (see [Executor.WatchRelease]).
 func New(db *sql.DB, opts Options) (*Executor, error) {
-	if kit.IsNil(db) {
+	if lifecycle.IsNil(db) {
 		return nil, fmt.Errorf("mysql: nil *sql.DB: %w", executor.ErrInvalidConfig)
 	}
 	opts, err := opts.withDefaults()
@@ -84,8 +85,8 @@ func New(db *sql.DB, opts Options) (*Executor, error) {
 		log:      opts.Logger.With("executor", opts.Name),
 		sql:      newCalls(newNames(opts)),
 		member:   queued.NewMember(),
-		claimMs:  kit.Millis(opts.ClaimWindow),
-		queueMs:  kit.Millis(max(queued.QueueTTL, opts.ClaimWindow)),
+		claimMs:  leases.Millis(opts.ClaimWindow),
+		queueMs:  leases.Millis(max(queued.QueueTTL, opts.ClaimWindow)),
 		checking: make(chan struct{}, 1),
 	}
 	e.core = queued.New(queued.Config[*lease]{
@@ -122,7 +123,7 @@ func (e *Executor) Priority() int { return e.opts.Priority }
 // waiters queue in the database (see [Executor.WatchRelease]), and the
 // executor has read locks and semaphores.
 func (e *Executor) Capabilities() executor.Capabilities {
-	return executor.Capabilities{QueuedWaits: true, SharedLocks: true, Semaphores: true}
+	return executor.Capabilities{Wait: executor.WaitQueued, SharedLocks: true, Semaphores: true}
 }
 
 // Close ends the executor, as every executor's Close does (see package

@@ -11,6 +11,7 @@ import (
 
 	"github.com/lock4go/lock4go/executor"
 	"github.com/lock4go/lock4go/executors/mysql"
+	"github.com/lock4go/lock4go/internal/exectest"
 	"github.com/lock4go/lock4go/internal/testkey"
 	"github.com/lock4go/lock4go/internal/testlog"
 	"github.com/lock4go/lock4go/internal/testserver"
@@ -76,15 +77,7 @@ func newExecutor(t testing.TB, db *sql.DB, o mysql.Options) *mysql.Executor {
 		o.Logger = testLogger(t)
 	}
 	e, err := mysql.New(db, o)
-	if err != nil {
-		t.Fatalf("New = %v", err)
-	}
-	t.Cleanup(func() {
-		if err := e.Close(); err != nil {
-			t.Errorf("Close = %v", err)
-		}
-	})
-	return e
+	return exectest.Closing(t, e, err)
 }
 
 // fmtInt formats n in decimal.

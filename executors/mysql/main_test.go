@@ -3,14 +3,11 @@ package mysql_test
 import (
 	"context"
 	"database/sql"
-	"fmt"
-	"os"
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
-
 	"github.com/lock4go/lock4go/executors/mysql"
+	"github.com/lock4go/lock4go/internal/exectest"
 	"github.com/lock4go/lock4go/internal/testserver"
 )
 
@@ -29,18 +26,7 @@ func TestMain(m *testing.M) {
 	if mdbErr == nil {
 		mdbErr = setUp(mdbSrv.Addr())
 	}
-	code := m.Run()
-	if mdbSrv != nil {
-		_ = mdbSrv.Resume() // in case a fault test failed before its cleanup
-		_ = mdbSrv.Stop()
-	}
-	if code == 0 {
-		if err := goleak.Find(); err != nil {
-			fmt.Fprintln(os.Stderr, "goleak:", err)
-			code = 1
-		}
-	}
-	os.Exit(code)
+	exectest.Exit(m.Run(), mdbSrv)
 }
 
 // setUp creates the test database on the server at addr and migrates it.

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/lock4go/lock4go/executor"
-	"github.com/lock4go/lock4go/internal/kit"
+	"github.com/lock4go/lock4go/internal/leases"
 )
 
 // renewBatch bounds the leases one renew statement carries: a statement
@@ -35,7 +35,7 @@ func (e *Executor) RenewBatch(ctx context.Context, items []executor.RenewItem) [
 	for len(order) > 0 {
 		part := order[:min(len(order), renewBatch)]
 		order = order[len(part):]
-		renewed, err := e.renew(ctx, part, func(j int) (*lease, int64) { return own[j], kit.Millis(items[idx[j]].TTL) })
+		renewed, err := e.renew(ctx, part, func(j int) (*lease, int64) { return own[j], leases.Millis(items[idx[j]].TTL) })
 		for _, j := range part {
 			i, l := idx[j], own[j]
 			switch {

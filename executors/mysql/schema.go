@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/lock4go/lock4go/executor"
-	"github.com/lock4go/lock4go/internal/kit"
+	"github.com/lock4go/lock4go/internal/lifecycle"
 )
 
 // migrateMode is the sql_mode Migrate creates the procedures under: a
@@ -62,7 +62,7 @@ func Schema(opts Options) (string, error) {
 // a missing database or right, and one wrapping [executor.ErrBackend] when
 // the server did not answer. docs/mysql.md has the SQL and the grants.
 func Migrate(ctx context.Context, db *sql.DB, opts Options) error {
-	if kit.IsNil(db) {
+	if lifecycle.IsNil(db) {
 		return fmt.Errorf("mysql: migrate: nil *sql.DB: %w", executor.ErrInvalidConfig)
 	}
 	o, err := opts.withDefaults()

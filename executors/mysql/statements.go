@@ -3,7 +3,7 @@ package mysql
 import (
 	"context"
 
-	"github.com/lock4go/lock4go/internal/kit"
+	"github.com/lock4go/lock4go/internal/leases"
 	"github.com/lock4go/lock4go/internal/queued"
 )
 
@@ -21,7 +21,7 @@ func (e *Executor) voidAll(ctx context.Context, items []queued.Void[*lease]) []e
 			continue
 		}
 		_, errs[i] = e.queryCode(ctx, e.sql.call("void", hexArg(it.Lease.Key()), hexArg(it.Lease.Owner()),
-			num(kit.Millis(it.TTL)), num(e.claimMs), hexArg(e.leaving(it.Lease))))
+			num(leases.Millis(it.TTL)), num(e.claimMs), hexArg(e.leaving(it.Lease))))
 	}
 	return errs
 }

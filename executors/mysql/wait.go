@@ -6,7 +6,8 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/lock4go/lock4go/internal/kit"
+	"github.com/lock4go/lock4go/internal/lifecycle"
+	"github.com/lock4go/lock4go/internal/queued"
 )
 
 // WatchRelease implements [executor.Waiter]. An attempt of a waiting
@@ -32,12 +33,12 @@ import (
 // called exactly once (later calls do nothing); it never blocks on the
 // network. A stop that leaves nobody of this executor waiting for key
 // removes the executor from key's queue in the background, unless another
-// of its waiters watches key within [kit.LeaveDelay].
+// of its waiters watches key within [queued.LeaveDelay].
 func (e *Executor) WatchRelease(ctx context.Context, key string) (released <-chan struct{}, stop func()) {
 	if e.core.Closed() {
-		return kit.Fired(), func() {}
+		return lifecycle.Fired(), func() {}
 	}
-	w := kit.NewWatcher()
+	w := queued.NewWatcher()
 	// Counted first, so that an idle bell that sees no waiter and stops
 	// does so before start.
 	e.waits.Add(key, w, e.opts.ClaimWindow)

@@ -8,7 +8,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/lock4go/lock4go/executor"
-	"github.com/lock4go/lock4go/internal/kit"
+	"github.com/lock4go/lock4go/internal/leases"
 	"github.com/lock4go/lock4go/internal/queued"
 )
 
@@ -102,7 +102,7 @@ func (e *Executor) try(ctx context.Context, l *lease, req executor.Request) (int
 	if req.Wait {
 		member = e.member
 	}
-	ttl := kit.Millis(req.TTL)
+	ttl := leases.Millis(req.TTL)
 	if req.Shared || req.Permits > 0 {
 		kind := queued.ShareKind(req)
 		return e.acquireInt(ctx, l, e.sql.acquireShare, req.Key, req.Owner, ttl, member, e.queueMs, kind, int32(req.Permits), e.claimMs)

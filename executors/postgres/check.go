@@ -48,7 +48,7 @@ ORDER BY o.i`
 // wrapping [executor.ErrBackend] when the database did not answer.
 //
 // [Migrate] and the lock4go command call it, and an [Executor] runs it
-// once, before its first acquisition: a role that could take a lock but
+// once, before its first attempt: a role that could take a lock but
 // not release it, or not queue for one, gets no lock.
 func Check(ctx context.Context, pool *pgxpool.Pool, opts Options) error {
 	if pool == nil {
@@ -205,7 +205,7 @@ func (e *Executor) checkFirst(ctx context.Context) error {
 	return nil
 }
 
-// checkFailed is the error of an acquisition of key whose [checkFirst]
+// checkFailed is the error of an attempt on key whose [checkFirst]
 // failed with err: a connection the server refused (a role or database
 // that does not exist, a wrong password) is a wrong configuration too.
 func (e *Executor) checkFailed(ctx context.Context, key string, err error) error {

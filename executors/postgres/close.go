@@ -3,7 +3,7 @@ package postgres
 import (
 	"context"
 
-	"github.com/lock4go/lock4go/internal/kit"
+	"github.com/lock4go/lock4go/internal/leases"
 	"github.com/lock4go/lock4go/internal/queued"
 )
 
@@ -49,7 +49,7 @@ func (e *Executor) void(ctx context.Context, items []queued.Void[*lease]) []erro
 			errs[i] = err // not sent: the round's deadline has passed
 			continue
 		}
-		_, errs[i] = e.queryInt(ctx, e.sql.void, it.Lease.Key(), it.Lease.Owner(), kit.Millis(it.TTL), e.claimMs)
+		_, errs[i] = e.queryInt(ctx, e.sql.void, it.Lease.Key(), it.Lease.Owner(), leases.Millis(it.TTL), e.claimMs)
 	}
 	return errs
 }

@@ -8,7 +8,7 @@
 // prepared statement. The executor never creates tables: run [Migrate]
 // once (or apply the SQL of [Schema] with your own migration tool). Its
 // role needs the rights [Grants] prints; [Check] names those it lacks, and
-// the executor runs it before its first acquisition. A wrong
+// the executor runs it before its first attempt. A wrong
 // configuration (a missing schema, table or right) is an error wrapping
 // executor.ErrInvalidConfig that says what to run, not a backend error to
 // retry.
@@ -28,19 +28,17 @@
 //
 // Guarantees and caveats:
 //
-//   - An acquisition whose reply was lost never returns a lease: the
-//     executor voids the owner in the background, so that the statement
-//     takes nothing should it land later.
+//   - An attempt whose reply was lost never returns a lease: the executor
+//     voids the owner in the background, so that it takes nothing later.
 //   - Every statement that writes commits synchronously, whatever the
 //     session's synchronous_commit: a crash of the database loses no lock
 //     the executor reported held, and tokens never go back.
 //   - A failover to an asynchronous replica can lose the last
 //     acquisitions, and hand out a lock or a token again; with synchronous
 //     replication held locks survive it.
-//   - PostgreSQL signals every LISTENing backend of the database at each
-//     NOTIFY: a hand-off costs the server a few microseconds per process
-//     that listens. An executor listens from its first wait until 30s
-//     after its last.
+//   - Each NOTIFY signals every LISTENing backend of the database: a
+//     hand-off costs a few microseconds per process that listens (from its
+//     first wait until 30s after its last).
 //
 // The schema, the protocol, PgBouncer and failover are described in
 // docs/postgres.md of the repository:

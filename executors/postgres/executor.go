@@ -12,7 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/lock4go/lock4go/executor"
-	"github.com/lock4go/lock4go/internal/kit"
+	"github.com/lock4go/lock4go/internal/leases"
 	"github.com/lock4go/lock4go/internal/queued"
 )
 
@@ -33,7 +33,7 @@ type Executor struct {
 	claimMs  int64
 	queueMs  int64
 	listener *listener
-	waits    kit.Waits
+	waits    queued.Waits
 
 	// core holds the leases held, the voids of lost replies, the
 	// background work (voids, departures, the sweeper, the listener) and
@@ -50,8 +50,6 @@ type Executor struct {
 
 var (
 	_ executor.Executor      = (*Executor)(nil)
-	_ executor.Waiter        = (*Executor)(nil)
-	_ executor.BatchRenewer  = (*Executor)(nil)
 	_ executor.Inspector     = (*Executor)(nil)
 	_ executor.ForceReleaser = (*Executor)(nil)
 )
@@ -90,8 +88,8 @@ func New(pool *pgxpool.Pool, opts Options) (*Executor, error) {
 		log:     opts.Logger.With("executor", opts.Name),
 		sql:     newStatements(n),
 		member:  queued.NewMember(),
-		claimMs: kit.Millis(opts.ClaimWindow),
-		queueMs: kit.Millis(max(queued.QueueTTL, opts.ClaimWindow)),
+		claimMs: leases.Millis(opts.ClaimWindow),
+		queueMs: leases.Millis(max(queued.QueueTTL, opts.ClaimWindow)),
 	}
 	e.checking = make(chan struct{}, 1)
 	e.core = queued.New(queued.Config[*lease]{
@@ -135,7 +133,7 @@ func (e *Executor) Priority() int { return e.opts.Priority }
 // waiters queue in the database (see [Executor.WatchRelease]), and the
 // executor has read locks and semaphores.
 func (e *Executor) Capabilities() executor.Capabilities {
-	return executor.Capabilities{QueuedWaits: true, SharedLocks: true, Semaphores: true}
+	return executor.Capabilities{Wait: executor.WaitQueued, SharedLocks: true, Semaphores: true}
 }
 
 // pgxExec is the query mode of every statement: the extended protocol

@@ -9,6 +9,7 @@ import (
 
 	"github.com/lock4go/lock4go/executor"
 	"github.com/lock4go/lock4go/executors/postgres"
+	"github.com/lock4go/lock4go/internal/exectest"
 	"github.com/lock4go/lock4go/internal/testkey"
 	"github.com/lock4go/lock4go/internal/testlog"
 	"github.com/lock4go/lock4go/internal/testserver"
@@ -48,15 +49,7 @@ func newExecutor(t testing.TB, pool *pgxpool.Pool, o postgres.Options) *postgres
 		o.Logger = testLogger(t)
 	}
 	e, err := postgres.New(pool, o)
-	if err != nil {
-		t.Fatalf("New = %v", err)
-	}
-	t.Cleanup(func() {
-		if err := e.Close(); err != nil {
-			t.Errorf("Close = %v", err)
-		}
-	})
-	return e
+	return exectest.Closing(t, e, err)
 }
 
 // direct returns an executor with a pool of its own straight to the

@@ -71,7 +71,7 @@ func holderKind(kind string) (executor.Kind, int) {
 
 // ForceRelease implements [executor.ForceReleaser] with the release
 // statement: it frees key only if h.Owner still holds it (owner values are
-// unique per acquisition, so a newer holder is never touched) and hands it
+// unique per attempt, so a newer holder is never touched) and hands it
 // to the head of the wait queue. The holder's Template learns of it at its
 // next renewal, within a third of its lease; a fixed lease (WithExpire) is
 // never renewed, so its holder is not told.

@@ -8,7 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/lock4go/lock4go/executor"
-	"github.com/lock4go/lock4go/internal/kit"
+	"github.com/lock4go/lock4go/internal/leases"
 	"github.com/lock4go/lock4go/internal/queued"
 )
 
@@ -28,6 +28,16 @@ var (
 // this owner still holds it and it has not expired.
 func (l *lease) Renew(ctx context.Context, ttl time.Duration) error {
 	return l.e.RenewBatch(ctx, []executor.RenewItem{{Lease: l, TTL: ttl}})[0]
+}
+
+var _ executor.DeferredReleaser = (*lease)(nil)
+
+// ReleaseAfter implements [executor.DeferredReleaser]: the renew statement
+// sets the row's expires_at to the server's clock_timestamp() plus d if
+// the row still holds this owner, and the executor forgets the lease. No
+// waiter is woken: the row's lease expires by itself.
+func (l *lease) ReleaseAfter(ctx context.Context, d time.Duration) error {
+	return l.e.core.Deferred(l, l.Renew(ctx, d))
 }
 
 // Release frees the key if this owner still holds it, and hands it to the
@@ -67,6 +77,8 @@ func (e *Executor) released(ctx context.Context, op, key string, v int64, err er
 	return nil
 }
 
+var _ executor.BatchRenewer = (*Executor)(nil)
+
 // RenewBatch renews every item with one statement and returns one error
 // per item, in order: nil, an error wrapping [executor.ErrLockNotHeld]
 // when the lease is no longer held by its owner (or had expired), or one
@@ -81,7 +93,7 @@ func (e *Executor) RenewBatch(ctx context.Context, items []executor.RenewItem) [
 	owners := make([]string, len(own))
 	ttls := make([]int64, len(own))
 	for j, l := range own {
-		keys[j], owners[j], ttls[j] = l.Key(), l.Owner(), kit.Millis(items[idx[j]].TTL)
+		keys[j], owners[j], ttls[j] = l.Key(), l.Owner(), leases.Millis(items[idx[j]].TTL)
 	}
 	renewed, err := e.renew(ctx, keys, owners, ttls)
 	for j, i := range idx {

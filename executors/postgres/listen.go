@@ -8,7 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"github.com/lock4go/lock4go/internal/kit"
+	"github.com/lock4go/lock4go/internal/lifecycle"
 )
 
 // Timing of the LISTEN connection (variables for the tests).
@@ -131,7 +131,7 @@ func (l *listener) listening() bool {
 
 // run connects, listens and reads notifications until the executor closes.
 func (l *listener) run() {
-	backoff := kit.Backoff{Min: 50 * time.Millisecond, Max: 2 * time.Second}
+	backoff := lifecycle.Backoff{Min: 50 * time.Millisecond, Max: 2 * time.Second}
 	for l.e.core.Life().Err() == nil {
 		conn, err := l.connect()
 		if err != nil {

@@ -2,15 +2,13 @@ package postgres_test
 
 import (
 	"context"
-	"fmt"
-	"os"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
-	"go.uber.org/goleak"
 
 	"github.com/lock4go/lock4go/executors/postgres"
+	"github.com/lock4go/lock4go/internal/exectest"
 	"github.com/lock4go/lock4go/internal/testserver"
 )
 
@@ -30,20 +28,7 @@ func TestMain(m *testing.M) {
 	} else {
 		bouncerErr = pgErr
 	}
-	code := m.Run()
-	for _, s := range []*testserver.Server{bouncer, pgSrv} {
-		if s != nil {
-			_ = s.Resume() // in case a fault test failed before its cleanup
-			_ = s.Stop()
-		}
-	}
-	if code == 0 {
-		if err := goleak.Find(); err != nil {
-			fmt.Fprintln(os.Stderr, "goleak:", err)
-			code = 1
-		}
-	}
-	os.Exit(code)
+	exectest.Exit(m.Run(), bouncer, pgSrv)
 }
 
 // migrate creates the default schema on the server at addr.

@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"cmp"
 	"fmt"
 	"log/slog"
 	"regexp"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	"github.com/lock4go/lock4go/executor"
+	"github.com/lock4go/lock4go/internal/queued"
 )
 
 // Options configures an [Executor] and [Migrate]. The zero value consists
@@ -54,8 +56,8 @@ type Options struct {
 	// waits for the LISTEN connection. Zero means 250ms.
 	SubscribeTimeout time.Duration
 
-	// CleanupTimeout bounds each background statement (the void of an
-	// acquisition whose reply was lost, a departure from a wait queue, a
+	// CleanupTimeout bounds each background round trip (a round of voids of
+	// attempts whose reply was lost, a departure from a wait queue, a
 	// sweep) and a Release whose context has already ended, and is how
 	// long a statement whose context is cancelled (not timed out) may
 	// still take before its connection is closed; Close's whole clean-up
@@ -81,13 +83,10 @@ type Options struct {
 const Priority = 350
 
 const (
-	defaultName             = "postgres"
-	defaultTable            = "lock4go"
-	defaultClaimWindow      = 200 * time.Millisecond
-	defaultSubscribeTimeout = 250 * time.Millisecond
-	defaultCleanupTimeout   = 2 * time.Second
-	defaultSweepInterval    = time.Minute
-	maxTableLen             = 32
+	defaultName          = "postgres"
+	defaultTable         = "lock4go"
+	defaultSweepInterval = time.Minute
+	maxTableLen          = 32
 )
 
 // identifier is what Table and Schema may be: a lower-case SQL identifier
@@ -96,41 +95,23 @@ var identifier = regexp.MustCompile(`^[a-z_][a-z0-9_]*$`)
 
 // withDefaults validates o and fills in its zero fields.
 func (o Options) withDefaults() (Options, error) {
-	for _, d := range []struct {
-		name string
-		v    time.Duration
-	}{
-		{"ClaimWindow", o.ClaimWindow},
-		{"SubscribeTimeout", o.SubscribeTimeout},
-		{"CleanupTimeout", o.CleanupTimeout},
-		{"SweepInterval", o.SweepInterval},
-	} {
-		if d.v < 0 {
-			return o, fmt.Errorf("postgres: %s %v is negative: %w", d.name, d.v, executor.ErrInvalidConfig)
-		}
+	t := queued.Timing{ClaimWindow: o.ClaimWindow, SubscribeTimeout: o.SubscribeTimeout, CleanupTimeout: o.CleanupTimeout}
+	t, err := t.Check("postgres", executor.Duration{Name: "SweepInterval", Value: o.SweepInterval})
+	if err != nil {
+		return o, err
 	}
-	if o.Table == "" {
-		o.Table = defaultTable
-	}
+	o.ClaimWindow, o.SubscribeTimeout, o.CleanupTimeout = t.ClaimWindow, t.SubscribeTimeout, t.CleanupTimeout
+	o.Table = cmp.Or(o.Table, defaultTable)
 	if !identifier.MatchString(o.Table) || len(o.Table) > maxTableLen {
 		return o, fmt.Errorf("postgres: Table %q: want a lower-case identifier of at most %d characters: %w", o.Table, maxTableLen, executor.ErrInvalidConfig)
 	}
 	if err := validSchema(o.Schema); err != nil {
 		return o, err
 	}
-	if o.Name == "" {
-		o.Name = defaultName
-	}
-	if o.Priority == 0 {
-		o.Priority = Priority
-	}
-	o.ClaimWindow = orDefault(o.ClaimWindow, defaultClaimWindow)
-	o.SubscribeTimeout = orDefault(o.SubscribeTimeout, defaultSubscribeTimeout)
-	o.CleanupTimeout = orDefault(o.CleanupTimeout, defaultCleanupTimeout)
-	o.SweepInterval = orDefault(o.SweepInterval, defaultSweepInterval)
-	if o.Logger == nil {
-		o.Logger = slog.Default()
-	}
+	o.Name = cmp.Or(o.Name, defaultName)
+	o.Priority = cmp.Or(o.Priority, Priority)
+	o.SweepInterval = cmp.Or(o.SweepInterval, defaultSweepInterval)
+	o.Logger = cmp.Or(o.Logger, slog.Default())
 	return o, nil
 }
 
@@ -150,12 +131,4 @@ func validSchema(s string) error {
 		return fmt.Errorf("postgres: Schema %q: a system schema (pg_temp and pg_temp_N are a session's own, dropped with it): want a schema of your own, or none: %w", s, executor.ErrInvalidConfig)
 	}
 	return nil
-}
-
-// orDefault returns d, or def when d is zero.
-func orDefault(d, def time.Duration) time.Duration {
-	if d == 0 {
-		return def
-	}
-	return d
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"strings"
 
-	"github.com/lock4go/lock4go/internal/kit"
+	"github.com/lock4go/lock4go/executor"
+	"github.com/lock4go/lock4go/internal/lifecycle"
+	"github.com/lock4go/lock4go/internal/queued"
 )
 
 // Payloads of wake notifications: the kind of hand-off, then the key.
@@ -12,6 +14,8 @@ const (
 	wakeLock   = "w" // the key's lock, as a claim on its row
 	wakeShares = "s" // read locks or permits, as claims among its shares
 )
+
+var _ executor.Waiter = (*Executor)(nil)
 
 // WatchRelease implements [executor.Waiter]. An attempt of a waiting
 // request ([executor.Request.Wait]) that finds the key busy queues the
@@ -35,12 +39,12 @@ const (
 // called exactly once (later calls do nothing); it never blocks on the
 // network. A stop that leaves nobody of this executor waiting for key
 // removes the executor from key's queue in the background, unless another
-// of its waiters watches key within [kit.LeaveDelay].
+// of its waiters watches key within [queued.LeaveDelay].
 func (e *Executor) WatchRelease(ctx context.Context, key string) (released <-chan struct{}, stop func()) {
 	if e.core.Closed() {
-		return kit.Fired(), func() {}
+		return lifecycle.Fired(), func() {}
 	}
-	w := kit.NewWatcher()
+	w := queued.NewWatcher()
 	// Counted first, so that an idle listener that sees no waiter and
 	// stops does so before start.
 	e.waits.Add(key, w, e.opts.ClaimWindow)

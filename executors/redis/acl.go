@@ -15,7 +15,7 @@ import "strings"
 var aclCommands = []string{
 	"evalsha", "eval",
 	"exists", "set", "time", "pexpire", "get", "del", "publish", "spublish",
-	"zadd", "zrem", "zpopmin", "pttl",
+	"zadd", "zrem", "zpopmin", "pttl", "zrangebyscore",
 	"subscribe", "unsubscribe", "ssubscribe", "sunsubscribe", "ping", "pubsub|numsub", "pubsub|shardnumsub", "wait",
 	"zcard", "zrange", "zscore", "zremrangebyscore",
 }

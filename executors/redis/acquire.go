@@ -9,7 +9,8 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/lock4go/lock4go/executor"
-	"github.com/lock4go/lock4go/internal/kit"
+	"github.com/lock4go/lock4go/internal/leases"
+	"github.com/lock4go/lock4go/internal/queued"
 )
 
 // Acquire makes one attempt to take req.Key for req.Owner with one script
@@ -39,7 +40,7 @@ import (
 //
 // Whenever the script may have run without its token reaching us (a lost
 // reply, a call abandoned at ctx's end), Acquire reports an error, never a
-// lease, and voids the owner in the background (voidLater): the key is
+// lease, and voids the owner in the background ([queued.Core.VoidLater]): the key is
 // freed if the command took it, and taken over by the next waiter if it
 // lands later. docs/redis.md tells the whole story.
 //
@@ -56,16 +57,20 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 	if ctx.Err() != nil {
 		return nil, fmt.Errorf("redis: acquire %q: %w", req.Key, executor.GaveUp(ctx))
 	}
-	if e.isClosed() {
-		return nil, closedErr("acquire", req.Key)
+	if e.core.Closed() {
+		return nil, e.core.ClosedErr("acquire", req.Key)
 	}
 	share := req.Shared || req.Permits > 0
-	if !share && req.Wait && e.busyLocally(req.Key) {
-		return nil, fmt.Errorf("redis: %q: %w", req.Key, executor.ErrNotAcquired)
+	var ask queued.Ask
+	if !share && req.Wait {
+		var busy bool
+		if ask, busy = e.busyLocally(req.Key); busy {
+			return nil, fmt.Errorf("redis: %q: %w", req.Key, executor.ErrNotAcquired)
+		}
 	}
 	l := newLease(e, req.Key, req.Owner)
 	if share {
-		l.shareArg = shareKind(req) + "|" + req.Owner
+		l.shareArg = queued.ShareKind(req) + "|" + req.Owner
 	}
 	l.followers = !share && req.Wait && req.Followers
 	if req.Wait {
@@ -77,31 +82,32 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 	} else {
 		r = e.run(ctx, func(ctx context.Context) result { return l.try(ctx, req) })
 	}
-	return e.outcome(ctx, l, req, r)
+	return e.outcome(ctx, l, req, r, ask)
 }
 
 // busyLocally reports whether a waiting attempt of a lock on key can be
 // answered "busy" without a round trip: a holder of this process queued the
 // executor again for this caller and no release has woken it since, or the
 // executor stands in the key's queue, subscribed, and no wake came since its
-// last poll (at most quietPoll ago). Otherwise it records the poll.
-func (e *Executor) busyLocally(key string) bool {
+// last poll (at most [queued.QuietPoll] ago). Otherwise it records the poll, and
+// returns it for the answer (see [queued.Waits.Joined]).
+func (e *Executor) busyLocally(key string) (queued.Ask, bool) {
 	if e.waits.TakeAhead(key) {
-		return true
+		return queued.Ask{}, true
 	}
 	now := time.Now()
-	if !e.opts.PollEveryRetry && e.waits.Quiet(key, now, quietPoll) && e.wakesHealthy(key) {
-		return true
+	if !e.opts.pollEveryRetry && e.waits.Quiet(key, now, queued.QuietPoll) && e.wakesHealthy(key) {
+		return queued.Ask{}, true
 	}
 	e.waits.PolledAt(key, now)
-	return false
+	return e.waits.Ask(now), false
 }
 
 // outcome turns the result r of l's acquire script into a lease or an
 // error, and keeps the executor's queue bookkeeping: a lock's (one waiter
 // per key in a process); waiters of shares share the entry and leave it
 // alone.
-func (e *Executor) outcome(ctx context.Context, l *lease, req executor.Request, r result) (executor.Lease, error) {
+func (e *Executor) outcome(ctx context.Context, l *lease, req executor.Request, r result, ask queued.Ask) (executor.Lease, error) {
 	track := req.Wait && l.shareArg == nil
 	switch {
 	case r.err == nil && r.val > 0:
@@ -119,9 +125,9 @@ func (e *Executor) outcome(ctx context.Context, l *lease, req executor.Request, 
 			return nil, err
 		}
 		return l, nil
-	case r.err == nil && r.val == queued:
+	case r.err == nil && r.val == queued.CodeQueued:
 		if track {
-			e.waits.SetQueued(req.Key, true)
+			e.waits.Joined(req.Key, ask)
 		}
 		if l.epoch == 0 || l.epoch != e.wakeEpoch(req.Key) {
 			// The wake subscription was not active, or was (re)made, while
@@ -132,27 +138,29 @@ func (e *Executor) outcome(ctx context.Context, l *lease, req executor.Request, 
 		return nil, fmt.Errorf("redis: %q: %w", req.Key, executor.ErrNotAcquired)
 	case isNil(r.err):
 		return nil, fmt.Errorf("redis: %q: %w", req.Key, executor.ErrNotAcquired)
-	case r.err == nil && r.val == ownerVoided:
-		return nil, fmt.Errorf("redis: acquire %q: %w: %w", req.Key, executor.ErrNotAcquired, errVoided)
-	case r.err == nil && r.val == kindMismatch:
-		return nil, errKind(req)
+	case r.err == nil && r.val == queued.CodeVoided:
+		return nil, e.core.Voided(req.Key)
+	case r.err == nil && r.val == queued.CodeKindMismatch:
+		return nil, e.core.KindErr(req)
 	}
 	// A failed or abandoned call, or a retried share acquisition: the key
 	// may hold req.Owner, unless nothing was sent.
 	if !e.neverSent(r.err) {
-		e.voidLater(l, req.TTL, refusedDial(r.err))
+		// A refused dial most likely sent nothing: its void's failures are
+		// debug messages.
+		e.core.VoidLater(l, req.TTL, queued.Quiet(refusedDial(r.err)))
 	}
 	err := r.err
 	if err == nil {
 		err = errNoCounter
 	}
-	return nil, acquireErr(ctx, req.Key, err)
+	return nil, e.core.AcquireErr(ctx, req.Key, err)
 }
 
 // try runs the acquire script of l's kind: a lock's, or a share's.
 func (l *lease) try(ctx context.Context, req executor.Request) result {
 	if l.shareArg != nil {
-		return l.acquireShare(ctx, req, shareKind(req))
+		return l.acquireShare(ctx, req, queued.ShareKind(req))
 	}
 	return l.acquire(ctx, req)
 }
@@ -162,33 +170,44 @@ func (l *lease) try(ctx context.Context, req executor.Request) result {
 // executor's claim.
 func (l *lease) acquire(ctx context.Context, req executor.Request) result {
 	e := l.e
-	var cmd *goredis.Cmd
-	var acked int64
+	var c *call
 	if !req.Wait && !e.opts.StrictFIFO {
 		// A plain attempt: the script needs the key and its shares, the
 		// owner and the TTL.
-		cmd, acked = e.runAcquire(ctx, acquireScript, l.keys[:2], l.ownerArg, e.msArg(req.TTL))
+		c = newCall(acquireScript, l.keys[:2])
+		c.add(&l.owner, e.msArg(req.TTL))
 	} else {
-		member, inQueue, followers := noArg, noArg, noArg
+		member, flags := noArg, 0
 		if req.Wait {
-			member = e.memberArg
+			member = &e.member
 			if e.waits.Queued(req.Key) {
-				inQueue = yesArg
+				flags |= flagInQueue
 			}
 			if req.Followers {
-				followers = yesArg
+				flags |= flagFollowers
 			}
 		}
-		args := []any{l.ownerArg, e.msArg(req.TTL), member, e.queueTTLArg, inQueue, followers, e.strictArg, e.claimArg, l.wakesArg}
+		if e.opts.StrictFIFO {
+			flags |= flagStrict
+		}
+		c = newCall(acquireScript, l.keys)
+		c.add(&l.owner, e.msArg(req.TTL), member, e.queueTTLArg, flagArgs[flags], e.claimArg, &l.wakes)
 		if g, ok := e.waits.takeGrant(req.Key, e.opts.ClaimWindow); ok && req.Wait {
 			// A wake announced a direct grant: the script confirms it.
-			l.grantArg = g.value
-			args = append(args, g.value, g.granted)
+			l.grant = g.value
+			c.add(&l.grant, g.granted)
 		}
-		cmd, acked = e.runAcquire(ctx, acquireScript, l.keys, args...)
 	}
+	cmd, acked := e.runAcquire(ctx, c)
+	r := acquireResult(cmd, acked)
+	c.free()
+	return r
+}
+
+// acquireResult reads the reply of an acquire script: a token, {token, 1}
+// when taken and queued again for the followers, or a code.
+func acquireResult(cmd *goredis.Cmd, acked int64) result {
 	if v, ok := cmd.Val().([]any); ok && len(v) == 2 {
-		// {token, 1}: taken, and queued again for the followers.
 		token, _ := v[0].(int64)
 		return result{val: token, joined: true, acked: acked}
 	}
@@ -196,16 +215,19 @@ func (l *lease) acquire(ctx context.Context, req executor.Request) result {
 	return result{val: v, err: err, acked: acked}
 }
 
-// quietPoll is how often a waiter that stands in a key's queue, with its
-// wake subscription healthy, asks the server while no wake comes; its other
-// retries are answered without a round trip (see [kit.Waits.Quiet]).
-const quietPoll = time.Second
+// noArg is the empty script argument, boxed once.
+var noArg any = ""
 
-// Boxed script arguments shared by every call.
-var (
-	noArg  any = ""
-	yesArg any = "1"
+// The flags of an acquire script call, summed into one argument (see
+// lua/acquire.lua).
+const (
+	flagInQueue   = 1 // the executor may stand in the key's queue
+	flagFollowers = 2 // callers of the process wait behind this one
+	flagStrict    = 4 // Options.StrictFIFO
 )
+
+// flagArgs are the boxed arguments of each sum of flags.
+var flagArgs = [8]any{"0", "1", "2", "3", "4", "5", "6", "7"}
 
 // msArg returns d in whole milliseconds (at least 1) as a script argument,
 // reusing the boxed value of the last duration seen: leases mostly share
@@ -214,7 +236,7 @@ func (e *Executor) msArg(d time.Duration) any {
 	if c := e.lastTTL.Load(); c != nil && c.d == d {
 		return c.arg
 	}
-	c := &ttlArg{d: d, arg: kit.Millis(d)}
+	c := &ttlArg{d: d, arg: leases.Millis(d)}
 	e.lastTTL.Store(c)
 	return c.arg
 }
@@ -230,47 +252,32 @@ var (
 	// errNoCounter: a share acquisition retried by go-redis found its share
 	// taken by its first attempt, whose token is not kept.
 	errNoCounter = errors.New("redis: the token of a retried share acquisition is unknown")
-
-	// errVoided: the owner's acquisitions were voided by the void of
-	// an earlier attempt with the same owner; nothing was written.
-	errVoided = errors.New("redis: owner voided after a lost reply")
 )
 
-// acquireErr reports an acquire round trip of key that failed with err, or
-// that the caller abandoned (err is then ctx's error), as
-// [executor.AttemptError] classifies it.
-func acquireErr(ctx context.Context, key string, err error) error {
-	return fmt.Errorf("redis: acquire %q: %w", key, executor.AttemptError(ctx, err))
-}
-
-// runAcquire runs an acquire script s like runScript and, with
+// runAcquire runs the acquire call c like [call.run] and, with
 // [Options.Replicas], sends WAIT behind it in one pipeline on the same
 // connection (WAIT counts the replicas that acknowledged the connection's
 // writes so far). It returns the script's reply and how many replicas
 // acknowledged (-1 without Replicas).
-func (e *Executor) runAcquire(ctx context.Context, s *goredis.Script, keys []string, args ...any) (*goredis.Cmd, int64) {
+func (e *Executor) runAcquire(ctx context.Context, c *call) (*goredis.Cmd, int64) {
 	if e.opts.Replicas == 0 {
-		return runScript(ctx, e.client, s, keys, args...), -1
+		return c.run(ctx, e.client), -1
 	}
-	cmd, acked := e.acquireWaiting(ctx, s, keys, args, false)
+	cmd, acked := e.acquireWaiting(ctx, c)
 	if isNoScript(cmd.Err()) {
-		cmd, acked = e.acquireWaiting(ctx, s, keys, args, true)
+		c.args[0], c.args[1] = "eval", &c.s.src
+		cmd, acked = e.acquireWaiting(ctx, c)
 	}
 	return cmd, acked
 }
 
-// acquireWaiting sends s (by digest, or in full with eval) and WAIT in one
-// pipeline.
-func (e *Executor) acquireWaiting(ctx context.Context, s *goredis.Script, keys []string, args []any, eval bool) (*goredis.Cmd, int64) {
+// acquireWaiting sends c as its arguments stand, and WAIT, in one pipeline.
+func (e *Executor) acquireWaiting(ctx context.Context, c *call) (*goredis.Cmd, int64) {
 	var cmd *goredis.Cmd
 	var wait *goredis.Cmd
 	_, perr := e.client.Pipelined(ctx, func(p goredis.Pipeliner) error {
-		if eval {
-			cmd = s.Eval(ctx, p, keys, args...)
-		} else {
-			cmd = s.EvalSha(ctx, p, keys, args...)
-		}
-		wait = p.Do(ctx, "wait", e.opts.Replicas, kit.Millis(e.opts.ReplicaTimeout))
+		cmd = c.send(ctx, p)
+		wait = p.Do(ctx, "wait", e.opts.Replicas, leases.Millis(e.opts.ReplicaTimeout))
 		return nil
 	})
 	if cmd.Err() == nil && perr != nil && !isNil(perr) {
@@ -290,8 +297,8 @@ func (e *Executor) checkReplicas(ctx context.Context, l *lease, acked int64) err
 		return nil
 	}
 	if err := l.Release(context.WithoutCancel(ctx)); err != nil {
-		e.log.Debug("redis: releasing an acquisition that too few replicas acknowledged failed; it ends with its TTL", "key", l.key(), "err", err)
+		e.log.Debug("redis: releasing an acquisition that too few replicas acknowledged failed; it ends with its TTL", "key", l.Key(), "err", err)
 	}
 	return fmt.Errorf("redis: acquire %q: acknowledged by %d of %d replicas within %v: %w",
-		l.key(), acked, e.opts.Replicas, e.opts.ReplicaTimeout, executor.ErrBackend)
+		l.Key(), acked, e.opts.Replicas, e.opts.ReplicaTimeout, executor.ErrBackend)
 }

@@ -3,11 +3,8 @@ package redis
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	goredis "github.com/redis/go-redis/v9"
-
-	"github.com/lock4go/lock4go/executor"
 )
 
 // honoursContext reports whether client bounds its network I/O by context
@@ -39,14 +36,13 @@ type result struct {
 // deadline if Redis stalls. A context that can be cancelled but has no
 // deadline always takes a worker of [Executor.run].
 func (e *Executor) direct(ctx context.Context) bool {
-	if ctx.Done() == nil {
-		return true
+	if e.ctxBound {
+		if _, ok := ctx.Deadline(); ok {
+			return true
+		}
 	}
-	if !e.ctxBound {
-		return false
-	}
-	_, ok := ctx.Deadline()
-	return ok
+	// Asked last: Done makes a cancelable context allocate its channel.
+	return ctx.Done() == nil
 }
 
 // run calls fn and returns its result, bounded by ctx. When [Executor.direct]
@@ -81,10 +77,10 @@ func (e *Executor) run(ctx context.Context, fn func(context.Context) result) res
 // does not know the script (a restart, a failover to a replica that never
 // loaded it, SCRIPT FLUSH, or Valkey evicting scripts), again in full
 // (EVAL), which loads it for the next call.
-func runScript(ctx context.Context, c goredis.Scripter, s *goredis.Script, keys []string, args ...any) *goredis.Cmd {
-	cmd := s.EvalSha(ctx, c, keys, args...)
+func runScript(ctx context.Context, c goredis.Scripter, s *luaScript, keys []string, args ...any) *goredis.Cmd {
+	cmd := s.gs.EvalSha(ctx, c, keys, args...)
 	if isNoScript(cmd.Err()) {
-		return s.Eval(ctx, c, keys, args...)
+		return s.gs.Eval(ctx, c, keys, args...)
 	}
 	return cmd
 }
@@ -94,12 +90,4 @@ func runScript(ctx context.Context, c goredis.Scripter, s *goredis.Script, keys 
 // 8 changed it), and go-redis may hand over its own [goredis.ErrNoScript].
 func isNoScript(err error) bool {
 	return err != nil && (errors.Is(err, goredis.ErrNoScript) || goredis.HasErrorPrefix(err, "NOSCRIPT"))
-}
-
-// isClosed reports whether Close has begun: every call checks it first.
-func (e *Executor) isClosed() bool { return e.core.Closed() }
-
-// closedErr is the error of op on key after Close.
-func closedErr(op, key string) error {
-	return fmt.Errorf("redis: %s %q: %w", op, key, executor.ErrClosed)
 }

@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 
-	"github.com/lock4go/lock4go/internal/kit"
-	core "github.com/lock4go/lock4go/internal/queued"
+	"github.com/lock4go/lock4go/internal/leases"
+	"github.com/lock4go/lock4go/internal/queued"
 )
 
 // Close ends the executor, as every executor's Close does (see package
@@ -61,13 +61,13 @@ func (e *Executor) closeHubs() error {
 }
 
 // newCore returns the executor's core, with its round trips.
-func (e *Executor) newCore() *core.Core[*lease] {
-	return core.New(core.Config[*lease]{
+func (e *Executor) newCore() *queued.Core[*lease] {
+	return queued.New(queued.Config[*lease]{
 		Prefix:         "redis",
 		Log:            e.log,
 		CleanupTimeout: e.opts.CleanupTimeout,
 		Waits:          &e.waits.Waits,
-		Statements: core.Statements[*lease]{
+		Statements: queued.Statements[*lease]{
 			Void:    e.void,
 			Release: e.releaseHeld,
 			Leave:   e.leaveQueue,
@@ -82,7 +82,7 @@ func (e *Executor) newCore() *core.Core[*lease] {
 func (l *lease) Key() string { return l.keys[0] }
 
 // Loss returns the lease's loss, which Close marks.
-func (l *lease) Loss() *kit.Loss { return &l.loss }
+func (l *lease) Loss() *leases.Loss { return &l.loss }
 
 // releaseHeld releases l by owner, at Close or for an attempt that
 // completed after it began. A lock no longer held is not an error.

@@ -23,7 +23,7 @@
 //
 // Guarantees and caveats:
 //
-//   - An acquisition whose reply was lost never returns a lease: the
+//   - An attempt whose reply was lost never returns a lease: the
 //     executor voids the owner in the background, so a late command cannot
 //     take the key, and reports an error.
 //   - Run lock servers with maxmemory-policy noeviction; [New] warns when

@@ -13,8 +13,9 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/lock4go/lock4go/executor"
-	"github.com/lock4go/lock4go/internal/kit"
-	core "github.com/lock4go/lock4go/internal/queued"
+	"github.com/lock4go/lock4go/internal/leases"
+	"github.com/lock4go/lock4go/internal/lifecycle"
+	"github.com/lock4go/lock4go/internal/queued"
 )
 
 // Executor is the Redis lock executor. It implements [executor.Executor],
@@ -40,18 +41,16 @@ type Executor struct {
 	// The executor in wait queues: its member name, boxed once, the channel
 	// releases wake it on, and what its callers wait for.
 	member      string
-	memberArg   any
 	wakeChannel string
 	grantBase   string // claimPrefix, member and a NUL: a grant's value before its token
 	claimArg    any    // ClaimWindow in ms, boxed once
-	strictArg   any    // "1" for StrictFIFO
-	queueTTLArg any    // queueTTL in ms, boxed once
+	queueTTLArg any    // queued.QueueTTL (or the claim window) in ms, boxed once
 	waits       waits
 
 	// core holds the leases held, the voids of lost replies, the
 	// background work (workers, voids, departures, the start-up check) and
 	// Close.
-	core *core.Core[*lease]
+	core *queued.Core[*lease]
 
 	// The workers of run: mu guards closed (Close began: no more
 	// hand-offs) and idle (the parked ones, the last parked on top).
@@ -101,7 +100,7 @@ var (
 // deadline if Redis stalls, and a call whose context can be cancelled but
 // has no deadline takes a worker too.
 func New(client goredis.UniversalClient, opts Options) (*Executor, error) {
-	if kit.IsNil(client) {
+	if lifecycle.IsNil(client) {
 		return nil, fmt.Errorf("redis: nil client: %w", executor.ErrInvalidConfig)
 	}
 	if _, ok := client.(*goredis.Ring); ok {
@@ -120,14 +119,9 @@ func New(client goredis.UniversalClient, opts Options) (*Executor, error) {
 		log:         opts.Logger.With("executor", opts.Name),
 		ctxBound:    honoursContext(client),
 		oneAttempt:  makesOneAttempt(client),
-		claimArg:    kit.Millis(opts.ClaimWindow),
-		strictArg:   noArg,
-		queueTTLArg: kit.Millis(max(queueTTL, opts.ClaimWindow)),
-		member:      newMember(),
-	}
-	e.memberArg = e.member
-	if opts.StrictFIFO {
-		e.strictArg = yesArg
+		claimArg:    leases.Millis(opts.ClaimWindow),
+		queueTTLArg: leases.Millis(max(queued.QueueTTL, opts.ClaimWindow)),
+		member:      queued.NewMember(),
 	}
 	e.wakeChannel = wakeChannelPrefix + e.member
 	e.grantBase = claimPrefix + e.member + "\x00"
@@ -156,7 +150,7 @@ func (e *Executor) Priority() int { return e.opts.Priority }
 // [Executor.WatchRelease]), and the executor has read locks and semaphores
 // (see docs/redis.md, "Read locks and permits").
 func (e *Executor) Capabilities() executor.Capabilities {
-	return executor.Capabilities{QueuedWaits: true, SharedLocks: true, Semaphores: true}
+	return executor.Capabilities{Wait: executor.WaitQueued, SharedLocks: true, Semaphores: true}
 }
 
 // isNil reports whether err is the nil reply of go-redis.

@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	core "github.com/lock4go/lock4go/internal/queued"
+	"github.com/lock4go/lock4go/internal/queued"
 )
 
 // Internals exposed to the external tests.
@@ -20,8 +20,7 @@ var (
 	KeySlot     = keySlot
 	SlotTag     = slotTag
 	Evicting    = evicting
-	AcquireErr  = acquireErr
-	VoidTTL     = core.VoidTTL
+	VoidTTL     = queued.VoidTTL
 )
 
 // Void runs, once and in the caller's goroutine, the void of
@@ -35,13 +34,13 @@ func Void(e *Executor, key, owner string, ttl time.Duration) bool {
 func voidOnce(e *Executor, l *lease, ttl time.Duration) bool {
 	ctx, cancel := context.WithTimeout(context.Background(), e.opts.CleanupTimeout)
 	defer cancel()
-	return e.void(ctx, []core.Void[*lease]{{Lease: l, TTL: core.VoidTTL(ttl)}})[0] == nil
+	return e.void(ctx, []queued.Void[*lease]{{Lease: l, TTL: queued.VoidTTL(ttl)}})[0] == nil
 }
 
 // VoidLater schedules the void of an acquisition of key by
 // owner with a lease of ttl, as Acquire does after a lost reply.
 func VoidLater(e *Executor, key, owner string, ttl time.Duration) {
-	e.voidLater(newLease(e, key, owner), ttl, false)
+	e.core.VoidLater(newLease(e, key, owner), ttl, false)
 }
 
 // Run calls fn as the executor calls Redis: in the caller's goroutine when
@@ -72,10 +71,14 @@ func Member(e *Executor) string { return e.member }
 // reports whether the void reached Redis.
 func VoidGrant(e *Executor, key, owner, grant string, ttl time.Duration) bool {
 	l := newLease(e, key, owner)
-	l.grantArg = grant
+	l.grant = grant
 	return voidOnce(e, l, ttl)
 }
 
 // ShardWakeChannel returns the sharded wake channel of e's waiters of key
 // (on a Cluster client).
 func ShardWakeChannel(e *Executor, key string) string { return shardChannelPrefix(key) + e.member }
+
+// PollEveryRetry makes every retry of e's waiters ask the server, as the
+// redlock executor has its masters do.
+func PollEveryRetry(e *Executor) { e.opts.pollEveryRetry = true }

@@ -9,7 +9,7 @@ import (
 
 // ForceRelease implements [executor.ForceReleaser] with the release script:
 // it deletes key only if it still holds h.Owner (owner values are unique
-// per acquisition, so a newer holder is never touched) and announces the
+// per attempt, so a newer holder is never touched) and announces the
 // release to waiters. The holder's Template learns of it at its next
 // renewal, within a third of its lease; a fixed lease (WithExpire) is never
 // renewed, so its holder is not told.
@@ -17,8 +17,8 @@ func (e *Executor) ForceRelease(ctx context.Context, key string, h executor.Hold
 	if key == "" {
 		return fmt.Errorf("redis: force release: empty key: %w", executor.ErrInvalidKey)
 	}
-	if e.isClosed() {
-		return closedErr("force release", key)
+	if e.core.Closed() {
+		return e.core.ClosedErr("force release", key)
 	}
 	if h.Owner == "" {
 		return fmt.Errorf("redis: force release %q: the holder has no owner value: %w", key, executor.ErrLockNotHeld)

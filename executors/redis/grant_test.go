@@ -10,14 +10,16 @@ import (
 	"github.com/lock4go/lock4go/executors/redis"
 )
 
-// grantOf returns the value of the direct grant of key to e with token.
+// grantOf returns the value of the direct grant of key to e with token: a
+// first grant (flags q and l).
 func grantOf(e *redis.Executor, token int64) string {
-	return "lock4go:claim:" + redis.Member(e) + "\x00" + strconv.FormatInt(token, 10) + "q"
+	return "lock4go:claim:" + redis.Member(e) + "\x00" + strconv.FormatInt(token, 10) + "ql"
 }
 
 // TestGrant_confirm checks the direct grant: the release of a lock with a
 // waiter writes the waiter's grant (its token, the holder's plus one, for a
-// claim window) and wakes it; the woken waiter's attempt confirms it with
+// claim window and the second in which a lapsed grant is taken over) and
+// wakes it; the woken waiter's attempt confirms it with
 // one script of three commands (EVALSHA, GET, SET: no TIME) and holds the
 // key with that token for its lease; its release, with nobody queued,
 // frees the key.
@@ -38,8 +40,8 @@ func TestGrant_confirm(t *testing.T) {
 	if v := c.Get(t.Context(), key).Val(); v != grantOf(waiter, want) {
 		t.Fatalf("key after the release = %q, want the grant %q", v, grantOf(waiter, want))
 	}
-	if d := c.PTTL(t.Context(), key).Val(); d <= 0 || d > 300*time.Millisecond {
-		t.Fatalf("PTTL of the grant = %v, want at most the claim window", d)
+	if d := c.PTTL(t.Context(), key).Val(); d <= 0 || d > 1300*time.Millisecond {
+		t.Fatalf("PTTL of the grant = %v, want the claim window and a second", d)
 	}
 	if !fired(w, 2*time.Second) {
 		t.Fatal("the waiter was not woken")

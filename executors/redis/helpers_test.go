@@ -13,6 +13,7 @@ import (
 
 	"github.com/lock4go/lock4go/executor"
 	"github.com/lock4go/lock4go/executors/redis"
+	"github.com/lock4go/lock4go/internal/exectest"
 	"github.com/lock4go/lock4go/internal/testkey"
 	"github.com/lock4go/lock4go/internal/testlog"
 	"github.com/lock4go/lock4go/internal/testserver"
@@ -50,15 +51,7 @@ func newExecutor(t testing.TB, client goredis.UniversalClient, o redis.Options) 
 		o.Logger = testLogger(t)
 	}
 	e, err := redis.New(client, o)
-	if err != nil {
-		t.Fatalf("New = %v", err)
-	}
-	t.Cleanup(func() {
-		if err := e.Close(); err != nil {
-			t.Errorf("Close = %v", err)
-		}
-	})
-	return e
+	return exectest.Closing(t, e, err)
 }
 
 // testLogger logs to t at debug level until t ends (testlog.Logger).

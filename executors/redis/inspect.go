@@ -25,8 +25,8 @@ import (
 // tokens are not kept on the server, so their Token is 0. It returns an
 // error wrapping [executor.ErrLockNotHeld] when nobody holds key.
 func (e *Executor) Inspect(ctx context.Context, key string) (executor.Holder, error) {
-	if e.isClosed() {
-		return executor.Holder{}, closedErr("inspect", key)
+	if e.core.Closed() {
+		return executor.Holder{}, e.core.ClosedErr("inspect", key)
 	}
 	var (
 		owner   *goredis.StringCmd

@@ -2,7 +2,6 @@ package redis
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -10,7 +9,7 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/lock4go/lock4go/executor"
-	"github.com/lock4go/lock4go/internal/kit"
+	"github.com/lock4go/lock4go/internal/leases"
 )
 
 // lease is a lock held through an [Executor], or an attempt to take one. It
@@ -19,22 +18,24 @@ type lease struct {
 	e *Executor
 	// keys are the scripts' KEYS: the lock key, its shares, its wait queue
 	// and the prefix of its owners' void markers, backed by names.
-	keys     []string
-	names    [4]string
-	ownerArg any // the owner value, boxed once for every script call
+	keys  []string
+	names [4]string
+	// owner is the acquisition's owner. The strings of a lease go into a
+	// script call as pointers (see newCall).
+	owner string
+	// value is the value the acquisition wrote ("<owner>\x00<token>"),
+	// which the release and renew scripts compare first; the owner alone
+	// for a lease known by its owner only (ForceRelease).
+	value string
 	// shareArg is, for a read lock or permit, its member in the key's
 	// shares ("<kind>|<owner>"), boxed; nil for a lock.
 	shareArg any
-	// valueArg is the value the acquisition wrote ("<owner>\x00<token>"),
-	// boxed, which the release and renew scripts compare first; the owner
-	// alone for a lease known by its owner only (ForceRelease).
-	valueArg any
-	// grantArg is, for an attempt that confirms a direct grant, the
-	// grant's value, which its void frees too; nil otherwise.
-	grantArg any
-	// wakesArg is the prefix of the wake channels the scripts publish on
-	// for this key (see Executor.wakePrefix), boxed; "" for the classic ones.
-	wakesArg any
+	// grant is, for an attempt that confirms a direct grant, the grant's
+	// value, which its void frees too; "" otherwise.
+	grant string
+	// wakes is the prefix of the wake channels the scripts publish on for
+	// this key (see Executor.wakePrefix); "" for the classic ones.
+	wakes string
 	// followers: callers of the process waited behind the lease when it was
 	// taken; its release queues the executor again for them when it grants
 	// the key to another.
@@ -43,8 +44,8 @@ type lease struct {
 	// (see Executor.outcome).
 	epoch uint64
 	token int64
-	start time.Time // before the acquire script was sent
-	loss  kit.Loss  // set by Close: Redis never reports a loss by itself
+	start time.Time   // before the acquire script was sent
+	loss  leases.Loss // set by Close: Redis never reports a loss by itself
 }
 
 var (
@@ -55,26 +56,24 @@ var (
 // newLease returns the attempt of owner to take key through e.
 func newLease(e *Executor, key, owner string) *lease {
 	queue, shares, voids := lockNames(key)
-	l := &lease{e: e, names: [4]string{key, shares, queue, voids}, ownerArg: owner, valueArg: owner, wakesArg: noArg, start: time.Now()}
+	l := &lease{e: e, names: [4]string{key, shares, queue, voids}, owner: owner, value: owner, start: time.Now()}
 	if e.sharded {
-		l.wakesArg = e.wakePrefix(key)
+		l.wakes = e.wakePrefix(key)
 	}
 	l.keys = l.names[:]
 	return l
 }
 
 // taken records the token the acquire script returned, and the value it
-// wrote.
+// wrote, in one allocation.
 func (l *lease) taken(token int64) {
 	l.token = token
 	if l.shareArg == nil {
-		owner, _ := l.ownerArg.(string)
-		l.valueArg = owner + "\x00" + strconv.FormatInt(token, 10)
+		var buf [64]byte
+		v := append(append(buf[:0], l.owner...), 0)
+		l.value = string(strconv.AppendInt(v, token, 10))
 	}
 }
-
-// key returns the lock key.
-func (l *lease) key() string { return l.keys[0] }
 
 // Token returns the fencing token the acquire script returned.
 func (l *lease) Token() int64 { return l.token }
@@ -95,7 +94,7 @@ func (l *lease) LostCause() error { return l.loss.Cause() }
 // Renew sets the key's TTL to ttl from now if it still holds this owner.
 func (l *lease) Renew(ctx context.Context, ttl time.Duration) error {
 	if l.loss.Lost() {
-		return l.lostErr("renew")
+		return l.e.core.LostErr("renew", l)
 	}
 	var r result
 	if l.e.direct(ctx) {
@@ -103,7 +102,7 @@ func (l *lease) Renew(ctx context.Context, ttl time.Duration) error {
 	} else {
 		r = l.e.run(ctx, func(ctx context.Context) result { return l.renew(ctx, ttl) })
 	}
-	return l.settle(l.check("renew", r))
+	return l.e.core.Settle(l, l.check("renew", r))
 }
 
 // Release frees the key if it still holds this owner: it hands it to the
@@ -112,13 +111,10 @@ func (l *lease) Renew(ctx context.Context, ttl time.Duration) error {
 // caller whose request was cancelled.
 func (l *lease) Release(ctx context.Context) error {
 	if l.loss.Lost() {
-		return l.lostErr("release")
+		return l.e.core.LostErr("release", l)
 	}
-	if ctx.Err() != nil {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), l.e.opts.CleanupTimeout)
-		defer cancel()
-	}
+	ctx, cancel := l.e.core.ReleaseContext(ctx)
+	defer cancel()
 	var r result
 	if l.e.direct(ctx) {
 		r = l.release(ctx)
@@ -129,21 +125,7 @@ func (l *lease) Release(ctx context.Context) error {
 	if err == nil {
 		l.e.core.Forget(l)
 	}
-	return l.settle(err)
-}
-
-// settle forgets l, found no longer held by a renewal or release, in the
-// executor's held leases, and returns err.
-func (l *lease) settle(err error) error {
-	if err != nil && errors.Is(err, executor.ErrLockNotHeld) {
-		l.e.core.Forget(l)
-	}
-	return err
-}
-
-// lostErr is the error of op on a lease [Executor.Close] ended.
-func (l *lease) lostErr(op string) error {
-	return fmt.Errorf("redis: %s %q: %w: %w", op, l.key(), executor.ErrLockNotHeld, l.loss.Cause())
+	return l.e.core.Settle(l, err)
 }
 
 // renew runs the renew script.
@@ -152,43 +134,43 @@ func (l *lease) renew(ctx context.Context, ttl time.Duration) result {
 		v, err := runScript(ctx, l.e.client, shareRenewScript, l.shareKeys(), l.shareArg, l.e.msArg(ttl)).Int64()
 		return result{val: v, err: err}
 	}
-	v, err := runScript(ctx, l.e.client, renewScript, l.keys[:1], l.ownerArg, l.e.msArg(ttl), l.valueArg).Int64()
+	v, err := runScript(ctx, l.e.client, renewScript, l.keys[:1], &l.owner, l.e.msArg(ttl), &l.value).Int64()
 	return result{val: v, err: err}
 }
 
 // renewCmd adds the renew script of l to a pipeline, by digest or, when
 // eval is set, in full.
 func (l *lease) renewCmd(ctx context.Context, p goredis.Pipeliner, ttl time.Duration, eval bool) *goredis.Cmd {
-	s, keys, member := renewScript, l.keys[:1], l.ownerArg
+	s, keys, member := renewScript, l.keys[:1], any(&l.owner)
 	if l.shareArg != nil {
 		s, keys, member = shareRenewScript, l.shareKeys(), l.shareArg
 	}
 	if eval {
-		return s.Eval(ctx, p, keys, member, l.e.msArg(ttl), l.valueArg)
+		return s.gs.Eval(ctx, p, keys, member, l.e.msArg(ttl), &l.value)
 	}
-	return s.EvalSha(ctx, p, keys, member, l.e.msArg(ttl), l.valueArg)
+	return s.gs.EvalSha(ctx, p, keys, member, l.e.msArg(ttl), &l.value)
 }
 
 // release runs the release script, which also hands the key off.
 func (l *lease) release(ctx context.Context) result {
 	if l.shareArg != nil {
-		v, err := runScript(ctx, l.e.client, shareReleaseScript, l.keys[:3], l.shareArg, l.e.claimArg, l.wakesArg).Int64()
+		v, err := runScript(ctx, l.e.client, shareReleaseScript, l.keys[:3], l.shareArg, l.e.claimArg, &l.wakes).Int64()
 		return result{val: v, err: err}
 	}
-	var cmd *goredis.Cmd
+	c := newCall(releaseScript, l.keys[:3])
+	c.add(&l.owner, l.e.claimArg, &l.value)
 	switch {
 	case l.followers:
-		cmd = runScript(ctx, l.e.client, releaseScript, l.keys[:3], l.ownerArg, l.e.claimArg, l.valueArg, l.wakesArg, l.e.memberArg, l.e.queueTTLArg)
+		c.add(&l.wakes, &l.e.member, l.e.queueTTLArg)
 	case l.e.sharded:
-		cmd = runScript(ctx, l.e.client, releaseScript, l.keys[:3], l.ownerArg, l.e.claimArg, l.valueArg, l.wakesArg)
-	default:
-		cmd = runScript(ctx, l.e.client, releaseScript, l.keys[:3], l.ownerArg, l.e.claimArg, l.valueArg)
+		c.add(&l.wakes)
 	}
-	v, err := cmd.Int64()
+	v, err := c.run(ctx, l.e.client).Int64()
+	c.free()
 	if v == requeued {
 		// The key went to another executor, and this one is queued again
 		// for its followers: their next attempt need not ask.
-		l.e.waits.SetAhead(l.key())
+		l.e.waits.SetAhead(l.Key())
 		v = 1
 	}
 	return result{val: v, err: err}
@@ -197,21 +179,21 @@ func (l *lease) release(ctx context.Context) result {
 // voidCmd adds l's void script to a pipeline, with the marker's TTL.
 func (l *lease) voidCmd(ctx context.Context, p goredis.Pipeliner, ttlArg any) *goredis.Cmd {
 	if l.shareArg != nil {
-		return shareVoidScript.Eval(ctx, p, l.keys, l.shareArg, l.ownerArg, l.e.claimArg, ttlArg, l.wakesArg)
+		return shareVoidScript.gs.Eval(ctx, p, l.keys, l.shareArg, l.owner, l.e.claimArg, ttlArg, l.wakes)
 	}
-	if l.grantArg != nil {
-		return voidScript.Eval(ctx, p, l.keys, l.ownerArg, l.e.claimArg, ttlArg, l.wakesArg, l.grantArg)
+	if l.grant != "" {
+		return voidScript.gs.Eval(ctx, p, l.keys, l.owner, l.e.claimArg, ttlArg, l.wakes, l.grant)
 	}
-	return voidScript.Eval(ctx, p, l.keys, l.ownerArg, l.e.claimArg, ttlArg, l.wakesArg)
+	return voidScript.gs.Eval(ctx, p, l.keys, l.owner, l.e.claimArg, ttlArg, l.wakes)
 }
 
 // check turns the result of a renew or release script into an error.
 func (l *lease) check(op string, r result) error {
 	switch {
 	case r.err != nil:
-		return fmt.Errorf("redis: %s %q: %w: %w", op, l.key(), executor.ErrBackend, r.err)
+		return fmt.Errorf("redis: %s %q: %w: %w", op, l.Key(), executor.ErrBackend, r.err)
 	case r.val != 1:
-		return fmt.Errorf("redis: %s %q: %w", op, l.key(), executor.ErrLockNotHeld)
+		return fmt.Errorf("redis: %s %q: %w", op, l.Key(), executor.ErrLockNotHeld)
 	}
 	return nil
 }
@@ -222,21 +204,7 @@ func (l *lease) check(op string, r result) error {
 // or one wrapping [executor.ErrBackend]. Leases of other executors are
 // renewed one by one through their own Renew.
 func (e *Executor) RenewBatch(ctx context.Context, items []executor.RenewItem) []error {
-	errs := make([]error, len(items))
-	own := make([]*lease, 0, len(items))
-	idx := make([]int, 0, len(items))
-	for i, it := range items {
-		if l, ok := it.Lease.(*lease); ok && l.e == e && l.loss.Lost() {
-			errs[i] = l.lostErr("renew")
-			continue
-		}
-		if l, ok := it.Lease.(*lease); ok && l.e == e {
-			own = append(own, l)
-			idx = append(idx, i)
-			continue
-		}
-		errs[i] = it.Lease.Renew(ctx, it.TTL)
-	}
+	errs, idx, own := e.core.Renewals(ctx, items, e.mine)
 	if len(own) == 0 {
 		return errs
 	}
@@ -247,13 +215,19 @@ func (e *Executor) RenewBatch(ctx context.Context, items []executor.RenewItem) [
 	for j, l := range own {
 		i := idx[j]
 		if r.abandoned {
-			errs[i] = fmt.Errorf("redis: renew %q: %w: %w", l.key(), executor.ErrBackend, r.err)
+			errs[i] = fmt.Errorf("redis: renew %q: %w: %w", l.Key(), executor.ErrBackend, r.err)
 			continue
 		}
 		v, err := pipelinedInt(cmds[j], r.err)
-		errs[i] = l.settle(l.check("renew", result{val: v, err: err}))
+		errs[i] = e.core.Settle(l, l.check("renew", result{val: v, err: err}))
 	}
 	return errs
+}
+
+// mine returns l as a lease of e, and reports whether it is one.
+func (e *Executor) mine(l executor.Lease) (*lease, bool) {
+	ml, ok := l.(*lease)
+	return ml, ok && ml.e == e
 }
 
 // renewPipeline sends one EVALSHA per lease in a pipeline and, if the

@@ -1,13 +1,11 @@
 package redis_test
 
 import (
-	"fmt"
 	"os"
 	"sync"
 	"testing"
 
-	"go.uber.org/goleak"
-
+	"github.com/lock4go/lock4go/internal/exectest"
 	"github.com/lock4go/lock4go/internal/testserver"
 )
 
@@ -35,28 +33,13 @@ var (
 func TestMain(m *testing.M) {
 	srv, srvErr = testserver.StartRedis()
 	code := m.Run()
-	if srv != nil {
-		_ = srv.Resume() // in case a fault test failed before its cleanup
-		_ = srv.Stop()
-	}
-	for _, s := range []*testserver.Server{aclSrv, tlsSrv} {
-		if s != nil {
-			_ = s.Stop()
-		}
-	}
 	if tlsCerts != nil {
 		_ = os.RemoveAll(tlsCerts.Dir)
 	}
 	if cluster != nil {
 		_ = cluster.Stop()
 	}
-	if code == 0 {
-		if err := goleak.Find(); err != nil {
-			fmt.Fprintln(os.Stderr, "goleak:", err)
-			code = 1
-		}
-	}
-	os.Exit(code)
+	exectest.Exit(code, srv, aclSrv, tlsSrv)
 }
 
 // aclServer returns the package's redis-server that is started with the

@@ -1,11 +1,14 @@
 package redis
 
 import (
+	"cmp"
 	"fmt"
 	"log/slog"
 	"time"
 
 	"github.com/lock4go/lock4go/executor"
+	"github.com/lock4go/lock4go/internal/queued"
+	"github.com/lock4go/lock4go/internal/redisnode"
 )
 
 // Options configures an [Executor]. The zero value consists entirely of
@@ -28,11 +31,13 @@ type Options struct {
 
 	// ClaimWindow is how long a released key stays granted to the executor
 	// at the head of its wait queue (see [Executor.WatchRelease]): the
-	// woken waiter confirms the grant within this window, or it lapses and
-	// anyone may take the key (a waiter that died while queued costs the
-	// next one this window plus its retry interval at worst). It must exceed the time a wake-up takes
-	// to reach a waiter and its attempt to reach Redis, scheduling delays on
-	// a busy machine included. Zero means 200ms.
+	// woken waiter confirms the grant within this window, or the grant
+	// lapses, and the next waiter that asks (within a second: its quiet
+	// poll) takes the key; the grantee keeps its place in the queue and
+	// has the next turn once it runs again, and one that died costs the
+	// others this window and that second, once. It should exceed the time
+	// a wake-up takes to reach a waiter and its attempt to reach Redis,
+	// scheduling delays on a busy machine included. Zero means 200ms.
 	ClaimWindow time.Duration
 
 	// StrictFIFO refuses a free key to an attempt while another executor
@@ -46,28 +51,20 @@ type Options struct {
 	// newcomer finds the key free. Executors sharing keys should agree.
 	StrictFIFO bool
 
-	// CleanupTimeout bounds each attempt of the void of an
-	// acquisition whose reply was lost (see [Executor.Acquire]; failed
-	// attempts are retried), and a Release whose context has already ended.
-	// Zero means 2s.
+	// CleanupTimeout bounds each round of voids of attempts whose reply was
+	// lost (see [Executor.Acquire]; failed voids are retried), a departure
+	// from a wait queue, and a Release whose context has already ended;
+	// Close's whole clean-up ends within one CleanupTimeout too. Zero means
+	// 2s.
 	CleanupTimeout time.Duration
 
-	// PollEveryRetry makes every retry of a waiter ask the server. By
-	// default a waiter whose executor stands in the key's queue, with its
-	// wake subscription healthy and no wake since, asks at most once a
-	// second and has its other retries answered "busy" without a round
-	// trip (a release would have woken it). The redlock executor sets it on
-	// its masters: a wake from one master must make its retries on every
-	// master ask.
-	PollEveryRetry bool
-
-	// Replicas, when positive, makes every acquisition wait until that many
+	// Replicas, when positive, makes every attempt wait until that many
 	// replicas have acknowledged its write (WAIT, sent right behind the
 	// acquire script on the same connection, in the same round trip's
 	// pipeline): a lock then survives a failover to one of them. An
-	// acquisition that took the key but heard from fewer replicas within
+	// attempt that took the key but heard from fewer replicas within
 	// ReplicaTimeout releases it and fails with [executor.ErrBackend]. It
-	// costs the replication delay on every acquisition (see docs/redis.md).
+	// costs the replication delay on every attempt (see docs/redis.md).
 	// A Cluster client refuses it ([executor.ErrInvalidConfig]): WAIT has
 	// no key to route it by. Zero means no waiting.
 	Replicas int
@@ -75,60 +72,43 @@ type Options struct {
 	// ReplicaTimeout bounds the wait for Replicas. Zero means 100ms.
 	ReplicaTimeout time.Duration
 
+	// pollEveryRetry makes every retry of a waiter ask the server. By
+	// default a waiter whose executor stands in the key's queue, with its
+	// wake subscription healthy and no wake since, asks at most once a
+	// second and has its other retries answered "busy" without a round
+	// trip (a release would have woken it). Only the redlock executor sets
+	// it, on its masters (internal/redisnode): a wake from one master must
+	// make its retries on every master ask.
+	pollEveryRetry bool
+
 	// Logger receives warnings (an evicting maxmemory-policy, a failed
 	// void) and debug messages. Nil means [slog.Default].
 	Logger *slog.Logger
 }
 
 // DefaultCleanupTimeout is the default [Options.CleanupTimeout].
-const DefaultCleanupTimeout = 2 * time.Second
+const DefaultCleanupTimeout = queued.DefaultCleanupTimeout
 
 const (
-	defaultName             = "redis"
-	defaultSubscribeTimeout = 250 * time.Millisecond
-	defaultClaimWindow      = 200 * time.Millisecond
-	defaultReplicaTimeout   = 100 * time.Millisecond
+	defaultName           = "redis"
+	defaultReplicaTimeout = 100 * time.Millisecond
 )
 
 // withDefaults validates o and fills in its zero fields.
 func (o Options) withDefaults() (Options, error) {
-	for _, d := range []struct {
-		name string
-		v    time.Duration
-	}{
-		{"SubscribeTimeout", o.SubscribeTimeout},
-		{"CleanupTimeout", o.CleanupTimeout},
-		{"ClaimWindow", o.ClaimWindow},
-		{"ReplicaTimeout", o.ReplicaTimeout},
-	} {
-		if d.v < 0 {
-			return o, fmt.Errorf("redis: %s %v is negative: %w", d.name, d.v, executor.ErrInvalidConfig)
-		}
+	t, err := queued.Timing{ClaimWindow: o.ClaimWindow, SubscribeTimeout: o.SubscribeTimeout, CleanupTimeout: o.CleanupTimeout}.
+		Check("redis", executor.Duration{Name: "ReplicaTimeout", Value: o.ReplicaTimeout})
+	if err != nil {
+		return o, err
 	}
+	o.ClaimWindow, o.SubscribeTimeout, o.CleanupTimeout = t.ClaimWindow, t.SubscribeTimeout, t.CleanupTimeout
 	if o.Replicas < 0 {
 		return o, fmt.Errorf("redis: Replicas %d is negative: %w", o.Replicas, executor.ErrInvalidConfig)
 	}
-	if o.ReplicaTimeout == 0 {
-		o.ReplicaTimeout = defaultReplicaTimeout
-	}
-	if o.Name == "" {
-		o.Name = defaultName
-	}
-	if o.Priority == 0 {
-		o.Priority = Priority
-	}
-	if o.SubscribeTimeout == 0 {
-		o.SubscribeTimeout = defaultSubscribeTimeout
-	}
-	if o.ClaimWindow == 0 {
-		o.ClaimWindow = defaultClaimWindow
-	}
-	if o.CleanupTimeout == 0 {
-		o.CleanupTimeout = DefaultCleanupTimeout
-	}
-	if o.Logger == nil {
-		o.Logger = slog.Default()
-	}
+	o.Name = cmp.Or(o.Name, defaultName)
+	o.Priority = cmp.Or(o.Priority, Priority)
+	o.ReplicaTimeout = cmp.Or(o.ReplicaTimeout, defaultReplicaTimeout)
+	o.Logger = cmp.Or(o.Logger, slog.Default())
 	return o, nil
 }
 
@@ -137,3 +117,7 @@ func (o Options) withDefaults() (Options, error) {
 // built-in defaults prefer Redis (100), then ZooKeeper (200), etcd (300)
 // and memory (400).
 const Priority = 100
+
+func init() {
+	redisnode.PollEveryRetry = func(e any) { e.(*Executor).opts.pollEveryRetry = true }
+}

@@ -2,9 +2,6 @@ package redis
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"time"
 )
 
 // Names of the wait queue's values (see docs/redis.md, "Wait queue"):
@@ -18,32 +15,19 @@ const (
 	// permits to the executor; keys never contain NUL.
 	sharedWake = "\x00"
 
-	// queueTTL is the life of a wait queue after its last registration:
-	// every attempt of a waiter refreshes it (at least every retry
-	// interval), so it outlives its live waiters and expires after the
-	// dead ones.
-	queueTTL = 30 * time.Second
-
 	// maxRecentWakes bounds the direct grants kept for attempts yet to
 	// confirm them.
 	maxRecentWakes = 1024
 )
 
-// newMember returns a random name for an executor in wait queues.
-func newMember() string {
-	var b [8]byte
-	_, _ = rand.Read(b[:]) // never fails (crypto/rand)
-	return hex.EncodeToString(b[:])
-}
-
 // leave removes the executor from key's queue, best effort, within ctx.
 func (e *Executor) leave(ctx context.Context, key string) {
 	keys := []string{key, sharesKey(key), queueKey(key)}
-	wakes := noArg
+	wakes := ""
 	if e.sharded {
 		wakes = e.wakePrefix(key)
 	}
-	if err := runScript(ctx, e.client, leaveScript, keys, e.memberArg, e.claimArg, wakes).Err(); err != nil {
+	if err := runScript(ctx, e.client, leaveScript, keys, &e.member, e.claimArg, wakes).Err(); err != nil {
 		e.log.Debug("redis: leaving a wait queue failed; the entry is skipped when its turn comes", "key", key, "err", err)
 	}
 }

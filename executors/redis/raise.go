@@ -7,7 +7,7 @@ import (
 	"github.com/lock4go/lock4go/executor"
 )
 
-// RaiseToken makes the next acquisition of key on this server get a token
+// RaiseToken makes the next attempt of key on this server get a token
 // above atLeast. It is the write-back of a quorum lock over several servers
 // (the redlock executor): the token of a quorum acquisition is the largest
 // of its servers' tokens, and raising the others to it keeps tokens

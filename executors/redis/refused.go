@@ -24,7 +24,7 @@ func refusedDial(err error) bool {
 // nothing: its attempt could not connect, and the client makes only one
 // attempt (MaxRetries -1), so no earlier attempt was written. With
 // retries it is unprovable (go-redis reports the last attempt's error
-// only), and the acquisition is voided, quietly.
+// only), and the attempt is voided, quietly.
 func (e *Executor) neverSent(err error) bool {
 	return e.oneAttempt && refusedDial(err)
 }

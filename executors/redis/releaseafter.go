@@ -14,9 +14,5 @@ var _ executor.DeferredReleaser = (*lease)(nil)
 // script runs) if the key still holds this owner, and the executor forgets
 // the lease. No waiter is woken: the key expires by itself.
 func (l *lease) ReleaseAfter(ctx context.Context, d time.Duration) error {
-	err := l.Renew(ctx, d)
-	if err == nil {
-		l.e.core.Forget(l)
-	}
-	return err
+	return l.e.core.Deferred(l, l.Renew(ctx, d))
 }

@@ -24,15 +24,9 @@ const (
 	// tokenMissing: a retried share acquisition found its own owner among
 	// the shares, whose tokens are not kept.
 	tokenMissing = -1
-	// ownerVoided: the owner's share acquisitions were voided by a void;
-	// nothing was written.
-	ownerVoided = -2
-	// queued: the key is busy and the waiting executor stands in its wait
-	// queue.
-	queued = -3
-	// kindMismatch: the key is in use as another kind (a lock, a read-write
-	// lock, or a semaphore of another size).
-	kindMismatch = -4
+	// The others are the codes of every queued executor:
+	// queued.CodeVoided (-2), queued.CodeQueued (-3) and
+	// queued.CodeKindMismatch (-4).
 )
 
 // requeued: the release script granted the key to another executor and
@@ -53,13 +47,21 @@ var (
 	shareVoidScript    = loadScript("share_void.lua")
 )
 
+// luaScript is one script of lua/*.lua, with lua/lib.lua in its place: its
+// source and digest, which the calls built in place point to (see
+// [newCall]), and its go-redis script, for pipelines.
+type luaScript struct {
+	src, sha string
+	gs       *goredis.Script
+}
+
 // libMark is where a script takes the shared functions of lua/lib.lua.
 const libMark = "-- {{lib}}\n"
 
 // loadScript returns the script of lua/name with lua/lib.lua in place of
 // its libMark. The files are part of the binary; a missing one is a bug
 // caught by every test.
-func loadScript(name string) *goredis.Script {
+func loadScript(name string) *luaScript {
 	src, err := luaFiles.ReadFile("lua/" + name)
 	if err != nil {
 		panic(err)
@@ -71,5 +73,7 @@ func loadScript(name string) *goredis.Script {
 	if !strings.Contains(string(src), libMark) {
 		panic("redis: " + name + " has no " + strings.TrimSpace(libMark))
 	}
-	return goredis.NewScript(strings.Replace(string(src), libMark, string(lib), 1))
+	full := strings.Replace(string(src), libMark, string(lib), 1)
+	gs := goredis.NewScript(full)
+	return &luaScript{src: full, sha: gs.Hash(), gs: gs}
 }

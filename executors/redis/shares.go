@@ -2,8 +2,6 @@ package redis
 
 import (
 	"context"
-	"fmt"
-	"strconv"
 
 	"github.com/lock4go/lock4go/executor"
 )
@@ -18,14 +16,6 @@ import (
 // writer is the bare member): a release serves the head (serve in
 // lua/lib.lua). docs/redis.md tells the whole protocol.
 
-// shareKind returns the kind of a share request: "r" or "p<n>".
-func shareKind(req executor.Request) string {
-	if req.Permits > 0 {
-		return "p" + strconv.Itoa(req.Permits)
-	}
-	return "r"
-}
-
 // acquireShare runs the share acquire script for l and req.
 func (l *lease) acquireShare(ctx context.Context, req executor.Request, kind string) result {
 	e := l.e
@@ -33,21 +23,10 @@ func (l *lease) acquireShare(ctx context.Context, req executor.Request, kind str
 	if req.Wait {
 		member = e.member + "|" + kind
 	}
-	cmd, acked := e.runAcquire(ctx, shareAcquireScript, l.keys, l.ownerArg, e.msArg(req.TTL),
-		member, e.queueTTLArg, kind, req.Permits, e.claimArg, l.wakesArg)
+	c := newCall(shareAcquireScript, l.keys)
+	c.add(&l.owner, e.msArg(req.TTL), member, e.queueTTLArg, kind, req.Permits, e.claimArg, &l.wakes)
+	cmd, acked := e.runAcquire(ctx, c)
 	v, err := cmd.Int64()
+	c.free()
 	return result{val: v, err: err, acked: acked}
-}
-
-// errKind reports a key in use as another kind.
-func errKind(req executor.Request) error {
-	what := "a read lock"
-	if req.Permits > 0 {
-		what = fmt.Sprintf("a semaphore of %d permits", req.Permits)
-	}
-	if req.Permits == 0 && !req.Shared {
-		what = "a lock"
-	}
-	return fmt.Errorf("redis: %q is in use as another kind than %s (a lock, a read-write lock or a semaphore of another size): %w",
-		req.Key, what, executor.ErrInvalidConfig)
 }

@@ -7,7 +7,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/lock4go/lock4go/internal/kit"
+	"github.com/lock4go/lock4go/internal/lifecycle"
+	"github.com/lock4go/lock4go/internal/queued"
 )
 
 // WatchRelease implements [executor.Waiter]. An attempt of a waiting
@@ -34,16 +35,16 @@ import (
 // be called exactly once (later calls do nothing); it never blocks on the
 // network. A stop that leaves nobody of this executor waiting for key
 // removes the executor from key's queue in the background, unless another
-// of its waiters watches key within [kit.LeaveDelay]. Once the executor is
+// of its waiters watches key within [queued.LeaveDelay]. Once the executor is
 // closed the channel is ready at once (see [Executor.Close]).
 func (e *Executor) WatchRelease(ctx context.Context, key string) (released <-chan struct{}, stop func()) {
-	if e.isClosed() {
-		return kit.Fired(), func() {}
+	if e.core.Closed() {
+		return lifecycle.Fired(), func() {}
 	}
-	w := kit.NewWatcher()
+	w := queued.NewWatcher()
 	h, channel, unwatch := e.subscription(key)
 	if h == nil {
-		return kit.Fired(), func() {}
+		return lifecycle.Fired(), func() {}
 	}
 	first := h.listen(channel, e.onWake, e.waits.WakeAll)
 	e.waits.Add(key, w, e.opts.ClaimWindow)
@@ -70,7 +71,9 @@ func (e *Executor) onWake(payload string) {
 		e.waits.Wake(payload, e.opts.ClaimWindow)
 		return
 	}
-	e.waits.grant(key, e.grantBase+granted, granted, e.opts.ClaimWindow)
+	// The lock keeps the grant's token and its flags q and a; l and r,
+	// which come last, are the grant's own.
+	e.waits.grant(key, e.grantBase+granted, strings.TrimRight(granted, "lr"), e.opts.ClaimWindow)
 }
 
 // subscription returns the hub and wake channel of key's waiters, and a
@@ -103,15 +106,15 @@ func (e *Executor) wakeEpoch(key string) uint64 {
 }
 
 // wakePrefix returns the prefix of the wake channels the scripts publish on
-// for key, boxed: on a Cluster client the sharded channels of key's slot,
+// for key: on a Cluster client the sharded channels of key's slot,
 // "{<slot tag>}lock4go:wake:".
-func (e *Executor) wakePrefix(key string) any { return shardChannelPrefix(key) }
+func (e *Executor) wakePrefix(key string) string { return shardChannelPrefix(key) }
 
-// waits is what the executor knows of its callers' waits ([kit.Waits]:
+// waits is what the executor knows of its callers' waits ([queued.Waits]:
 // the watchers of each key, its place in the key's queue, the wakes that
 // came before any watcher) and the direct grants that wakes announced.
 type waits struct {
-	kit.Waits
+	queued.Waits
 	gmu sync.Mutex
 	// grants holds the direct grants that wakes announced, by key, for the
 	// next attempt on the key to confirm (see takeGrant).
@@ -120,8 +123,8 @@ type waits struct {
 }
 
 // grantNote is a direct grant a wake announced: the key's value
-// ("lock4go:claim:<member>\x00<token><flags>"), its "<token><flags>", and
-// when the wake came.
+// ("lock4go:claim:<member>\x00<token><flags>"), the "<token><flags>" of the
+// lock it becomes, and when the wake came.
 type grantNote struct {
 	value, granted string
 	at             time.Time

@@ -6,7 +6,8 @@ import (
 	"fmt"
 
 	"github.com/lock4go/lock4go/executor"
-	"github.com/lock4go/lock4go/internal/kit"
+	"github.com/lock4go/lock4go/internal/leases"
+	"github.com/lock4go/lock4go/internal/lifecycle"
 )
 
 // errClosedHeld is the loss cause of a lease held when its executor closed.
@@ -30,11 +31,8 @@ var errClosedHeld = fmt.Errorf("redlock: the lock was held when the executor clo
 func (e *Executor) Close() error {
 	e.close.Do(func() {
 		close(e.done)
-		held := e.held.Close()
-		for _, l := range held {
-			l.loss.Mark(errClosedHeld)
-		}
-		errs := []error{kit.EndAll(e.opts.Node.CleanupTimeout, held, e.endHeld)}
+		held := e.held.Take(errClosedHeld, (*lease).lossOf)
+		errs := []error{leases.EndAll(e.opts.Node.CleanupTimeout, held, e.endHeld)}
 		e.bg.Close()
 		e.work.stop()
 		for _, n := range e.nodes {
@@ -58,9 +56,12 @@ func (e *Executor) endHeld(ctx context.Context, l *lease) error {
 }
 
 // isClosed reports whether Close has begun.
-func (e *Executor) isClosed() bool { return kit.Closed(e.done) }
+func (e *Executor) isClosed() bool { return lifecycle.Closed(e.done) }
 
 // closedErr is the error of op on key after Close.
 func closedErr(op, key string) error {
 	return fmt.Errorf("redlock: %s %q: %w", op, key, executor.ErrClosed)
 }
+
+// lossOf returns l's loss, which Close records.
+func (l *lease) lossOf() *leases.Loss { return &l.loss }

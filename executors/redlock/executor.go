@@ -11,7 +11,9 @@ import (
 
 	"github.com/lock4go/lock4go/executor"
 	"github.com/lock4go/lock4go/executors/redis"
-	"github.com/lock4go/lock4go/internal/kit"
+	"github.com/lock4go/lock4go/internal/leases"
+	"github.com/lock4go/lock4go/internal/lifecycle"
+	"github.com/lock4go/lock4go/internal/redisnode"
 )
 
 // Executor is the Redlock executor: one lock over N independent Redis
@@ -23,8 +25,8 @@ type Executor struct {
 	opts   Options
 	nodes  []*redis.Executor
 	quorum int
-	bg     kit.Group // stragglers of acquisitions, compensations
-	work   workers   // round trips to the masters
+	bg     lifecycle.Group // stragglers of acquisitions, compensations
+	work   workers         // round trips to the masters
 	splits splits
 	// suspect marks the masters whose last acquire round trip did not
 	// answer within NodeTimeout (or failed): an acquisition does not wait
@@ -36,19 +38,13 @@ type Executor struct {
 	// lease per renewal.
 	probeAt []atomic.Int64
 
-	held  kit.Held[*lease] // the leases held, for Close
-	done  chan struct{}    // closed when Close begins
+	held  leases.Held[*lease] // the leases held, for Close
+	done  chan struct{}       // closed when Close begins
 	close sync.Once
 	err   error
 }
 
-var (
-	_ executor.Executor      = (*Executor)(nil)
-	_ executor.Waiter        = (*Executor)(nil)
-	_ executor.BatchRenewer  = (*Executor)(nil)
-	_ executor.Inspector     = (*Executor)(nil)
-	_ executor.ForceReleaser = (*Executor)(nil)
-)
+var _ executor.Executor = (*Executor)(nil)
 
 // New returns a Redlock executor over clients, one per independent Redis
 // master (at least three; an odd number is recommended, see the package
@@ -75,7 +71,7 @@ func New(clients []goredis.UniversalClient, opts Options) (*Executor, error) {
 	}
 	seen := make(map[goredis.UniversalClient]bool, len(clients))
 	for i, c := range clients {
-		if kit.IsNil(c) {
+		if lifecycle.IsNil(c) {
 			return nil, fmt.Errorf("redlock: master %d: nil client: %w", i, executor.ErrInvalidConfig)
 		}
 		if seen[c] {
@@ -89,12 +85,12 @@ func New(clients []goredis.UniversalClient, opts Options) (*Executor, error) {
 	for i, c := range clients {
 		no := opts.Node
 		no.Name = fmt.Sprintf("%s/%d", opts.Name, i)
-		no.PollEveryRetry = true // a wake from one master must reach every master's attempt
 		n, err := redis.New(c, no)
 		if err != nil {
 			_ = e.Close()
 			return nil, fmt.Errorf("redlock: master %d: %w", i, err)
 		}
+		redisnode.PollEveryRetry(n) // a wake from one master must reach every master's attempt
 		e.nodes = append(e.nodes, n)
 	}
 	return e, nil
@@ -109,8 +105,8 @@ func (e *Executor) Priority() int { return e.opts.Priority }
 // Capabilities implements executor.Executor: the Template's watchdog renews
 // the locks (a quorum of masters per renewal). Waiters queue on each master
 // (see [Executor.WatchRelease]) but a wake from one master does not mean
-// the lock can be taken on a quorum, so QueuedWaits is false: the Template
-// tries again once more after WatchRelease. There are no read locks or
+// the lock can be taken on a quorum, so it polls ([executor.WaitPolling]):
+// the Template tries again once more after WatchRelease. There are no read locks or
 // semaphores. The shortest lease is the shortest whole number of
 // milliseconds (Redis's unit) longer than its own drift (Options.MinDrift
 // plus DriftFactor of the lease): a lease no longer than its drift leaves

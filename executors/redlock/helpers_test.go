@@ -13,6 +13,7 @@ import (
 
 	"github.com/lock4go/lock4go/executor"
 	"github.com/lock4go/lock4go/executors/redlock"
+	"github.com/lock4go/lock4go/internal/exectest"
 	"github.com/lock4go/lock4go/internal/testkey"
 	"github.com/lock4go/lock4go/internal/testlog"
 	"github.com/lock4go/lock4go/internal/testserver"
@@ -53,15 +54,7 @@ func newExecutor(t testing.TB, addrs []string, o redlock.Options) *redlock.Execu
 		o.Logger = testLogger(t)
 	}
 	e, err := redlock.New(clients, o)
-	if err != nil {
-		t.Fatalf("New = %v", err)
-	}
-	t.Cleanup(func() {
-		if err := e.Close(); err != nil {
-			t.Errorf("Close = %v", err)
-		}
-	})
-	return e
+	return exectest.Closing(t, e, err)
 }
 
 // proxies returns a proxy in front of each of addrs, closed at the end of

@@ -9,6 +9,8 @@ import (
 	"github.com/lock4go/lock4go/executor"
 )
 
+var _ executor.Inspector = (*Executor)(nil)
+
 // Inspect implements executor.Inspector: it inspects key on every master in
 // parallel and reports the owner that a majority of them holds, with its
 // token (see below), the shortest of their TTLs and the most
@@ -71,6 +73,8 @@ func (e *Executor) Inspect(ctx context.Context, key string) (executor.Holder, er
 	}
 	return executor.Holder{}, fmt.Errorf("redlock: inspect %q: no owner on a majority of %d masters: %w", key, len(e.nodes), executor.ErrLockNotHeld)
 }
+
+var _ executor.ForceReleaser = (*Executor)(nil)
 
 // ForceRelease implements executor.ForceReleaser: it releases key on every
 // master that still holds h.Owner, in parallel, waking waiters as a release

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/lock4go/lock4go/executor"
-	"github.com/lock4go/lock4go/internal/kit"
+	"github.com/lock4go/lock4go/internal/leases"
 )
 
 // lease is a lock held on a majority of an [Executor]'s masters. It is
@@ -30,7 +30,7 @@ type lease struct {
 	inflight []bool
 	done     bool // released or abandoned: late grants are released at once
 
-	loss kit.Loss // set by Close
+	loss leases.Loss // set by Close
 }
 
 var (
@@ -42,7 +42,7 @@ var (
 // granted the lock (see [Executor.Acquire]).
 func (l *lease) Token() int64 { return l.token }
 
-// Start returns the time the acquisition began less the drift of the lease
+// Start returns the time the attempt began less the drift of the lease
 // ([Options.DriftFactor]): the Template ends the lock at Start plus the
 // TTL (less its own margin), within the validity of the majority's grants.
 func (l *lease) Start() time.Time { return l.start }

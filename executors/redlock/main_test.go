@@ -2,14 +2,12 @@ package redlock_test
 
 import (
 	"errors"
-	"fmt"
-	"os"
 	"testing"
 
 	goredis "github.com/redis/go-redis/v9"
 	"github.com/redis/go-redis/v9/logging"
-	"go.uber.org/goleak"
 
+	"github.com/lock4go/lock4go/internal/exectest"
 	"github.com/lock4go/lock4go/internal/testserver"
 )
 
@@ -32,15 +30,5 @@ func TestMain(m *testing.M) {
 		}
 		masters = append(masters, s)
 	}
-	code := m.Run()
-	for _, s := range masters {
-		_ = s.Stop()
-	}
-	if code == 0 {
-		if err := goleak.Find(); err != nil {
-			fmt.Fprintln(os.Stderr, "goleak:", err)
-			code = 1
-		}
-	}
-	os.Exit(code)
+	exectest.Exit(m.Run(), masters...)
 }

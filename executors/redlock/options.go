@@ -1,6 +1,7 @@
 package redlock
 
 import (
+	"cmp"
 	"log/slog"
 	"time"
 
@@ -61,7 +62,8 @@ type Options struct {
 
 	// Node configures the Redis executor of each master (its claim window,
 	// strict FIFO, clean-up timeout, replicas). Its Name and Priority are
-	// ignored, and PollEveryRetry is always set; its Logger defaults to
+	// ignored, and every retry of a waiter asks each master (a wake from one
+	// master must reach every master's attempt); its Logger defaults to
 	// Logger.
 	Node redis.Options
 
@@ -72,27 +74,13 @@ type Options struct {
 
 // withDefaults returns o with its zero fields set to their defaults.
 func (o Options) withDefaults() Options {
-	if o.Name == "" {
-		o.Name = "redlock"
-	}
-	if o.Priority == 0 {
-		o.Priority = Priority
-	}
-	if o.DriftFactor == 0 {
-		o.DriftFactor = DefaultDriftFactor
-	}
-	if o.MinDrift == 0 {
-		o.MinDrift = DefaultMinDrift
-	}
-	if o.NodeTimeout == 0 {
-		o.NodeTimeout = DefaultNodeTimeout
-	}
-	if o.Logger == nil {
-		o.Logger = slog.Default()
-	}
-	if o.Node.CleanupTimeout == 0 {
-		o.Node.CleanupTimeout = redis.DefaultCleanupTimeout
-	}
+	o.Name = cmp.Or(o.Name, "redlock")
+	o.Priority = cmp.Or(o.Priority, Priority)
+	o.DriftFactor = cmp.Or(o.DriftFactor, DefaultDriftFactor)
+	o.MinDrift = cmp.Or(o.MinDrift, DefaultMinDrift)
+	o.NodeTimeout = cmp.Or(o.NodeTimeout, DefaultNodeTimeout)
+	o.Logger = cmp.Or(o.Logger, slog.Default())
+	o.Node.CleanupTimeout = cmp.Or(o.Node.CleanupTimeout, redis.DefaultCleanupTimeout)
 	if o.Node.Logger == nil {
 		o.Node.Logger = o.Logger
 	}

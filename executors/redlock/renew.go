@@ -7,6 +7,8 @@ import (
 	"github.com/lock4go/lock4go/executor"
 )
 
+var _ executor.BatchRenewer = (*Executor)(nil)
+
 // RenewBatch renews every item and returns one error per item, in order, as
 // [lease.Renew] would: nil when a majority of the item's masters renewed it,
 // an error wrapping executor.ErrLockNotHeld when fewer than a majority can

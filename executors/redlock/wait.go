@@ -3,7 +3,11 @@ package redlock
 import (
 	"context"
 	"sync"
+
+	"github.com/lock4go/lock4go/executor"
 )
+
+var _ executor.Waiter = (*Executor)(nil)
 
 // WatchRelease implements executor.Waiter over every master's
 // [redis.Executor.WatchRelease]: an attempt that found the key busy queued

@@ -64,7 +64,7 @@ func (e *Executor) Acquire(ctx context.Context, req executor.Request) (executor.
 	return l, nil
 }
 
-// attemptFunc is an attempt of an acquisition: a lock's or read lock's
+// attemptFunc is an attempt: a lock's or read lock's
 // (attempt), a permit's (permitAttempt).
 type attemptFunc func(ctx context.Context, req executor.Request, p *attemptState) (*lease, error)
 

@@ -10,7 +10,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
-	"github.com/lock4go/lock4go/internal/kit"
+	"github.com/lock4go/lock4go/internal/lifecycle"
 )
 
 // Pauses between attempts to delete a node while the connection is down.
@@ -111,7 +111,7 @@ func (e *Executor) void(session int64, step func() (done bool, err error)) {
 
 // voidLoop is the body of [Executor.void].
 func (e *Executor) voidLoop(session int64, step func() (done bool, err error)) {
-	backoff := kit.Backoff{Min: voidMinBackoff, Max: voidMaxBackoff}
+	backoff := lifecycle.Backoff{Min: voidMinBackoff, Max: voidMaxBackoff}
 	for {
 		if !backoff.Wait(e.done) {
 			return
@@ -210,7 +210,7 @@ func sessionGone(conn *zk.Conn, session int64) bool {
 
 // errAbandoned stops an attempt whose caller gave up: nobody will read its
 // result, and it only cleans up.
-var errAbandoned = errors.New("zookeeper: acquisition abandoned by its caller")
+var errAbandoned = errors.New("zookeeper: attempt abandoned by its caller")
 
 // Phases of an attempt, as the clean-up of an abandoned Acquire sees them.
 const (

@@ -9,7 +9,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/lock4go/lock4go/executor"
-	"github.com/lock4go/lock4go/internal/kit"
+	"github.com/lock4go/lock4go/internal/leases"
 )
 
 // CloseTimeout bounds the deletions of the lock nodes of the leases
@@ -53,7 +53,7 @@ func (e *Executor) Close() error {
 	for _, l := range held {
 		l.unwatch()
 	}
-	err := kit.EndAll(CloseTimeout, held, e.deleteClosed)
+	err := leases.EndAll(CloseTimeout, held, e.deleteClosed)
 	e.bg.Close()
 	return err
 }

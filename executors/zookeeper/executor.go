@@ -11,7 +11,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/lock4go/lock4go/executor"
-	"github.com/lock4go/lock4go/internal/kit"
+	"github.com/lock4go/lock4go/internal/lifecycle"
 )
 
 // errClosed reports a call on a closed [Executor].
@@ -46,7 +46,7 @@ type Executor struct {
 	mu     sync.Mutex // guards closed
 	closed bool
 	done   chan struct{}
-	bg     kit.Group // the monitor and background node deletions
+	bg     lifecycle.Group // the monitor and background node deletions
 
 	// stats count events for tests and benchmarks.
 	stats struct {
@@ -113,7 +113,7 @@ func (e *Executor) Priority() int { return e.priority }
 // layouts of Curator's InterProcessReadWriteLock and
 // InterProcessSemaphoreV2).
 func (e *Executor) Capabilities() executor.Capabilities {
-	return executor.Capabilities{SelfRenewing: true, WaitsInAcquire: true, QueueNext: true, SharedLocks: true, Semaphores: true}
+	return executor.Capabilities{SelfRenewing: true, Wait: executor.WaitInAcquire, QueueNext: true, SharedLocks: true, Semaphores: true}
 }
 
 // do runs f, ZooKeeper calls made by background work, in a goroutine of its
@@ -146,7 +146,7 @@ func (e *Executor) call(ctx context.Context, f func()) error {
 }
 
 // isClosed reports whether Close was called.
-func (e *Executor) isClosed() bool { return kit.Closed(e.done) }
+func (e *Executor) isClosed() bool { return lifecycle.Closed(e.done) }
 
 // backendErr wraps cause for operation op on key with [executor.ErrBackend].
 func backendErr(op, key string, cause error) error {

@@ -13,7 +13,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/lock4go/lock4go/executor"
-	"github.com/lock4go/lock4go/internal/kit"
+	"github.com/lock4go/lock4go/internal/leases"
 )
 
 // Lease states.
@@ -44,7 +44,7 @@ type lease struct {
 	state atomic.Int32
 	// loss is marked, with the reason as its cause, when the lease is lost:
 	// AfterLost, NotifyLost and LostCause read it.
-	loss kit.Loss
+	loss leases.Loss
 
 	// watch delivers the next event on the node (deletion, session expiry);
 	// the monitor polls it and owns it after registration.

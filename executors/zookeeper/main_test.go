@@ -2,13 +2,12 @@ package zookeeper
 
 import (
 	"fmt"
-	"os"
 	"testing"
 	"time"
 
 	"github.com/go-zookeeper/zk"
-	"go.uber.org/goleak"
 
+	"github.com/lock4go/lock4go/internal/exectest"
 	"github.com/lock4go/lock4go/internal/testserver"
 )
 
@@ -22,19 +21,10 @@ var (
 func TestMain(m *testing.M) {
 	zkSrv, zkErr = testserver.StartZooKeeper()
 	code := m.Run()
-	if zkSrv != nil {
-		_ = zkSrv.Stop()
-	}
 	stopTLSServer()
-	if code == 0 {
-		// Every conn and executor is closed by its test's cleanup, so no
-		// goroutine of go-zookeeper or of the executor may remain.
-		if err := goleak.Find(); err != nil {
-			fmt.Fprintln(os.Stderr, "goleak:", err)
-			code = 1
-		}
-	}
-	os.Exit(code)
+	// Every conn and executor is closed by its test's cleanup, so no
+	// goroutine of go-zookeeper or of the executor may remain.
+	exectest.Exit(code, zkSrv)
 }
 
 // testSession is the session timeout of most test conns: long enough not to

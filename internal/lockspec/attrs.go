@@ -88,7 +88,7 @@ func (a *Attrs) validate(tpl *lock4go.Template, where string) error {
 		return bad("KeepUntilExpire needs Expire > 0")
 	case a.Shared && a.Permits > 0:
 		return bad("Shared and Permits together")
-	case a.Executor != "" && !slices.Contains(tpl.Executors(), a.Executor):
+	case a.Executor != "" && !slices.Contains(tpl.ExecutorNames(), a.Executor):
 		return fmt.Errorf("%s: executor %q is not registered: %w: %w",
 			where, a.Executor, lock4go.ErrInvalidConfig, lock4go.ErrUnknownExecutor)
 	}

@@ -129,34 +129,6 @@ func (DownExecutor) Acquire(context.Context, executor.Request) (executor.Lease, 
 	return nil, fmt.Errorf("down: acquire: %w: %w", executor.ErrBackend, ErrDial)
 }
 
-// MaxTracker records the largest number of concurrent holders.
-type MaxTracker struct {
-	mu       sync.Mutex
-	cur, max int
-}
-
-// Enter counts a holder in.
-func (m *MaxTracker) Enter() {
-	m.mu.Lock()
-	m.cur++
-	m.max = max(m.max, m.cur)
-	m.mu.Unlock()
-}
-
-// Leave counts a holder out.
-func (m *MaxTracker) Leave() {
-	m.mu.Lock()
-	m.cur--
-	m.mu.Unlock()
-}
-
-// Peak returns the most holders at once.
-func (m *MaxTracker) Peak() int {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.max
-}
-
 var idSeq atomic.Int64
 
 // RandomID returns a distinct id per call.

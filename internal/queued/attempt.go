@@ -25,7 +25,7 @@ const (
 )
 
 // Tracked reports whether an attempt of req keeps the executor's queue
-// bookkeeping in its [kit.Waits]: a waiting attempt of a lock (one waiter
+// bookkeeping in its [Waits]: a waiting attempt of a lock (one waiter
 // per key in a process). Waiters of shares share the queue entry and leave
 // it alone.
 func Tracked(req executor.Request) bool { return req.Wait && !req.Shared && req.Permits == 0 }

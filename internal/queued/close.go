@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/lock4go/lock4go/executor"
-	"github.com/lock4go/lock4go/internal/kit"
+	"github.com/lock4go/lock4go/internal/leases"
 )
 
 // Add registers l, a lease an attempt has just taken, among the held
@@ -28,6 +28,17 @@ func (c *Core[L]) Add(l L) error {
 
 // Forget unregisters l: it was released, or its release was deferred.
 func (c *Core[L]) Forget(l L) { c.held.Remove(l) }
+
+// Deferred forgets l once err, the error of the renewal that set its
+// lease to end by itself (a deferred release, [executor.DeferredReleaser]),
+// is nil: the lease is done, and Close has nothing to release. It returns
+// err.
+func (c *Core[L]) Deferred(l L, err error) error {
+	if err == nil {
+		c.held.Remove(l)
+	}
+	return err
+}
 
 // Settle forgets l when err, the error of a renewal or release of l, says
 // that l is no longer held ([executor.ErrLockNotHeld]), and returns err.
@@ -70,10 +81,7 @@ func (c *Core[L]) Close(stop func(), finish func() error) error {
 	}
 	c.bg.Stop()
 	c.mu.Unlock()
-	held := c.held.Close()
-	for _, l := range held {
-		l.Loss().Mark(c.closedHeld)
-	}
+	held := c.held.Take(c.closedHeld, L.Loss)
 	err := c.endHeld(held, c.waits.Close())
 	if finish != nil {
 		err = errors.Join(err, finish())
@@ -98,7 +106,7 @@ func (c *Core[L]) endHeld(held []L, keys []string) error {
 	for _, k := range keys {
 		jobs = append(jobs, job{key: k, leave: true})
 	}
-	return kit.EndAll(c.cleanup, jobs, func(ctx context.Context, j job) error {
+	return leases.EndAll(c.cleanup, jobs, func(ctx context.Context, j job) error {
 		if j.leave {
 			c.leave(ctx, j.key)
 			return nil
@@ -111,12 +119,12 @@ func (c *Core[L]) endHeld(held []L, keys []string) error {
 }
 
 // Unwatch returns the stop function of a watch of key by w, which the
-// executor registered with [kit.Waits.Add]. stop runs also (when not nil)
+// executor registered with [Waits.Add]. stop runs also (when not nil)
 // and unregisters w, once; later calls do nothing, and it never blocks on
 // the network. When w was the executor's last watcher of key and the
 // executor may stand in key's queue, it leaves the queue in the background
-// after [kit.LeaveDelay], unless another watcher of key comes first.
-func (c *Core[L]) Unwatch(key string, w *kit.Watcher, also func()) (stop func()) {
+// after [LeaveDelay], unless another watcher of key comes first.
+func (c *Core[L]) Unwatch(key string, w *Watcher, also func()) (stop func()) {
 	var once sync.Once
 	return func() {
 		once.Do(func() {
@@ -124,7 +132,7 @@ func (c *Core[L]) Unwatch(key string, w *kit.Watcher, also func()) (stop func())
 				also()
 			}
 			if c.waits.Remove(key, w) {
-				c.waits.LeaveLater(key, kit.LeaveDelay, func() { c.leaveLater(key) })
+				c.waits.LeaveLater(key, LeaveDelay, func() { c.leaveLater(key) })
 			}
 		})
 	}

@@ -10,7 +10,8 @@ import (
 	"time"
 
 	"github.com/lock4go/lock4go/executor"
-	"github.com/lock4go/lock4go/internal/kit"
+	"github.com/lock4go/lock4go/internal/leases"
+	"github.com/lock4go/lock4go/internal/lifecycle"
 )
 
 // Lease is what the core needs of an executor's lease: the key it locks
@@ -22,7 +23,7 @@ type Lease interface {
 	Key() string
 	// Loss returns the lease's loss: Close records it with a cause
 	// wrapping [executor.ErrClosed].
-	Loss() *kit.Loss
+	Loss() *leases.Loss
 }
 
 // Statements are the round trips a queued executor fills in. Each is
@@ -59,7 +60,7 @@ type Config[L Lease] struct {
 	MaxKeyLen int
 	// Waits are the executor's waits, which Close wakes and whose queues
 	// it leaves.
-	Waits *kit.Waits
+	Waits *Waits
 	// Statements are the executor's round trips.
 	Statements Statements[L]
 }
@@ -72,14 +73,14 @@ type Core[L Lease] struct {
 	log     *slog.Logger
 	cleanup time.Duration
 	maxKey  int
-	waits   *kit.Waits
+	waits   *Waits
 	st      Statements[L]
 	// closedHeld is the loss cause of a lease held when Close began.
 	closedHeld error
 
-	held  kit.Held[L]  // the leases held, for Close
-	voids voidQueue[L] // voids of lost replies
-	bg    kit.Group    // background work: voids, departures, the executor's own
+	held  leases.Held[L]  // the leases held, for Close
+	voids voidQueue[L]    // voids of lost replies
+	bg    lifecycle.Group // background work: voids, departures, the executor's own
 
 	mu     sync.Mutex
 	closed bool
@@ -89,7 +90,7 @@ type Core[L Lease] struct {
 	kill context.CancelFunc
 	// closeBy is when Close's clean-up must end: CleanupTimeout after Close
 	// began. Set before life is cancelled.
-	closeBy kit.Instant
+	closeBy leases.Instant
 }
 
 // New returns the core of an executor configured by cfg.
@@ -155,7 +156,7 @@ const (
 	// QuietPoll is how often a waiter that stands in a key's queue, with
 	// its wake-up channel healthy and no wake since, asks the backend; its
 	// other retries are answered "busy" without a round trip (see
-	// [kit.Waits.Quiet]).
+	// [Waits.Quiet]).
 	QuietPoll = time.Second
 )
 

@@ -12,7 +12,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/lock4go/lock4go/executor"
-	"github.com/lock4go/lock4go/internal/kit"
+	"github.com/lock4go/lock4go/internal/leases"
 	"github.com/lock4go/lock4go/internal/testlog"
 	"github.com/lock4go/lock4go/internal/testwait"
 )
@@ -22,11 +22,11 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // fakeLease is a lease of the fake backend.
 type fakeLease struct {
 	key  string
-	loss kit.Loss
+	loss leases.Loss
 }
 
-func (l *fakeLease) Key() string     { return l.key }
-func (l *fakeLease) Loss() *kit.Loss { return &l.loss }
+func (l *fakeLease) Key() string        { return l.key }
+func (l *fakeLease) Loss() *leases.Loss { return &l.loss }
 
 // errDown is the fake backend's failure.
 var errDown = errors.New("fake: down")
@@ -109,9 +109,9 @@ func (f *fake) setDown(down func(string) bool) {
 
 // newCore returns a core over f whose log goes to rec, closed at the
 // test's end.
-func newCore(t *testing.T, f *fake, rec *testlog.Recorder, cleanup time.Duration) (*Core[*fakeLease], *kit.Waits) {
+func newCore(t *testing.T, f *fake, rec *testlog.Recorder, cleanup time.Duration) (*Core[*fakeLease], *Waits) {
 	t.Helper()
-	w := new(kit.Waits)
+	w := new(Waits)
 	c := New(Config[*fakeLease]{Prefix: "fake", Log: slog.New(rec), CleanupTimeout: cleanup, Waits: w, Statements: f.statements()})
 	t.Cleanup(func() { _ = c.Close(nil, nil) })
 	return c, w
@@ -276,7 +276,7 @@ func TestClose_heldAndWaits(t *testing.T) {
 	if err := c.Add(held); err != nil {
 		t.Fatal(err)
 	}
-	waits.Add("watched", kit.NewWatcher(), time.Second)
+	waits.Add("watched", NewWatcher(), time.Second)
 	if err := c.Close(nil, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -299,11 +299,11 @@ func TestClose_heldAndWaits(t *testing.T) {
 }
 
 // TestUnwatch: the stop of a watch runs once, and the last watcher's stop
-// leaves the key's queue after kit.LeaveDelay, in the background.
+// leaves the key's queue after LeaveDelay, in the background.
 func TestUnwatch(t *testing.T) {
 	f, rec := &fake{}, new(testlog.Recorder)
 	c, waits := newCore(t, f, rec, time.Second)
-	w := kit.NewWatcher()
+	w := NewWatcher()
 	waits.Add("k", w, time.Second)
 	calls := 0
 	stop := c.Unwatch("k", w, func() { calls++ })

@@ -18,7 +18,7 @@
 //     package's name ([Core.Busy], [Core.ClosedErr], [Core.AcquireErr]...).
 //
 // The waits of an executor's callers (who watches which key, whether the
-// executor stands in its queue) are a [kit.Waits] the executor owns and
+// executor stands in its queue) are a [Waits] the executor owns and
 // hands to [Config]; [Core.Close] wakes them and leaves their queues.
 //
 // A new queued executor (PostgreSQL's is the model for a lease table):

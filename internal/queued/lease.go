@@ -3,7 +3,7 @@ package queued
 import (
 	"time"
 
-	"github.com/lock4go/lock4go/internal/kit"
+	"github.com/lock4go/lock4go/internal/leases"
 )
 
 // Base is what the lease of a queued executor is made of, beside its
@@ -19,7 +19,7 @@ type Base struct {
 	owner string
 	token int64
 	start time.Time
-	loss  kit.Loss // set by Close: the backend never reports a loss by itself
+	loss  leases.Loss // set by Close: the backend never reports a loss by itself
 }
 
 // Init sets up the lease of an attempt of owner on key, as it is made.
@@ -40,7 +40,7 @@ func (b *Base) Key() string { return b.key }
 func (b *Base) Owner() string { return b.owner }
 
 // Loss returns the lease's loss, which Close marks.
-func (b *Base) Loss() *kit.Loss { return &b.loss }
+func (b *Base) Loss() *leases.Loss { return &b.loss }
 
 // Token returns the fencing token the acquire statement drew.
 func (b *Base) Token() int64 { return b.token }

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/lock4go/lock4go/internal/kit"
+	"github.com/lock4go/lock4go/internal/lifecycle"
 )
 
 // Bounds of the voids, see [Core.VoidLater].
@@ -105,7 +105,7 @@ func (c *Core[L]) VoidLater(l L, ttl time.Duration, quiet Quiet) {
 // voidLoop runs rounds of the pending voids until none is left, or until
 // the round after Close began fails.
 func (c *Core[L]) voidLoop() {
-	backoff := kit.Backoff{Min: voidBackoffMin, Max: voidBackoffMax}
+	backoff := lifecycle.Backoff{Min: voidBackoffMin, Max: voidBackoffMax}
 	closing := false
 	for {
 		items, expired := c.voids.take(time.Now(), closing)

@@ -9,8 +9,6 @@ import (
 	"sort"
 	"strconv"
 	"syscall"
-
-	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // postgresUser is the unprivileged user that runs initdb, the PostgreSQL
@@ -112,18 +110,6 @@ func initdb(bin, dir string, cred *syscall.Credential) error {
 		return fmt.Errorf("testserver: initdb: %w\n%s", err, out)
 	}
 	return nil
-}
-
-// postgresPing succeeds when the server (or PgBouncer) at addr runs a
-// query.
-func postgresPing(ctx context.Context, addr string) error {
-	conn, err := pgconn.Connect(ctx, PostgresDSN(addr))
-	if err != nil {
-		return err
-	}
-	defer conn.Close(context.WithoutCancel(ctx))
-	_, err = conn.Exec(ctx, "SELECT 1").ReadAll()
-	return err
 }
 
 // postgresBin returns the directory of the newest PostgreSQL's programs:

@@ -41,9 +41,6 @@ func NewProxy(target string) (*Proxy, error) {
 // Addr returns the address clients connect to, "127.0.0.1:PORT".
 func (p *Proxy) Addr() string { return p.ln.Addr().String() }
 
-// Target returns the address the proxy forwards to.
-func (p *Proxy) Target() string { return p.target }
-
 // Cut closes every current connection, both ways, as a network failure
 // would. New connections are accepted as usual.
 func (p *Proxy) Cut() {

@@ -77,6 +77,13 @@ func (p *Probe) Stop() []Delay {
 	return p.delays
 }
 
+// Delays returns the delays recorded so far, without stopping the probe.
+func (p *Probe) Delays() []Delay {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]Delay(nil), p.delays...)
+}
+
 // Max returns the largest of delays whose timer was due between from and
 // to (Unix nanoseconds).
 func Max(delays []Delay, from, to int64) time.Duration {

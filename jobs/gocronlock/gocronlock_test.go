@@ -83,6 +83,13 @@ func TestElector_oneLeaderThenTheOther(t *testing.T) {
 	if err := b.IsLeader(t.Context()); !errors.Is(err, gocronlock.ErrNotLeader) {
 		t.Fatalf("b.IsLeader while a leads = %v, want ErrNotLeader", err)
 	}
+	actx, acancel := a.Context(t.Context())
+	bctx, bcancel := b.Context(t.Context())
+	if actx.Err() != nil || !errors.Is(context.Cause(bctx), gocronlock.ErrNotLeader) {
+		t.Fatalf("Context: the leader's %v, the other's cause %v; want live and ErrNotLeader", actx.Err(), context.Cause(bctx))
+	}
+	acancel()
+	bcancel()
 	if err := a.Close(); err != nil {
 		t.Fatal(err)
 	}

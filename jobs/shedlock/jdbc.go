@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/lock4go/lock4go/executor"
-	"github.com/lock4go/lock4go/internal/kit"
+	"github.com/lock4go/lock4go/internal/leases"
 )
 
 // DB runs the statements of a [JDBC] executor: one adapter per driver
@@ -119,7 +119,7 @@ func (j *JDBC) Inspect(ctx context.Context, key string) (executor.Holder, error)
 // seconds returns d in seconds, as ShedLock passes its intervals, in
 // whole milliseconds rounded up: the row is held at least as long as the
 // Template counts the lease.
-func seconds(d time.Duration) float64 { return float64(kit.Millis(d)) / 1000 }
+func seconds(d time.Duration) float64 { return float64(leases.Millis(d)) / 1000 }
 
 // errNotHeld is the answer of a statement that changed no row.
 var errNotHeld = errors.New("no live row of this holder")

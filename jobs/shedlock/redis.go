@@ -9,7 +9,7 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/lock4go/lock4go/executor"
-	"github.com/lock4go/lock4go/internal/kit"
+	"github.com/lock4go/lock4go/internal/leases"
 )
 
 // RedisOptions configure a [Redis] executor. The zero value means the
@@ -106,7 +106,7 @@ func (r *Redis) Acquire(ctx context.Context, req executor.Request) (executor.Lea
 	}
 	l := &redisLease{r: r, key: r.Key(req.Key), start: time.Now()}
 	l.value = "ADDED:" + l.start.UTC().Format("2006-01-02T15:04:05.000Z") + "@" + r.opts.Host + ":" + req.Owner
-	tok, err := acquireScript.Run(ctx, r.client, []string{l.key}, l.value, kit.Millis(req.TTL)).Int64()
+	tok, err := acquireScript.Run(ctx, r.client, []string{l.key}, l.value, leases.Millis(req.TTL)).Int64()
 	switch {
 	case err != nil:
 		l.abandon(ctx)

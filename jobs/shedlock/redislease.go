@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/lock4go/lock4go/executor"
-	"github.com/lock4go/lock4go/internal/kit"
+	"github.com/lock4go/lock4go/internal/leases"
 )
 
 // redisLease is a job held in ShedLock's Redis layout. Its fields do not
@@ -36,13 +36,13 @@ func (l *redisLease) AfterLost(func()) func() bool { return executor.NeverLost }
 // Renew sets the key's TTL to ttl if it still holds this value, as
 // ShedLock's extend does (safeUpdate).
 func (l *redisLease) Renew(ctx context.Context, ttl time.Duration) error {
-	return l.run("renew", extendScript.Run(ctx, l.r.client, []string{l.key}, l.value, kit.Millis(ttl)).Int64)
+	return l.run("renew", extendScript.Run(ctx, l.r.client, []string{l.key}, l.value, leases.Millis(ttl)).Int64)
 }
 
 // ReleaseAfter implements [executor.DeferredReleaser] as ShedLock's
 // unlock does with lockAtLeastFor left: the key's TTL becomes d.
 func (l *redisLease) ReleaseAfter(ctx context.Context, d time.Duration) error {
-	return l.run("release after", extendScript.Run(ctx, l.r.client, []string{l.key}, l.value, kit.Millis(d)).Int64)
+	return l.run("release after", extendScript.Run(ctx, l.r.client, []string{l.key}, l.value, leases.Millis(d)).Int64)
 }
 
 // Release deletes the key if it still holds this value (ShedLock's

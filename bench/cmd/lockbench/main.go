@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -29,6 +30,7 @@ func main() {
 	fleetOnly := flag.Bool("fleet-only", false, "run only the fleet cells and write fleet.md")
 	backends := flag.String("fleet-backends", "", "comma-separated backends of the fleet cells (empty: all)")
 	subjects := flag.String("fleet-subjects", "", "comma-separated subject names of the fleet cells (empty: all)")
+	procs := flag.String("fleet-procs", "", "comma-separated process counts of the one-key fleet cells, without the many-keys cells (empty: 1,4,16,64 and the many-keys cells)")
 	cells := flag.String("cells", "", "run only these cells and print them: comma-separated, of "+strings.Join(knownCells, ", "))
 	baseline := flag.String("baseline", "", "the latency guard's baseline file (empty: bench-baseline.json in -out, else ../docs)")
 	guardFail := flag.Bool("guard-fail", false, "exit 1 when the latency guard finds a regression (else it only warns)")
@@ -45,6 +47,11 @@ func main() {
 	for _, s := range strings.Split(*subjects, ",") {
 		if s != "" {
 			fleetSubjects = append(fleetSubjects, s)
+		}
+	}
+	for _, p := range strings.Split(*procs, ",") {
+		if n, err := strconv.Atoi(p); err == nil && n > 0 {
+			fleetProcs = append(fleetProcs, n)
 		}
 	}
 	for _, b := range strings.Split(*backends, ",") {
@@ -202,18 +209,19 @@ func runRedlock(ctx context.Context, plan bench.Plan, command string) (md string
 // fleetOptions are the fleet cells' options: the published ones, or short
 // runs at P = 1 and 4 for a smoke test.
 func fleetOptions(quick bool) bench.FleetOptions {
-	o := bench.FleetOptions{ManyKeys: true, Backends: fleetBackends, Subjects: fleetSubjects}
+	o := bench.FleetOptions{ManyKeys: len(fleetProcs) == 0, Backends: fleetBackends, Subjects: fleetSubjects, Procs: fleetProcs}
 	if quick {
 		o.Procs, o.Duration = []int{1, 4}, time.Second
 	}
 	return o
 }
 
-// fleetBackends and fleetSubjects are the lists of -fleet-backends and
-// -fleet-subjects.
+// fleetBackends, fleetSubjects and fleetProcs are the lists of
+// -fleet-backends, -fleet-subjects and -fleet-procs.
 var (
 	fleetBackends []bench.Backend
 	fleetSubjects []string
+	fleetProcs    []int
 )
 
 // runFleet runs only the fleet cells and writes fleet.md to out (or prints

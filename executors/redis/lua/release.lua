@@ -31,10 +31,14 @@ if cur == value .. 'q' then
     redis.call('del', key)
     return 1
   end
-  if not string.find(head, '|', 1, true) then
+  if not string.find(head, '|', 1, true) and tonumber(popped[2]) > -2e16 then
+    -- The grant lives a second (grace in lib.lua) past its claim window,
+    -- flagged 'l', so that a waiter that finds it lapsed keeps the
+    -- grantee's place (take_over in lib.lua). A stalled grantee at the
+    -- head (a score below -2e16) goes back, and serve passes it over.
     local token = tonumber(string.sub(value, #owner + 2)) + 1
-    local grant = string.format('%.0f', token) .. 'q'
-    redis.call('set', key, 'lock4go:claim:' .. head .. '\0' .. grant, 'PX', claim)
+    local grant = string.format('%.0f', token) .. 'ql'
+    redis.call('set', key, 'lock4go:claim:' .. head .. '\0' .. grant, 'PX', claim + 1000)
     local payload, r = key .. '\0' .. grant, nil
     if wakes and wakes ~= '' then
       r = redis.pcall('spublish', wakes .. head, payload)

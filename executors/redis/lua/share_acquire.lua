@@ -24,7 +24,17 @@ if redis.call('exists', voids .. owner) == 1 then
 end
 local now = clock()
 local cur = redis.pcall('get', key)
-local base, floor = parse(cur)
+local base, floor, flags = parse(cur)
+local grantee = lapsed(key, base, flags)
+if grantee then
+  -- A writer's grant lapsed: the next waiter gets the key, and the
+  -- grantee keeps its place (take_over in lib.lua); then this attempt goes
+  -- on with what the key holds now (its claim among the shares, if it was
+  -- next).
+  take_over(key, queue, shares, claim, queueTTL, grantee, floor, now)
+  cur = redis.pcall('get', key)
+  base, floor = parse(cur)
+end
 local marker = 'lock4go:shares:' .. kind
 local out = 0
 if base == marker then
@@ -54,7 +64,7 @@ if redis.call('zscore', shares, me) then
 end
 local claimed = member ~= '' and redis.call('zrem', shares, kind .. '|lock4go:claim:' .. member) == 1
 if not claimed then
-  local head = redis.call('zrange', queue, 0, 0)[1]
+  local head = first(queue)
   if (kind ~= 'r' and out >= n) or (head and head ~= member) then
     if member == '' then
       return false

@@ -25,9 +25,13 @@ import (
 
 	"github.com/lock4go/lock4go"
 	"github.com/lock4go/lock4go/internal/reliability"
+	"github.com/lock4go/lock4go/internal/timerprobe"
 	"github.com/lock4go/lock4go/jobs"
 	"github.com/lock4go/lock4go/jobs/gocronlock"
 )
+
+// probe measures how late this process's timers fire, for the runs' records.
+var probe = timerprobe.Start()
 
 func main() {
 	kind := flag.String("backend", "redis", "redis, etcd, zookeeper or postgres")
@@ -104,8 +108,12 @@ func short(ctx context.Context, k *gocronlock.Locker, name string, offset time.D
 	}
 	start := time.Now()
 	tick := start.Add(-offset).Add(500 * time.Millisecond).Truncate(time.Second).Unix()
+	// How late this process's timers ran in the tick before: a scheduler
+	// that fires that late runs a tick as if its clock were that much
+	// behind, beyond what AtLeastFor covers.
+	late := timerprobe.Max(probe.Delays(), start.Add(-1500*time.Millisecond).UnixNano(), start.UnixNano())
 	time.Sleep(20 * time.Millisecond)
-	emit(map[string]any{"ev": "run", "tick": tick, "token": l.Token(), "start": start.UnixNano(), "end": time.Now().UnixNano()})
+	emit(map[string]any{"ev": "run", "tick": tick, "token": l.Token(), "start": start.UnixNano(), "end": time.Now().UnixNano(), "latems": late.Milliseconds(), "at": l.AcquiredAt().UnixNano()})
 }
 
 // long runs until its lock is lost, writing to the fence every 20ms with

@@ -1,0 +1,185 @@
+package reliability
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/lock4go/lock4go"
+	"github.com/lock4go/lock4go/internal/testwait"
+)
+
+// stallBackends are the backends this test covers. etcd and ZooKeeper
+// grant no claim a stalled waiter could miss: a waiter's place is its
+// queue node, kept through any stall within its session. PostgreSQL's
+// claim window lapses the same way; it joins the list once its stalled
+// waiter keeps its turn.
+var stallBackends = []string{Redis}
+
+// Timings of the stall on Redis: its claim window and quiet poll (the
+// executor's defaults), the stall, five claim windows, and the holds: long
+// enough that waiters still queue when the stopped writer runs again.
+const (
+	stallClaim = 200 * time.Millisecond
+	stallPoll  = time.Second
+	stallFor   = time.Second
+	stallHold  = 300 * time.Millisecond
+)
+
+// stallWaiters are the waiters of a stall, in the order they queue: the
+// writer that is stopped, then two readers and four writers.
+var stallWaiters = []struct{ id, kind string }{
+	{"writer", ModeMutex}, {"reader1", ModeRW}, {"reader2", ModeRW},
+	{"writer2", ModeMutex}, {"writer3", ModeMutex}, {"writer4", ModeMutex}, {"writer5", ModeMutex},
+}
+
+// TestStalledGrantee is the fairness issue's stall: the waiter at the head
+// of the queue, a writer, is stopped (SIGSTOP) for a second while its
+// grant is pending, so the grant lapses. Behind it wait two readers and
+// four writers, all queued after it. The bounds: the others do not wait on
+// the stopped writer past a claim window and a quiet poll (the first of
+// them to ask after the window takes the grant over), so each has the key
+// within that and the holds of the turns before its own; the stopped
+// writer keeps its place, so that once it runs again it has the next turn
+// (at most one turn begins between its SIGCONT and its own: one that a
+// release began as it resumed; it has the key within two holds of its
+// SIGCONT); the later readers overtake it once at most (one group that
+// overlaps); no two holders overlap. Each bound grows by the largest delay
+// the waiter's own timers had.
+func TestStalledGrantee(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, e *env) {
+		if !slices.Contains(stallBackends, e.kind) {
+			t.Skipf("%s is not in stallBackends", e.kind)
+		}
+		for i := range pick(1, 5) {
+			stalledGrantee(t, e)
+			if t.Failed() {
+				t.Fatalf("round %d failed", i)
+			}
+		}
+	})
+}
+
+// stalledGrantee runs one stall and checks its bounds.
+func stalledGrantee(t *testing.T, e *env) {
+	s := newSpace(e)
+	key := s.key("stall")
+	r := newRun(t, s.backend(), key, e.lease)
+	holder := r.start(t, "holder", "--goroutines", "1", "--acquisitions", "1", "--hold", "1m")
+	r.acquiredBy(t, "holder", time.Time{}, 20*time.Second)
+	tpl, _ := s.open(t, lock4go.Config{})
+	procs := map[string]*proc{}
+	for i, w := range stallWaiters {
+		procs[w.id] = r.start(t, w.id, "--goroutines", "1", "--acquisitions", "1", "--hold", stallHold.String(),
+			"--acquire-timeout", "1m", "--lock-kind", w.kind)
+		if !testwait.Until(20*time.Second, func() bool {
+			h, err := tpl.Inspect(t.Context(), key)
+			return err == nil && h.Waiters > i
+		}) {
+			t.Fatalf("%s is not queued after 20s", w.id)
+		}
+	}
+	// The waiters asked the server as they queued, and ask again a quiet
+	// poll later: releasing half a quiet poll after the last of them
+	// queued puts their next asks inside the stall, after the claim window.
+	time.Sleep(stallPoll / 2)
+	stopped := procs["writer"].signal(t, syscall.SIGSTOP)
+	holder.signal(t, syscall.SIGUSR1)
+	holder.wait(t, time.Minute, false)
+	time.Sleep(time.Until(stopped.Add(stallFor)))
+	resumed := procs["writer"].signal(t, syscall.SIGCONT)
+	reps := map[string]Report{}
+	for _, w := range stallWaiters {
+		reps[w.id] = procs[w.id].wait(t, time.Minute, false)
+	}
+	a := r.analyse(t, AnalyseOptions{})
+	_, ivs, err := ReadLogs(r.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkStall(t, ivs, reps, ns(resumed))
+	t.Logf("%s: after the release: %s (the writer resumed at +%v); %s", e.kind, stallTimeline(ivs),
+		resumed.Sub(fromNS(ivs[0].End)).Round(time.Millisecond), a.Summary())
+}
+
+// checkStall checks the turns and waits of a stall's intervals ivs; the
+// stopped writer was resumed at resumed (ns).
+func checkStall(t *testing.T, ivs []Interval, reps map[string]Report, resumed int64) {
+	t.Helper()
+	slices.SortFunc(ivs, func(a, b Interval) int { return cmp.Compare(a.Start, b.Start) })
+	if len(ivs) != len(stallWaiters)+1 || ivs[0].ID != "holder" {
+		t.Fatalf("intervals %s, want the holder's then one per waiter", stallTimeline(ivs))
+	}
+	released := ivs[0].End
+	turns := stallTurns(ivs[1:])
+	readerTurns, sinceResume := 0, 0
+	for _, turn := range turns {
+		if slices.Contains(turn.ids, "writer") {
+			break
+		}
+		if turn.shared {
+			readerTurns++
+		}
+		if turn.start > resumed {
+			sinceResume++
+		}
+	}
+	if readerTurns > 1 || sinceResume > 1 {
+		t.Errorf("turns %v: the stopped writer was overtaken by %d turns of later readers and by %d turns begun after its SIGCONT, want 1 at most", turns, readerTurns, sinceResume)
+	}
+	for i, turn := range turns {
+		for _, id := range turn.ids {
+			iv := ivs[slices.IndexFunc(ivs, func(iv Interval) bool { return iv.ID == id })]
+			from, what, bound := released, "release", stallClaim+stallPoll+time.Duration(i)*stallHold
+			if id == "writer" {
+				from, what, bound = resumed, "SIGCONT", stallHold
+			}
+			bound += 200 * time.Millisecond
+			wait := fromNS(iv.Start).Sub(fromNS(from))
+			if late := reps[id].MaxTimerDelay(from, iv.Start); wait > bound+late {
+				t.Errorf("%s had the key %v after the %s, more than %v and its largest timer delay %v", id, wait, what, bound, late)
+			}
+		}
+	}
+}
+
+// stallTurn is one turn: a writer's hold, or overlapping readers' holds.
+type stallTurn struct {
+	ids    []string
+	shared bool
+	start  int64
+}
+
+func (t stallTurn) String() string { return fmt.Sprint(t.ids) }
+
+// stallTurns groups intervals sorted by start into turns.
+func stallTurns(ivs []Interval) []stallTurn {
+	var turns []stallTurn
+	var end int64
+	for i, iv := range ivs {
+		if i > 0 && iv.Shared && ivs[i-1].Shared && iv.Start < end {
+			turns[len(turns)-1].ids = append(turns[len(turns)-1].ids, iv.ID)
+			end = max(end, iv.End)
+			continue
+		}
+		turns = append(turns, stallTurn{ids: []string{iv.ID}, shared: iv.Shared, start: iv.Start})
+		end = iv.End
+	}
+	return turns
+}
+
+// stallTimeline formats when each waiter had the key, relative to the
+// release of the first interval (the holder's).
+func stallTimeline(ivs []Interval) string {
+	out := ""
+	for i, iv := range ivs[min(1, len(ivs)):] {
+		if i > 0 {
+			out += ", "
+		}
+		out += iv.ID + " +" + fromNS(iv.Start).Sub(fromNS(ivs[0].End)).Round(time.Millisecond).String()
+	}
+	return out
+}
