@@ -9,6 +9,7 @@ import (
 
 	"github.com/lock4go/lock4go/executor"
 	"github.com/lock4go/lock4go/internal/lifecycle"
+	"github.com/lock4go/lock4go/internal/queued"
 )
 
 // Check tells whether the user of db's connections may use what [Migrate]
@@ -158,5 +159,5 @@ func checkErr(ctx context.Context, err error, o Options) error {
 	if errors.Is(ctx.Err(), context.Canceled) {
 		return fmt.Errorf("mysql: check: %w", executor.GaveUp(ctx))
 	}
-	return fmt.Errorf("mysql: check: %w", backendErr(ctx, err))
+	return fmt.Errorf("mysql: check: %w", queued.BackendErr(ctx, err))
 }

@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	gomysql "github.com/go-sql-driver/mysql"
 
 	"github.com/lock4go/lock4go/executor"
+	"github.com/lock4go/lock4go/internal/queued"
 )
 
 // How a server's error is reported, by its error number (the server's
@@ -134,21 +134,6 @@ func configError(err error, o Options) error {
 	return fmt.Errorf("%w: %w: %s", executor.ErrInvalidConfig, err, fix(me.Number, o))
 }
 
-// backendErr is the error of a statement that failed with err under ctx,
-// when it is not a wrong configuration: [executor.ErrBackend] and err, with
-// ctx's error and cause once ctx has ended (the statement's time ran out).
-func backendErr(ctx context.Context, err error) error {
-	if d, ok := ctx.Deadline(); ok && ctx.Err() == nil && !time.Now().Before(d) {
-		// The statement's own deadline (ctx's) can pass just before ctx's
-		// timer fires; that timer is due, so wait for it.
-		<-ctx.Done()
-	}
-	if ctx.Err() == nil {
-		return fmt.Errorf("%w: %w", executor.ErrBackend, err)
-	}
-	return fmt.Errorf("%w: %w (%w)", executor.ErrBackend, err, executor.ContextError(ctx))
-}
-
 // failed is the error of the statement of op on key that failed with err
 // under ctx: [executor.ErrInvalidConfig] with what to do for the numbers of
 // a wrong configuration, [executor.ErrBackend] otherwise.
@@ -156,5 +141,5 @@ func failed(ctx context.Context, o Options, op, key string, err error) error {
 	if cerr := configError(err, o); cerr != nil {
 		return fmt.Errorf("mysql: %s %q: %w", op, key, cerr)
 	}
-	return fmt.Errorf("mysql: %s %q: %w", op, key, backendErr(ctx, err))
+	return fmt.Errorf("mysql: %s %q: %w", op, key, queued.BackendErr(ctx, err))
 }

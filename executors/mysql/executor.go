@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"log/slog"
-	"sync"
 	"sync/atomic"
 
 	"github.com/lock4go/lock4go/executor"
@@ -34,12 +33,8 @@ type Executor struct {
 	bell    *bell
 	waits   queued.Waits
 
-	// checked is set once [Check] passed; checking lets one acquisition at
-	// a time run it until then.
-	checked  atomic.Bool
-	checking chan struct{}
-
-	sweepOnce sync.Once
+	checked queued.FirstCheck // Check before the first acquisition
+	sweeper queued.Sweeper
 	// warnedDenied is set once a release reported that the server refused
 	// to wake a waiter (see ring in schema.sql).
 	warnedDenied atomic.Bool
@@ -80,14 +75,13 @@ func New(db *sql.DB, opts Options) (*Executor, error) {
 		return nil, err
 	}
 	e := &Executor{
-		db:       db,
-		opts:     opts,
-		log:      opts.Logger.With("executor", opts.Name),
-		sql:      newCalls(newNames(opts)),
-		member:   queued.NewMember(),
-		claimMs:  leases.Millis(opts.ClaimWindow),
-		queueMs:  leases.Millis(max(queued.QueueTTL, opts.ClaimWindow)),
-		checking: make(chan struct{}, 1),
+		db:      db,
+		opts:    opts,
+		log:     opts.Logger.With("executor", opts.Name),
+		sql:     newCalls(newNames(opts)),
+		member:  queued.NewMember(),
+		claimMs: leases.Millis(opts.ClaimWindow),
+		queueMs: leases.Millis(max(queued.QueueTTL, opts.ClaimWindow)),
 	}
 	e.core = queued.New(queued.Config[*lease]{
 		Prefix:         "mysql",

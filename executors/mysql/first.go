@@ -4,41 +4,24 @@ import (
 	"context"
 	"errors"
 	"fmt"
-
-	"github.com/lock4go/lock4go/executor"
 )
 
-// checkFirst runs [Check] before the executor's first acquisition: until
-// it passes, every acquisition runs it, one at a time, and fails with its
-// error, so that a user that could take a lock but not release it, or not
-// queue for one, or a server that may lose what it commits, takes none.
-// Once it passed, acquisitions pay nothing (the sweeper checks the
-// durability settings again, see [Executor.recheck]).
+// checkFirst runs [Check] before the executor's first acquisition
+// ([queued.FirstCheck]): a user that could take a lock but not release
+// it, or not queue for one, or a server that may lose what it commits,
+// takes none. Once it passed, acquisitions pay nothing (the sweeper
+// checks the durability settings again, see [Executor.recheck]).
 func (e *Executor) checkFirst(ctx context.Context) error {
-	if e.checked.Load() {
-		return nil
-	}
-	select {
-	case e.checking <- struct{}{}:
-	case <-ctx.Done():
-		return executor.GaveUp(ctx)
-	}
-	defer func() { <-e.checking }()
-	if e.checked.Load() {
-		return nil
-	}
-	conn, err := e.db.Conn(ctx)
-	if err != nil {
-		return e.noConnection(ctx, err)
-	}
-	defer conn.Close()
-	cctx, cancel := e.core.CallContext(ctx)
-	defer cancel()
-	if err := check(cctx, conn, e.opts); err != nil {
-		return err
-	}
-	e.checked.Store(true)
-	return nil
+	return e.checked.Run(ctx, func(ctx context.Context) error {
+		conn, err := e.db.Conn(ctx)
+		if err != nil {
+			return e.noConnection(ctx, err)
+		}
+		defer conn.Close()
+		cctx, cancel := e.core.CallContext(ctx)
+		defer cancel()
+		return check(cctx, conn, e.opts)
+	})
 }
 
 // checkFailed is the error of an acquisition of key whose [checkFirst]
@@ -72,6 +55,6 @@ func (e *Executor) recheck(ctx context.Context) {
 	}
 	if err := s.durable(); err != nil && !e.opts.AllowUnsafeDurability {
 		e.log.Error("mysql: the server's settings changed: it may lose its last commits in a crash; acquisitions fail until they are durable again (or Options.AllowUnsafeDurability accepts it)", "err", err)
-		e.checked.Store(false)
+		e.checked.Again()
 	}
 }

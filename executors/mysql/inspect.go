@@ -3,11 +3,10 @@ package mysql
 import (
 	"context"
 	"fmt"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/lock4go/lock4go/executor"
+	"github.com/lock4go/lock4go/internal/queued"
 )
 
 // Inspect implements [executor.Inspector] with one statement: the writer
@@ -25,56 +24,39 @@ func (e *Executor) Inspect(ctx context.Context, key string) (executor.Holder, er
 	if err := e.core.CheckKey("inspect", key); err != nil {
 		return executor.Holder{}, err
 	}
-	h, err := e.inspect(ctx, key)
-	switch {
-	case err != nil:
-		return executor.Holder{}, e.failed(ctx, "inspect", key, err)
-	case len(h.Holders) == 0:
-		return executor.Holder{}, fmt.Errorf("mysql: inspect %q: %w", key, executor.ErrLockNotHeld)
-	}
-	h.Owner, h.Token, h.TTL = h.Holders[0].Owner, h.Holders[0].Token, h.Holders[0].TTL
-	return h, nil
-}
-
-// inspect runs the inspect statement of key and collects its rows.
-func (e *Executor) inspect(ctx context.Context, key string) (executor.Holder, error) {
 	ctx, cancel := e.core.CallContext(ctx)
 	defer cancel()
-	rows, err := e.db.QueryContext(ctx, e.sql.call("inspect", hexArg(key)))
+	holders, kind, waiters, err := e.inspect(ctx, key)
 	if err != nil {
-		return executor.Holder{}, err
+		return executor.Holder{}, e.failed(ctx, "inspect", key, err)
 	}
-	defer rows.Close()
-	var h executor.Holder
-	for rows.Next() {
-		var (
-			owner, kind  []byte
-			token, ttlMs int64
-			waiters      int64
-		)
-		if err := rows.Scan(&owner, &token, &ttlMs, &kind, &waiters); err != nil {
-			return executor.Holder{}, err
-		}
-		h.Holders = append(h.Holders, executor.Holder{Owner: string(owner), Token: token, TTL: time.Duration(max(ttlMs, 0)) * time.Millisecond})
-		h.Kind, h.Permits = holderKind(string(kind))
-		h.Waiters = int(waiters)
-	}
-	if err := rows.Err(); err != nil {
-		return executor.Holder{}, err
-	}
-	return h, rows.Close()
+	return queued.Inspected("mysql", key, holders, kind, waiters)
 }
 
-// holderKind maps a row's kind ("w", "r" or "p<n>") to the Holder's.
-func holderKind(kind string) (executor.Kind, int) {
-	switch {
-	case kind == "r":
-		return executor.KindRead, 0
-	case strings.HasPrefix(kind, "p"):
-		n, _ := strconv.Atoi(kind[1:])
-		return executor.KindPermits, n
+// inspect runs the inspect statement of key and returns its holders, the
+// kind and waiters of its rows.
+func (e *Executor) inspect(ctx context.Context, key string) (holders []executor.Holder, kind string, waiters int, err error) {
+	rows, err := e.db.QueryContext(ctx, e.sql.call("inspect", hexArg(key)))
+	if err != nil {
+		return nil, "", 0, err
 	}
-	return executor.KindLock, 0
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			owner, k  []byte
+			token, ms int64
+			n         int64
+		)
+		if err := rows.Scan(&owner, &token, &ms, &k, &n); err != nil {
+			return nil, "", 0, err
+		}
+		holders = append(holders, executor.Holder{Owner: string(owner), Token: token, TTL: time.Duration(max(ms, 0)) * time.Millisecond})
+		kind, waiters = string(k), int(n)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, "", 0, err
+	}
+	return holders, kind, waiters, rows.Close()
 }
 
 // ForceRelease implements [executor.ForceReleaser] with the release

@@ -9,6 +9,7 @@ import (
 
 	"github.com/lock4go/lock4go/executor"
 	"github.com/lock4go/lock4go/internal/lifecycle"
+	"github.com/lock4go/lock4go/internal/queued"
 )
 
 // migrateMode is the sql_mode Migrate creates the procedures under: a
@@ -147,7 +148,7 @@ func migrateErr(ctx context.Context, err error, o Options) error {
 	case wrongConfig(me.Number):
 		return fmt.Errorf("mysql: migrate: %w: %w: %s", executor.ErrInvalidConfig, err, fix(me.Number, o))
 	}
-	return fmt.Errorf("mysql: migrate: %w", backendErr(ctx, err))
+	return fmt.Errorf("mysql: migrate: %w", queued.BackendErr(ctx, err))
 }
 
 // firstLine returns s's first line.

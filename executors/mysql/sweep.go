@@ -2,8 +2,6 @@ package mysql
 
 import (
 	"context"
-	"math/rand/v2"
-	"time"
 )
 
 // sweepBatch bounds the keys one sweep statement returns.
@@ -11,35 +9,17 @@ const sweepBatch = 500
 
 // startSweeper starts, on the executor's first acquisition, the goroutine
 // that sweeps every [Options.SweepInterval] (with jitter, so that many
-// processes spread their sweeps).
+// processes spread their sweeps), and reads the durability settings again
+// after each sweep.
 func (e *Executor) startSweeper() {
-	e.sweepOnce.Do(func() { e.core.Go(e.sweepLoop) })
-}
-
-// sweepLoop sweeps until the executor closes.
-func (e *Executor) sweepLoop() {
-	life := e.core.Life()
-	t := time.NewTimer(jitter(e.opts.SweepInterval))
-	defer t.Stop()
-	for {
-		select {
-		case <-life.Done():
-			return
-		case <-t.C:
-		}
-		if err := e.Sweep(life); err != nil && life.Err() == nil {
-			e.log.Debug("mysql: sweep failed; it runs again later", "err", err)
-		}
-		ctx, cancel := context.WithTimeout(life, e.opts.CleanupTimeout)
-		e.recheck(ctx)
-		cancel()
-		t.Reset(jitter(e.opts.SweepInterval))
-	}
-}
-
-// jitter returns d give or take a quarter.
-func jitter(d time.Duration) time.Duration {
-	return d*3/4 + rand.N(d/2+1)
+	e.sweeper.Start(e.core, e.opts.SweepInterval, func(msg string, args ...any) { e.log.Debug("mysql: "+msg, args...) },
+		func(ctx context.Context) error {
+			err := e.Sweep(ctx)
+			rctx, cancel := context.WithTimeout(ctx, e.opts.CleanupTimeout)
+			e.recheck(rctx)
+			cancel()
+			return err
+		})
 }
 
 // Sweep removes what ended without a release: rows of keys whose leases,
