@@ -85,6 +85,7 @@ func TestUncontended_claims(t *testing.T) {
 		{Etcd, "raw etcd", "lock4go/etcd", uncontendedClaims[Etcd]},
 		{ZooKeeper, "raw zookeeper", "lock4go/zookeeper", uncontendedClaims[ZooKeeper]},
 		{Postgres, "raw postgres", "lock4go/postgres", uncontendedClaims[Postgres]},
+		{MySQL, "raw mysql", "lock4go/mysql", uncontendedClaims[MySQL]},
 	} {
 		t.Run(string(tc.backend), func(t *testing.T) {
 			subjects := []*Subject{cat.ByName(tc.floor), cat.ByName(tc.mine)}

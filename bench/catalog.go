@@ -49,6 +49,10 @@ func NewCatalog(ctx context.Context, env *Env) (*Catalog, error) {
 	if err != nil {
 		return nil, err
 	}
+	mySteps, err := mysqlSteps(ctx, env, add)
+	if err != nil {
+		return nil, err
+	}
 	steps := []func() error{
 		func() error { return add(RawRedis(rc), nil) },
 		func() error { return add(Lock4go(ctx, Redis, 1, redisExec)) },
@@ -63,7 +67,7 @@ func NewCatalog(ctx context.Context, env *Env) (*Catalog, error) {
 		func() error { return add(Lock4go(ctx, ZooKeeper, 1, zkExec)) },
 		func() error { return add(ZKLock(zc)) },
 	}
-	steps = append(steps, pgSteps...)
+	steps = append(append(steps, pgSteps...), mySteps...)
 	for _, step := range steps {
 		if err := step(); err != nil {
 			return nil, errors.Join(err, c.Close())

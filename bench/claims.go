@@ -11,4 +11,5 @@ var uncontendedClaims = map[Backend]float64{
 	Etcd:      1.3,
 	ZooKeeper: 2.0,
 	Postgres:  1.15,
+	MySQL:     1.15,
 }

@@ -18,7 +18,7 @@ import (
 // Env is the servers of one run and the clients made on them. It is safe
 // for concurrent use.
 type Env struct {
-	RedisAddr, EtcdAddr, ZooKeeperAddr, PostgresAddr string
+	RedisAddr, EtcdAddr, ZooKeeperAddr, PostgresAddr, MySQLAddr string
 
 	// EtcdRequests counts the requests of every etcd client made by
 	// [Env.EtcdClient].
@@ -34,7 +34,8 @@ type Env struct {
 	closers []func() error
 }
 
-// Start starts redis-server, etcd, ZooKeeper and PostgreSQL on loopback.
+// Start starts redis-server, etcd, ZooKeeper, PostgreSQL and MariaDB on
+// loopback.
 // The error wraps [testserver.ErrNotInstalled] when one is missing.
 func Start() (*Env, error) {
 	e := &Env{EtcdRequests: &GRPCCounter{}, RedisSent: &PipelineCounter{}}
@@ -46,6 +47,7 @@ func Start() (*Env, error) {
 		{testserver.StartEtcd, &e.EtcdAddr},
 		{testserver.StartZooKeeper, &e.ZooKeeperAddr},
 		{startPostgres, &e.PostgresAddr},
+		{startMySQL, &e.MySQLAddr},
 	} {
 		srv, err := s.start()
 		if err != nil {
@@ -68,6 +70,8 @@ func (e *Env) Counter(b Backend) Counter {
 		return e.EtcdRequests
 	case Postgres:
 		return postgresCounter{e.PostgresAddr}
+	case MySQL:
+		return mysqlCounter{e.MySQLAddr}
 	default:
 		return ZooKeeperStats{Addr: e.ZooKeeperAddr}
 	}
@@ -76,7 +80,7 @@ func (e *Env) Counter(b Backend) Counter {
 // serverPID returns the process ID of b's server, or 0 when the Env did
 // not start it (a worker's Env).
 func (e *Env) serverPID(b Backend) int {
-	i := map[Backend]int{Redis: 0, Etcd: 1, ZooKeeper: 2, Postgres: 3}[b]
+	i := map[Backend]int{Redis: 0, Etcd: 1, ZooKeeper: 2, Postgres: 3, MySQL: 4}[b]
 	if i >= len(e.servers) {
 		return 0
 	}

@@ -78,12 +78,15 @@ const (
 
 const whyPgWrites = "An advisory lock is two trivial statements on a connection pinned for the whole hold, with no lease, no fencing token and no safety through a transaction pooler; lock4go's two statements each write the lock's row and commit (insert or take over an expired row, with a token from a sequence; delete, or hand the key to the head of the queue)."
 
+const whyMyWrites = "GET_LOCK is two trivial statements on a connection pinned for the whole hold, with no lease, no fencing token and no safety through a pool or proxy that recycles connections; lock4go's two statements each run a procedure that writes the lock's row and commits (take the row, draw a token from an AUTO_INCREMENT; free the row, or hand the key to the head of the queue)."
+
 const whySameRequests = "Same number of requests per pair as the peer (two), but heavier ones: lock4go acquires with a transaction over the key's whole prefix that writes only if the range is empty and otherwise reads the queue's head, and releases with a compare-and-delete transaction on its own entry, where concurrency.Mutex releases with a plain delete; the Template adds its owner, local-queue turn and watchdog bookkeeping."
 
 var whyUncontended = map[Backend]map[bool]string{
 	Redis:     {false: whyRedisScript, true: whyRedisScript},
 	Etcd:      {false: whySameRequests, true: whySameRequests},
 	Postgres:  {false: whyPgWrites, true: whyPgWrites},
+	MySQL:     {false: whyMyWrites, true: whyMyWrites},
 	ZooKeeper: {false: "lock4go sends 4 requests per pair against zk.Lock's 3: besides create, children and delete it reads its own node (ExistsW, in parallel with the children listing) for the fencing token (the node's czxid) and a watch that reports the node's deletion as a lost lock.", true: "lock4go sends 4 requests per pair against zk.Lock's 3: besides create, children and delete it reads its own node (ExistsW, in parallel with the children listing) for the fencing token (the node's czxid) and a watch that reports the node's deletion as a lost lock."},
 }
 
@@ -97,6 +100,7 @@ var whyThroughput = map[Backend]map[bool]string{
 		true:  whyEtcdUnsynced,
 	},
 	Postgres: {false: whySerial + " On PostgreSQL each of those is a committed write; an advisory lock waits in the server's lock manager and is handed over there."},
+	MySQL:    {false: whySerial + " On MySQL each of those is a procedure that commits a write; GET_LOCK's waiters wait in the server and are handed the lock there."},
 	ZooKeeper: {
 		false: whySerial,
 		true:  "Four processes put four waiters in the server's queue against zk.Lock's 64, so fewer round trips overlap, and each lock4go acquisition also reads its own node.",
@@ -108,6 +112,7 @@ const whySerial = "One Template serialises its goroutines in the local queue, so
 var whyHandoff = map[Backend]map[bool]string{
 	Etcd:      {false: whyLocalQueue, true: whyEtcdUnsynced},
 	Postgres:  {false: whyLocalQueue + " On PostgreSQL the fresh acquire is a committed write; an advisory lock's waiter is granted inside the server at the unlock."},
+	MySQL:     {false: whyLocalQueue + " On MySQL the fresh acquire is a procedure that commits a write; GET_LOCK's waiter is granted inside the server at RELEASE_LOCK."},
 	ZooKeeper: {false: whyLocalQueue, true: "The processes' waiters are queued on the server as zk.Lock's are, but the woken waiter reads its own node as well as the children before it holds the lock."},
 }
 

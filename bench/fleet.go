@@ -48,7 +48,7 @@ func (o FleetOptions) withDefaults() FleetOptions {
 		o.Hold = 500 * time.Microsecond
 	}
 	if o.Backends == nil {
-		o.Backends = []Backend{Redis, Etcd, ZooKeeper, Postgres}
+		o.Backends = []Backend{Redis, Etcd, ZooKeeper, Postgres, MySQL}
 	}
 	return o
 }
@@ -155,7 +155,7 @@ func fleetCell(ctx context.Context, env *Env, c FleetCell, o FleetOptions) (Flee
 			g++
 		}
 		job := fleetJob{
-			RedisAddr: env.RedisAddr, EtcdAddr: env.EtcdAddr, ZooKeeperAddr: env.ZooKeeperAddr, PostgresAddr: env.PostgresAddr,
+			RedisAddr: env.RedisAddr, EtcdAddr: env.EtcdAddr, ZooKeeperAddr: env.ZooKeeperAddr, PostgresAddr: env.PostgresAddr, MySQLAddr: env.MySQLAddr,
 			Subject: c.Subject, Goroutines: g, Keys: c.Keys, Zipf: c.Zipf, KeyPrefix: prefix,
 			Hold: o.Hold, Duration: o.Duration, Timeout: 3 * time.Second, Seed: uint64(i + 1),
 		}

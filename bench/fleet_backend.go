@@ -48,6 +48,8 @@ func readBackend(ctx context.Context, env *Env, b Backend) (backendUse, error) {
 		u.cmds, err = ZooKeeperStats{Addr: env.ZooKeeperAddr}.packets(ctx)
 	case Postgres:
 		return postgresUse(ctx, env.PostgresAddr)
+	case MySQL:
+		return mysqlUse(ctx, env)
 	}
 	if err != nil {
 		return u, err

@@ -20,7 +20,7 @@ const fleetWorkerEnv = "LOCKBENCH_FLEET_WORKER"
 
 // fleetJob is what a worker process is told to do, as JSON on its stdin.
 type fleetJob struct {
-	RedisAddr, EtcdAddr, ZooKeeperAddr, PostgresAddr string
+	RedisAddr, EtcdAddr, ZooKeeperAddr, PostgresAddr, MySQLAddr string
 
 	Subject    string // a subject name of fleetSubject
 	Goroutines int    // in this process
@@ -71,7 +71,7 @@ func fleetWork(in io.Reader, out io.Writer) error {
 		return fmt.Errorf("job: %w", err)
 	}
 	ctx := context.Background()
-	env := &Env{RedisAddr: job.RedisAddr, EtcdAddr: job.EtcdAddr, ZooKeeperAddr: job.ZooKeeperAddr, PostgresAddr: job.PostgresAddr,
+	env := &Env{RedisAddr: job.RedisAddr, EtcdAddr: job.EtcdAddr, ZooKeeperAddr: job.ZooKeeperAddr, PostgresAddr: job.PostgresAddr, MySQLAddr: job.MySQLAddr,
 		EtcdRequests: &GRPCCounter{}, RedisSent: &PipelineCounter{}}
 	defer env.Close()
 	s, err := fleetSubject(ctx, env, job.Subject)
@@ -176,6 +176,7 @@ var fleetSubjects = map[Backend][]string{
 	Etcd:      {"lock4go/etcd", "etcd concurrency.Mutex"},
 	ZooKeeper: {"lock4go/zookeeper", "go-zookeeper zk.Lock"},
 	Postgres:  {"lock4go/postgres", "pg_advisory_lock"},
+	MySQL:     {"lock4go/mysql", "GET_LOCK"},
 }
 
 // fleetSubject builds the named subject on env's servers: one client (and
@@ -214,6 +215,8 @@ func fleetSubject(ctx context.Context, env *Env, name string) (*Subject, error) 
 		return ZKLock(c)
 	case "lock4go/postgres", "pg_advisory_lock":
 		return postgresFleetSubject(ctx, env, name)
+	case "lock4go/mysql", "GET_LOCK":
+		return mysqlFleetSubject(ctx, env, name)
 	}
 	return nil, fmt.Errorf("fleet: unknown subject %q", name)
 }

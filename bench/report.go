@@ -162,7 +162,7 @@ func (r *Report) claims(b *strings.Builder) {
 	b.WriteString("### Claims\n\n")
 	fmt.Fprintf(b, "Checked on every run of `cd bench && %s=1 go test -run Uncontended_claims .` (measured interleaved, like this table), and by `go test -run '^$' -bench Uncontended .`, whose `x-floor` metric is the same ratio with raw and library pairs alternating op by op.\n\n", claimEnv)
 	b.WriteString("| claim | this run | holds |\n|---|--:|---|\n")
-	for _, bk := range []Backend{Redis, Etcd, ZooKeeper, Postgres} {
+	for _, bk := range []Backend{Redis, Etcd, ZooKeeper, Postgres, MySQL} {
 		bound := uncontendedClaims[bk]
 		var mine *Row
 		for _, row := range r.Rows {

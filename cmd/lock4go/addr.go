@@ -109,5 +109,10 @@ func (c *connFlags) checkAddrs() error {
 			return usagef("--postgres: %v", err)
 		}
 	}
+	if c.mysql != "" {
+		if _, err := mysqlConfig(c.mysql); err != nil {
+			return err
+		}
+	}
 	return nil
 }

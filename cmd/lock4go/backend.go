@@ -12,7 +12,7 @@ import (
 
 // backend is one connected lock backend and the executor that reads it.
 type backend struct {
-	kind  string // "redis", "redlock", "etcd", "zookeeper" or "postgres"
+	kind  string // "redis", "redlock", "etcd", "zookeeper", "postgres" or "mysql"
 	addr  string // where it is, without credentials, for messages
 	exec  inspectExecutor
 	close func()
@@ -36,7 +36,7 @@ type dialer func(ctx context.Context, c *connFlags) (*backend, error)
 func (c *connFlags) configured() ([]string, error) {
 	var kinds []string
 	for _, k := range []struct{ kind, v string }{
-		{"redis", c.redis}, {"redlock", c.redlock}, {"etcd", c.etcd}, {"zookeeper", c.zookeeper}, {"postgres", c.postgres},
+		{"redis", c.redis}, {"redlock", c.redlock}, {"etcd", c.etcd}, {"zookeeper", c.zookeeper}, {"postgres", c.postgres}, {"mysql", c.mysql},
 	} {
 		if k.v != "" && (c.backend == "" || c.backend == k.kind) {
 			kinds = append(kinds, k.kind)
@@ -46,14 +46,14 @@ func (c *connFlags) configured() ([]string, error) {
 		if c.backend != "" {
 			return nil, usagef("--backend %s: no such backend configured (pass --%s, or set its LOCK4GO_ variable)", c.backend, c.backend)
 		}
-		return nil, usagef("no backend: pass --redis, --redlock, --etcd, --zookeeper or --postgres (or set LOCK4GO_REDIS, LOCK4GO_REDLOCK, LOCK4GO_ETCD, LOCK4GO_ZOOKEEPER, LOCK4GO_POSTGRES)")
+		return nil, usagef("no backend: pass --redis, --redlock, --etcd, --zookeeper, --postgres or --mysql (or set LOCK4GO_REDIS, LOCK4GO_REDLOCK, LOCK4GO_ETCD, LOCK4GO_ZOOKEEPER, LOCK4GO_POSTGRES, LOCK4GO_MYSQL)")
 	}
 	return kinds, nil
 }
 
 // dial connects to the backend of kind within --timeout.
 func dial(ctx context.Context, c *connFlags, kind string) (*backend, error) {
-	d := map[string]dialer{"redis": dialRedis, "redlock": dialRedlock, "etcd": dialEtcd, "zookeeper": dialZooKeeper, "postgres": dialPostgres}[kind]
+	d := map[string]dialer{"redis": dialRedis, "redlock": dialRedlock, "etcd": dialEtcd, "zookeeper": dialZooKeeper, "postgres": dialPostgres, "mysql": dialMySQL}[kind]
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
 	return d(ctx, c)
@@ -93,6 +93,8 @@ func (c *connFlags) address(kind string) string {
 		return strings.Join(splitList(c.etcd), ",")
 	case "postgres":
 		return postgresAddress(c.postgres)
+	case "mysql":
+		return mysqlAddress(c.mysql)
 	}
 	hosts, _ := zkHosts(c.zookeeper)
 	return strings.Join(hosts, ",")

@@ -1,5 +1,6 @@
 // Command lock4go inspects, watches, breaks and measures lock4go locks on
-// the backends themselves: Redis, Redlock, etcd, ZooKeeper and PostgreSQL.
+// the backends themselves: Redis, Redlock, etcd, ZooKeeper, PostgreSQL and
+// MySQL.
 //
 // Usage:
 //
@@ -16,7 +17,9 @@
 //	--etcd ENDPOINTS       comma-separated host:port or http(s)://host:port (LOCK4GO_ETCD)
 //	--zookeeper HOSTS      comma-separated host:port, or zk://host:port,host:port (LOCK4GO_ZOOKEEPER)
 //	--postgres ADDR        [user@]host:port[/db] or a postgres:// URL (LOCK4GO_POSTGRES; user: PGUSER, else the OS user)
-//	--etcd-prefix, --zk-base-path, --postgres-table, --postgres-schema: the executors' namespaces
+//	--mysql DSN            [user@]host:port/db or a go-sql-driver DSN: user:password@tcp(host:port)/db (LOCK4GO_MYSQL)
+//	--etcd-prefix, --zk-base-path, --postgres-table, --postgres-schema, --mysql-table, --mysql-database:
+//	                       the executors' namespaces
 //	--etcd-user U, --etcd-password P        etcd credentials (LOCK4GO_ETCD_USER, LOCK4GO_ETCD_PASSWORD)
 //	--zk-digest USER:PASSWORD               ZooKeeper digest credentials (LOCK4GO_ZK_DIGEST)
 //	--tls-ca F, --tls-cert F, --tls-key F, --tls-insecure-skip-verify  TLS (LOCK4GO_TLS_CA, ...)

@@ -22,6 +22,8 @@ type connFlags struct {
 	redlock                string // comma-separated Redis URLs, one per master
 	postgres               string // a PostgreSQL connection URL
 	pgTable, pgSchema      string
+	mysql                  string // a MySQL DSN
+	myTable, myDatabase    string
 	etcdPrefix, zkBasePath string
 	etcdUser, etcdPassword string
 	zkDigest               string
@@ -47,6 +49,9 @@ func (c *connFlags) register(fs *flag.FlagSet) {
 	str(&c.postgres, "postgres", "LOCK4GO_POSTGRES", "PostgreSQL `user@host:port/db` (user and db optional: PGUSER, else the OS user) or URL: postgres://[user[:password]@]host:port/db[?sslmode=...]")
 	str(&c.pgTable, "postgres-table", "LOCK4GO_POSTGRES_TABLE", "the PostgreSQL executor's table `prefix` (postgres.Options.Table; default lock4go)")
 	str(&c.pgSchema, "postgres-schema", "LOCK4GO_POSTGRES_SCHEMA", "the PostgreSQL executor's `schema` (postgres.Options.Schema)")
+	str(&c.mysql, "mysql", "LOCK4GO_MYSQL", "MySQL or MariaDB `user@host:port/db` or DSN: user:password@tcp(host:port)/db[?param=value]")
+	str(&c.myTable, "mysql-table", "LOCK4GO_MYSQL_TABLE", "the MySQL executor's table `prefix` (mysql.Options.Table; default lock4go)")
+	str(&c.myDatabase, "mysql-database", "LOCK4GO_MYSQL_DATABASE", "the MySQL executor's `database` (mysql.Options.Database; default the DSN's)")
 	str(&c.etcdPrefix, "etcd-prefix", "LOCK4GO_ETCD_PREFIX", "the etcd executor's key `prefix` (etcd.Options.Prefix)")
 	str(&c.zkBasePath, "zk-base-path", "LOCK4GO_ZK_BASE_PATH", "the ZooKeeper executor's base `path` (zookeeper.Options.BasePath; default /lock4go)")
 	str(&c.etcdUser, "etcd-user", "LOCK4GO_ETCD_USER", "etcd `user`")
@@ -55,7 +60,7 @@ func (c *connFlags) register(fs *flag.FlagSet) {
 	str(&c.tlsCA, "tls-ca", "LOCK4GO_TLS_CA", "PEM `file` of the CA that signed the server's certificate (enables TLS)")
 	str(&c.tlsCert, "tls-cert", "LOCK4GO_TLS_CERT", "PEM `file` of a client certificate (enables TLS)")
 	str(&c.tlsKey, "tls-key", "LOCK4GO_TLS_KEY", "PEM `file` of the client certificate's key")
-	str(&c.backend, "backend", "LOCK4GO_BACKEND", "which configured backend to use, when several are: redis, redlock, etcd, zookeeper or postgres")
+	str(&c.backend, "backend", "LOCK4GO_BACKEND", "which configured backend to use, when several are: redis, redlock, etcd, zookeeper, postgres or mysql")
 	insecure, err := envBool("LOCK4GO_TLS_INSECURE_SKIP_VERIFY")
 	c.envErr = err
 	fs.BoolVar(&c.tlsInsecure, "tls-insecure-skip-verify", insecure, "do not verify the server's certificate (enables TLS; testing only) (env LOCK4GO_TLS_INSECURE_SKIP_VERIFY)")

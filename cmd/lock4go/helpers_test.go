@@ -46,7 +46,7 @@ func forEachBackend(t *testing.T, f func(t *testing.T, b backendCase)) {
 		err error
 		c   func() backendCase
 	}{
-		{redisErr, redisCase}, {redlockErr, redlockCase}, {etcdErr, etcdCase}, {zkErr, zkCase}, {pgErr, pgCase},
+		{redisErr, redisCase}, {redlockErr, redlockCase}, {etcdErr, etcdCase}, {zkErr, zkCase}, {pgErr, pgCase}, {myErr, myCase},
 	} {
 		t.Run(b.c().kind, func(t *testing.T) {
 			testserver.Check(t, b.err)

@@ -15,8 +15,8 @@ import (
 var (
 	binary string
 
-	redisSrv, etcdSrv, zkSrv, pgSrv *testserver.Server
-	redisErr, etcdErr, zkErr, pgErr error
+	redisSrv, etcdSrv, zkSrv, pgSrv, mySrv *testserver.Server
+	redisErr, etcdErr, zkErr, pgErr, myErr error
 
 	// redlockSrvs are the three masters of the Redlock cases.
 	redlockSrvs []*testserver.Server
@@ -47,6 +47,7 @@ func testMain(m *testing.M) int {
 	etcdSrv, etcdErr = testserver.StartEtcd()
 	zkSrv, zkErr = testserver.StartZooKeeper()
 	pgSrv, pgErr = startPostgres()
+	mySrv, myErr = startMySQL()
 	for range 3 {
 		s, err := testserver.StartRedis()
 		if err != nil {
@@ -56,7 +57,7 @@ func testMain(m *testing.M) int {
 		redlockSrvs = append(redlockSrvs, s)
 	}
 	defer func() {
-		for _, s := range append([]*testserver.Server{redisSrv, etcdSrv, zkSrv, pgSrv}, redlockSrvs...) {
+		for _, s := range append([]*testserver.Server{redisSrv, etcdSrv, zkSrv, pgSrv, mySrv}, redlockSrvs...) {
 			if s != nil {
 				_ = s.Stop()
 			}

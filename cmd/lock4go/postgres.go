@@ -65,14 +65,15 @@ func dialPostgres(ctx context.Context, c *connFlags) (*backend, error) {
 		}
 		return nil, connectErr(ctx, "postgres", []string{addr}, c.timeout, err)
 	}
-	return &backend{kind: "postgres", addr: addr, exec: e, breakNote: postgresNote, close: func() {
+	return &backend{kind: "postgres", addr: addr, exec: e, breakNote: renewalNote, close: func() {
 		_ = e.Close()
 		pool.Close()
 	}}, nil
 }
 
-// postgresNote: the database tells nobody; renewals find out.
-func postgresNote(context.Context, string, executor.Holder) string {
+// renewalNote: the database tells nobody; renewals find out (PostgreSQL,
+// MySQL).
+func renewalNote(context.Context, string, executor.Holder) string {
 	return "a lock4go holder notices at its next renewal (within a third of its lease); one with a fixed lease (WithExpire) is not told and runs on until it releases."
 }
 

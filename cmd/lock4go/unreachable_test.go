@@ -24,8 +24,11 @@ func TestUnreachable(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b backendCase) {
 		target, _, _ := strings.Cut(b.flags[1], ",") // Redlock's first master
 		target = strings.TrimPrefix(strings.TrimPrefix(target, b.kind+"://"), "redis://")
-		if b.kind == "postgres" {
+		switch b.kind {
+		case "postgres":
 			target = pgSrv.Addr()
+		case "mysql":
+			target = mySrv.Addr()
 		}
 		proxy, err := testserver.NewProxy(target)
 		if err != nil {
@@ -67,6 +70,8 @@ func backendURL(kind, addr string) string {
 		return "http://" + addr
 	case "postgres":
 		return testserver.PostgresDSN(addr)
+	case "mysql":
+		return "root@" + addr + "/lock4go"
 	}
 	return addr
 }
@@ -79,7 +84,7 @@ func shownAddr(kind, addr string) string {
 		return addr
 	case "redlock":
 		return addr + "," + addr + "," + addr
-	case "postgres":
+	case "postgres", "mysql":
 		return addr
 	}
 	return backendURL(kind, addr)

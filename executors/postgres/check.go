@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/lock4go/lock4go/executor"
+	"github.com/lock4go/lock4go/internal/queued"
 )
 
 var errEmptyRole = fmt.Errorf("postgres: grants: empty role: %w", executor.ErrInvalidConfig)
@@ -171,7 +172,7 @@ func checkErr(ctx context.Context, err error) error {
 	if errors.Is(ctx.Err(), context.Canceled) {
 		return fmt.Errorf("postgres: check: %w", executor.GaveUp(ctx))
 	}
-	return fmt.Errorf("postgres: check: %w", backendErr(ctx, err))
+	return fmt.Errorf("postgres: check: %w", queued.BackendErr(ctx, err))
 }
 
 // checkFirst runs [Check] before the executor's first acquisition: until
@@ -179,30 +180,16 @@ func checkErr(ctx context.Context, err error) error {
 // error, so that a role that could take a lock but not release it, or not
 // queue for one, takes none. Once it passed, acquisitions pay nothing.
 func (e *Executor) checkFirst(ctx context.Context) error {
-	if e.checked.Load() {
-		return nil
-	}
-	select {
-	case e.checking <- struct{}{}:
-	case <-ctx.Done():
-		return executor.GaveUp(ctx)
-	}
-	defer func() { <-e.checking }()
-	if e.checked.Load() {
-		return nil
-	}
-	conn, err := e.pool.Acquire(ctx)
-	if err != nil {
-		return e.noConnection(ctx, err)
-	}
-	defer conn.Release()
-	cctx, cancel := e.core.CallContext(ctx)
-	defer cancel()
-	if err := check(cctx, conn, e.opts); err != nil {
-		return err
-	}
-	e.checked.Store(true)
-	return nil
+	return e.checked.Run(ctx, func(ctx context.Context) error {
+		conn, err := e.pool.Acquire(ctx)
+		if err != nil {
+			return e.noConnection(ctx, err)
+		}
+		defer conn.Release()
+		cctx, cancel := e.core.CallContext(ctx)
+		defer cancel()
+		return check(cctx, conn, e.opts)
+	})
 }
 
 // checkFailed is the error of an attempt on key whose [checkFirst]

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"sync"
-	"sync/atomic"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -40,12 +38,8 @@ type Executor struct {
 	// Close.
 	core *queued.Core[*lease]
 
-	// checked is set once [Check] passed; checking lets one acquisition at
-	// a time run it until then.
-	checked  atomic.Bool
-	checking chan struct{}
-
-	sweepOnce sync.Once
+	checked queued.FirstCheck // Check before the first acquisition
+	sweeper queued.Sweeper
 }
 
 var (
@@ -91,7 +85,6 @@ func New(pool *pgxpool.Pool, opts Options) (*Executor, error) {
 		claimMs: leases.Millis(opts.ClaimWindow),
 		queueMs: leases.Millis(max(queued.QueueTTL, opts.ClaimWindow)),
 	}
-	e.checking = make(chan struct{}, 1)
 	e.core = queued.New(queued.Config[*lease]{
 		Prefix:         "postgres",
 		Log:            e.log,

@@ -3,13 +3,12 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/lock4go/lock4go/executor"
+	"github.com/lock4go/lock4go/internal/queued"
 )
 
 // Inspect implements [executor.Inspector] with one statement: the writer
@@ -34,7 +33,7 @@ func (e *Executor) Inspect(ctx context.Context, key string) (executor.Holder, er
 		return executor.Holder{}, e.failed(ctx, "inspect", key, err)
 	}
 	var (
-		h       executor.Holder
+		holders []executor.Holder
 		one     executor.Holder
 		ttlMs   int64
 		kind    string
@@ -42,31 +41,13 @@ func (e *Executor) Inspect(ctx context.Context, key string) (executor.Holder, er
 	)
 	_, err = pgx.ForEachRow(rows, []any{&one.Owner, &one.Token, &ttlMs, &kind, &waiters}, func() error {
 		one.TTL = time.Duration(max(ttlMs, 0)) * time.Millisecond
-		h.Holders = append(h.Holders, one)
-		h.Kind, h.Permits = holderKind(kind)
-		h.Waiters = int(waiters)
+		holders = append(holders, one)
 		return nil
 	})
-	switch {
-	case err != nil:
+	if err != nil {
 		return executor.Holder{}, e.failed(ctx, "inspect", key, err)
-	case len(h.Holders) == 0:
-		return executor.Holder{}, fmt.Errorf("postgres: inspect %q: %w", key, executor.ErrLockNotHeld)
 	}
-	h.Owner, h.Token, h.TTL = h.Holders[0].Owner, h.Holders[0].Token, h.Holders[0].TTL
-	return h, nil
-}
-
-// holderKind maps a row's kind ("w", "r" or "p<n>") to the Holder's.
-func holderKind(kind string) (executor.Kind, int) {
-	switch {
-	case kind == "r":
-		return executor.KindRead, 0
-	case strings.HasPrefix(kind, "p"):
-		n, _ := strconv.Atoi(kind[1:])
-		return executor.KindPermits, n
-	}
-	return executor.KindLock, 0
+	return queued.Inspected("postgres", key, holders, kind, int(waiters))
 }
 
 // ForceRelease implements [executor.ForceReleaser] with the release

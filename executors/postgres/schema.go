@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/lock4go/lock4go/executor"
+	"github.com/lock4go/lock4go/internal/queued"
 )
 
 // schemaSQL creates the tables, sequences and functions; {{t}}, {{i}} and
@@ -158,7 +159,7 @@ func migrateErr(ctx context.Context, err error, o Options, role string) error {
 	if cerr != nil {
 		return fmt.Errorf("postgres: migrate: %w", cerr)
 	}
-	return fmt.Errorf("postgres: migrate: %w", backendErr(ctx, err))
+	return fmt.Errorf("postgres: migrate: %w", queued.BackendErr(ctx, err))
 }
 
 // statements are the SQL the executor sends, each one statement that

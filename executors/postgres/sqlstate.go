@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/lock4go/lock4go/executor"
+	"github.com/lock4go/lock4go/internal/queued"
 )
 
 // How a server's error is reported, by its SQLSTATE (PostgreSQL's
@@ -103,22 +103,6 @@ func connectionFix(code string) string {
 	return "check Options.Table and Options.Schema"
 }
 
-// backendErr is the error of a statement that failed with err under ctx,
-// when its state is not a wrong configuration: [executor.ErrBackend] and
-// err, with ctx's error and cause once ctx has ended (the statement's time
-// ran out).
-func backendErr(ctx context.Context, err error) error {
-	if d, ok := ctx.Deadline(); ok && ctx.Err() == nil && !time.Now().Before(d) {
-		// The statement's own deadline (ctx's) can pass just before ctx's
-		// timer fires; that timer is due, so wait for it.
-		<-ctx.Done()
-	}
-	if ctx.Err() == nil {
-		return fmt.Errorf("%w: %w", executor.ErrBackend, err)
-	}
-	return fmt.Errorf("%w: %w (%w)", executor.ErrBackend, err, executor.ContextError(ctx))
-}
-
 // failed is the error of the statement of op on key that failed with err
 // under ctx: [executor.ErrInvalidConfig] with what to do for the state of
 // a wrong configuration, [executor.ErrBackend] otherwise.
@@ -126,5 +110,5 @@ func (e *Executor) failed(ctx context.Context, op, key string, err error) error 
 	if cerr := configError(err, e.fix); cerr != nil {
 		return fmt.Errorf("postgres: %s %q: %w", op, key, cerr)
 	}
-	return fmt.Errorf("postgres: %s %q: %w", op, key, backendErr(ctx, err))
+	return fmt.Errorf("postgres: %s %q: %w", op, key, queued.BackendErr(ctx, err))
 }

@@ -2,8 +2,6 @@ package postgres
 
 import (
 	"context"
-	"math/rand/v2"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -15,29 +13,7 @@ const sweepBatch = 500
 // that sweeps every [Options.SweepInterval] (with jitter, so that many
 // processes spread their sweeps).
 func (e *Executor) startSweeper() {
-	e.sweepOnce.Do(func() { e.core.Go(e.sweepLoop) })
-}
-
-// sweepLoop sweeps until the executor closes.
-func (e *Executor) sweepLoop() {
-	t := time.NewTimer(jitter(e.opts.SweepInterval))
-	defer t.Stop()
-	for {
-		select {
-		case <-e.core.Life().Done():
-			return
-		case <-t.C:
-		}
-		if err := e.Sweep(e.core.Life()); err != nil && !e.core.Closed() {
-			e.log.Debug("postgres: sweep failed; it runs again later", "err", err)
-		}
-		t.Reset(jitter(e.opts.SweepInterval))
-	}
-}
-
-// jitter returns d give or take a quarter.
-func jitter(d time.Duration) time.Duration {
-	return d*3/4 + rand.N(d/2+1)
+	e.sweeper.Start(e.core, e.opts.SweepInterval, func(msg string, args ...any) { e.log.Debug("postgres: "+msg, args...) }, e.Sweep)
 }
 
 // Sweep removes what ended without a release: rows of keys whose leases,

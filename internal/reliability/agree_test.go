@@ -135,28 +135,33 @@ func TestLinearizable_agrees(t *testing.T) {
 }
 
 // TestLinearizable_realHistory checks short histories recorded by real
-// lockcheck processes with both checkers: a correct lock on Redis (both
-// must pass it), and the memory executor across processes, which locks
+// lockcheck processes with both checkers: a correct lock on Redis and on
+// MySQL (both must pass them), and the memory executor across processes, which locks
 // nothing between them (both must judge alike whether it lost an update).
 // Under make soak every history the suite analyses is checked this way.
 func TestLinearizable_realHistory(t *testing.T) {
-	t.Run("redis", func(t *testing.T) {
-		testserver.Check(t, redisErr)
-		s := newSpace(envs()[0])
-		r := newRun(t, s.backend(), s.key("porcupine"), time.Second)
-		for i := range 2 {
-			r.start(t, fmt.Sprint("p", i), "--acquisitions", "30", "--goroutines", "2", "--hold", "2ms")
+	for _, e := range envs() {
+		if e.kind != Redis && e.kind != MySQL {
+			continue
 		}
-		r.waitAll(t, time.Minute)
-		a := r.analyse(t, AnalyseOptions{})
-		if a.Linearizable == "" {
-			agree(r.dir, AnalyseOptions{}, &a)
-		}
-		if a.Linearizable != verdictOK {
-			t.Errorf("porcupine: %s; violations %q", a.Linearizable, a.Violations)
-		}
-		t.Logf("%s", a.Summary())
-	})
+		t.Run(e.kind, func(t *testing.T) {
+			testserver.Check(t, e.err)
+			s := newSpace(e)
+			r := newRun(t, s.backend(), s.key("porcupine"), time.Second)
+			for i := range 2 {
+				r.start(t, fmt.Sprint("p", i), "--acquisitions", "30", "--goroutines", "2", "--hold", "2ms")
+			}
+			r.waitAll(t, time.Minute)
+			a := r.analyse(t, AnalyseOptions{})
+			if a.Linearizable == "" {
+				agree(r.dir, AnalyseOptions{}, &a)
+			}
+			if a.Linearizable != verdictOK {
+				t.Errorf("porcupine: %s; violations %q", a.Linearizable, a.Violations)
+			}
+			t.Logf("%s", a.Summary())
+		})
+	}
 	t.Run("memory", func(t *testing.T) {
 		r := newRun(t, Backend{Kind: Memory}, "porcupine", time.Second)
 		for i := range 3 {

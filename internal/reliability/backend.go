@@ -2,11 +2,13 @@ package reliability
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"log/slog"
 	"time"
 
+	_ "github.com/go-sql-driver/mysql" // the database/sql driver of MySQL
 	"github.com/jackc/pgx/v5/pgxpool"
 	goredis "github.com/redis/go-redis/v9"
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -15,6 +17,7 @@ import (
 	"github.com/lock4go/lock4go/executor"
 	"github.com/lock4go/lock4go/executors/etcd"
 	"github.com/lock4go/lock4go/executors/memory"
+	"github.com/lock4go/lock4go/executors/mysql"
 	"github.com/lock4go/lock4go/executors/postgres"
 	"github.com/lock4go/lock4go/executors/redis"
 	"github.com/lock4go/lock4go/executors/redlock"
@@ -33,11 +36,14 @@ const (
 	// Postgres is a PostgreSQL database (Addrs[0]) whose schema
 	// postgres.Migrate created.
 	Postgres = "postgres"
+	// MySQL is a MySQL or MariaDB server (Addrs[0]) whose database
+	// "lock4go" mysql.Migrate set up.
+	MySQL = "mysql"
 )
 
 // Backend says how to reach a lock backend.
 type Backend struct {
-	// Kind is Redis, ZooKeeper, Etcd, Redlock, Postgres or Memory.
+	// Kind is Redis, ZooKeeper, Etcd, Redlock, Postgres, MySQL or Memory.
 	Kind string
 	// Addrs are the servers' client addresses ("127.0.0.1:PORT").
 	Addrs []string
@@ -73,6 +79,8 @@ func (b Backend) Open(ctx context.Context) (executor.Executor, func() error, err
 		return openEtcd(ctx, b, log)
 	case Postgres:
 		return openPostgres(ctx, b.Addrs, log)
+	case MySQL:
+		return openMySQL(b.Addrs, log)
 	case Memory:
 		e := memory.New(memory.Options{})
 		return e, func() error { return nil }, nil
@@ -180,4 +188,27 @@ func openPostgres(ctx context.Context, addrs []string, log *slog.Logger) (execut
 // addr.
 func PostgresDSN(addr string) string {
 	return "postgres://postgres@" + addr + "/postgres?sslmode=disable&connect_timeout=5"
+}
+
+// openMySQL returns a MySQL executor over a *sql.DB of its own to the
+// database "lock4go" as root at addrs[0] (the test servers' set-up).
+func openMySQL(addrs []string, log *slog.Logger) (executor.Executor, func() error, error) {
+	if len(addrs) == 0 {
+		return nil, nil, fmt.Errorf("reliability: mysql: no address")
+	}
+	db, err := sql.Open("mysql", MySQLDSN(addrs[0]))
+	if err != nil {
+		return nil, nil, fmt.Errorf("reliability: mysql: %w", err)
+	}
+	e, err := mysql.New(db, mysql.Options{Logger: log})
+	if err != nil {
+		_ = db.Close()
+		return nil, nil, err
+	}
+	return e, func() error { return errors.Join(e.Close(), db.Close()) }, nil
+}
+
+// MySQLDSN is the DSN of the test servers' database at addr.
+func MySQLDSN(addr string) string {
+	return "root@tcp(" + addr + ")/lock4go?timeout=5s"
 }

@@ -370,6 +370,11 @@ func everything(t *testing.T, e *env) []string {
 		if err != nil {
 			t.Fatal(err)
 		}
+	case MySQL:
+		err := eachMySQLRow(ctx, e.srv.Addr(), "", func(n string, _, _ bool) { out = append(out, n) })
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 	slices.Sort(out)
 	return out
@@ -398,6 +403,8 @@ func allowedResidue(kind, namespace, n string) bool {
 		return n == namespace || ok && strings.Count(rest, "/") == 1
 	case Postgres:
 		return postgresResidue(n)
+	case MySQL:
+		return mysqlResidue(n)
 	}
 	return false
 }

@@ -86,7 +86,7 @@ func freshTemplate(t *testing.T, e *env, logger *slog.Logger, addrs ...string) *
 			t.Fatal(err)
 		}
 		return tpl
-	case ZooKeeper, Etcd, Postgres:
+	case ZooKeeper, Etcd, Postgres, MySQL:
 		tpl, _ := newSpace(e).open(t, cfg, addrs...)
 		return tpl
 	}

@@ -152,8 +152,8 @@ func (c *cardinality) residue(ex executor.Executor) string {
 	switch s.e.kind {
 	case Redis:
 		return redisResidue(t, s.e, inv, keys)
-	case Postgres:
-		return postgresLeft(t, s, ex, inv)
+	case Postgres, MySQL:
+		return tablesLeft(t, s, ex, inv)
 	case Etcd:
 		if len(inv.Entries) != 0 {
 			t.Errorf("%d etcd keys left under %q", len(inv.Entries), s.namespace())

@@ -13,7 +13,7 @@ import (
 )
 
 // The backends' own command-line clients (Debian's zookeeper and
-// postgresql packages).
+// postgresql packages; mariadb, from mariadb-client, is on the PATH).
 const (
 	zkCli = "/usr/share/zookeeper/bin/zkCli.sh"
 	psql  = "/usr/lib/postgresql/15/bin/psql"
@@ -21,7 +21,7 @@ const (
 
 // TestDeletedBehindHolder is item 2 of the safety issue: a watchdog lock
 // deleted behind its holder with the backend's own tool (redis-cli DEL on
-// every master, etcdctl del, zkCli.sh deleteall, psql DELETE) is noticed within one
+// every master, etcdctl del, zkCli.sh deleteall, psql and mariadb DELETE) is noticed within one
 // watchdog period (Expire/3) plus a second: Done closes and Err wraps
 // ErrLockLost with a cause that names what happened.
 func TestDeletedBehindHolder(t *testing.T) {
@@ -85,6 +85,10 @@ func deleteBehind(t *testing.T, s space, key string) {
 		cmds = [][]string{{zkCli, "-server", s.e.srv.Addr(), "deleteall", s.namespace() + "/" + key}}
 	case Postgres:
 		cmds = [][]string{{psql, PostgresDSN(s.e.srv.Addr()), "-c", "DELETE FROM lock4go_locks WHERE key = '" + key + "'"}}
+	case MySQL:
+		host, port, _ := strings.Cut(s.e.srv.Addr(), ":")
+		cmds = [][]string{{"mariadb", "--no-defaults", "-h", host, "-P", port, "-u", "root", "lock4go", "-N", "-e",
+			"DELETE FROM lock4go_locks WHERE k = '" + key + "'; SELECT ROW_COUNT()"}}
 	default:
 		t.Fatalf("no delete tool for %s", s.e.kind)
 	}
@@ -109,6 +113,8 @@ func deleted(kind, out string) bool {
 		return err == nil && n > 0
 	case Postgres:
 		return strings.TrimSpace(out) == "DELETE 1"
+	case MySQL:
+		return strings.TrimSpace(out) == "1"
 	}
 	return !strings.Contains(out, "Node does not exist") && !strings.Contains(out, "KeeperErrorCode")
 }

@@ -36,7 +36,7 @@ type env struct {
 	addrs []string
 	err   error
 	// lease is how long a lock outlives its holder's silence: the
-	// watchdog lease (Config.Expire) for Redis and PostgreSQL, the granted lease TTL for
+	// watchdog lease (Config.Expire) for Redis, PostgreSQL and MySQL, the granted lease TTL for
 	// etcd (2s is etcd's minimum), the session timeout for ZooKeeper.
 	lease time.Duration
 }
@@ -47,6 +47,7 @@ func envs() []*env {
 		{kind: ZooKeeper, srv: zkSrv, err: zkErr, lease: 2 * time.Second},
 		{kind: Etcd, srv: etcdSrv, err: etcdErr, lease: 2 * time.Second},
 		{kind: Postgres, srv: pgSrv, err: pgErr, lease: time.Second},
+		{kind: MySQL, srv: mysqlSrv, err: mysqlErr, lease: time.Second},
 	}
 }
 
@@ -80,7 +81,7 @@ type space struct {
 func newSpace(e *env) space { return space{e: e, name: unique("rel-")} }
 
 // namespace is the executor namespace: a ZooKeeper base path or an etcd
-// prefix; "" for Redis and PostgreSQL, whose keys carry the name instead.
+// prefix; "" for Redis, PostgreSQL and MySQL, whose keys carry the name instead.
 func (s space) namespace() string {
 	switch s.e.kind {
 	case ZooKeeper:
@@ -265,6 +266,10 @@ func readInventory(ctx context.Context, kind, addr, name, namespace string) (inv
 		if err := readPostgres(ctx, addr, name, &inv); err != nil {
 			return inv, err
 		}
+	case MySQL:
+		if err := readMySQL(ctx, addr, name, &inv); err != nil {
+			return inv, err
+		}
 	default:
 		return inv, fmt.Errorf("%w: %q", ErrUnknownBackend, kind)
 	}
@@ -292,7 +297,7 @@ func containsKey(kind, n, k string) bool {
 		return strings.Contains(n, k+"/")
 	case ZooKeeper:
 		return strings.Contains(n, "/"+k+"/")
-	case Postgres:
+	case Postgres, MySQL:
 		return strings.Contains(n, "/"+k+"/") || strings.HasSuffix(n, "/"+k)
 	}
 	return false

@@ -141,7 +141,7 @@ func TestKilledWaiter(t *testing.T) {
 			t.Fatalf("the holder released at %v, before the kill at %v: the scenario did not run as planned", released, killed)
 		}
 		from, bound := released, 200*time.Millisecond+50*time.Millisecond+time.Second // claim window + retry interval + 1s
-		if e.kind != Redis && e.kind != Postgres {
+		if e.kind != Redis && e.kind != Postgres && e.kind != MySQL {
 			from, bound = later(released, killed.Add(L)), time.Second
 		}
 		late := rep.MaxTimerDelay(ns(from), acq.Start)

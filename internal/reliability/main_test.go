@@ -2,6 +2,7 @@ package reliability
 
 import (
 	"context"
+	"database/sql"
 	"flag"
 	"fmt"
 	"os"
@@ -16,6 +17,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"go.uber.org/goleak"
 
+	"github.com/lock4go/lock4go/executors/mysql"
 	"github.com/lock4go/lock4go/executors/postgres"
 	"github.com/lock4go/lock4go/internal/testserver"
 )
@@ -23,8 +25,8 @@ import (
 // The servers every test of this package shares, one per backend, and the
 // lockcheck binary, built once.
 var (
-	redisSrv, zkSrv, etcdSrv, pgSrv *testserver.Server
-	redisErr, zkErr, etcdErr, pgErr error
+	redisSrv, zkSrv, etcdSrv, pgSrv, mysqlSrv *testserver.Server
+	redisErr, zkErr, etcdErr, pgErr, mysqlErr error
 
 	lockcheckBin string
 	lockcheckErr error
@@ -47,6 +49,7 @@ func TestMain(m *testing.M) {
 	wg.Go(func() { zkSrv, zkErr = testserver.StartZooKeeper() })
 	wg.Go(func() { etcdSrv, etcdErr = testserver.StartEtcd() })
 	wg.Go(func() { pgSrv, pgErr = startPostgres() })
+	wg.Go(func() { mysqlSrv, mysqlErr = startMySQL() })
 	binDir, err := os.MkdirTemp("", "lock4go-lockcheck-*")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -57,7 +60,7 @@ func TestMain(m *testing.M) {
 
 	code := m.Run()
 
-	for _, s := range []*testserver.Server{redisSrv, zkSrv, etcdSrv, pgSrv} {
+	for _, s := range []*testserver.Server{redisSrv, zkSrv, etcdSrv, pgSrv, mysqlSrv} {
 		if s != nil {
 			_ = s.Stop()
 		}
@@ -115,4 +118,39 @@ func startPostgres() (*testserver.Server, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// startMySQL starts a MariaDB server, creates the database "lock4go" and
+// the executor's schema in it (mysql.Migrate with the default options).
+func startMySQL() (*testserver.Server, error) {
+	s, err := testserver.StartMariaDB()
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	err = createMySQL(ctx, s.Addr())
+	if err != nil {
+		_ = s.Stop()
+		return nil, err
+	}
+	return s, nil
+}
+
+// createMySQL creates the database "lock4go" at addr and migrates it.
+func createMySQL(ctx context.Context, addr string) error {
+	root, err := sql.Open("mysql", "root@tcp("+addr+")/?timeout=5s")
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	if _, err := root.ExecContext(ctx, "CREATE DATABASE IF NOT EXISTS lock4go"); err != nil {
+		return err
+	}
+	db, err := sql.Open("mysql", MySQLDSN(addr))
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	return mysql.Migrate(ctx, db, mysql.Options{})
 }

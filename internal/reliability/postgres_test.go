@@ -73,9 +73,10 @@ func eachPostgresRow(ctx context.Context, addr, name string, fn func(entry strin
 // checked apart).
 func postgresResidue(n string) bool { return strings.HasPrefix(n, "voids/") }
 
-// postgresLeft checks what a space left on PostgreSQL after its locks were
-// released: expired rows only, each removed by a sweep. It describes them.
-func postgresLeft(t *testing.T, s space, ex executor.Executor, inv inventory) string {
+// tablesLeft checks what a space left on PostgreSQL or MySQL after its
+// locks were released: expired rows only (on MySQL, the free rows of
+// released keys too), each removed by a sweep. It describes them.
+func tablesLeft(t *testing.T, s space, ex executor.Executor, inv inventory) string {
 	t.Helper()
 	if len(inv.Expired) != len(inv.Entries)-len(inv.LockNodes) {
 		t.Errorf("%d rows neither live nor expired, of %d", len(inv.Entries)-len(inv.LockNodes)-len(inv.Expired), len(inv.Entries))

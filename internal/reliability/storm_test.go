@@ -19,7 +19,7 @@ import (
 // exited); and once the executor and its client are closed no goroutine
 // may be left in the process (goleak).
 func TestCancellationStorm(t *testing.T) {
-	delays := map[string]time.Duration{Redis: 2 * time.Millisecond, ZooKeeper: 50 * time.Millisecond, Etcd: 15 * time.Millisecond, Postgres: 5 * time.Millisecond}
+	delays := map[string]time.Duration{Redis: 2 * time.Millisecond, ZooKeeper: 50 * time.Millisecond, Etcd: 15 * time.Millisecond, Postgres: 5 * time.Millisecond, MySQL: 5 * time.Millisecond}
 	forEachBackend(t, func(t *testing.T, e *env) {
 		s := newSpace(e)
 		r := newRun(t, s.backend(), s.key("storm"), e.lease)

@@ -57,7 +57,7 @@ func parse(args []string) (flags, error) {
 	var f flags
 	fs := flag.NewFlagSet("lockcheck", flag.ContinueOnError)
 	fs.StringVar(&f.mode, "mode", "holders", "holders, storm or analyse")
-	fs.StringVar(&f.backend, "backend", "", "redis, zookeeper, etcd, redlock (one --addr per master), postgres or memory")
+	fs.StringVar(&f.backend, "backend", "", "redis, zookeeper, etcd, redlock (one --addr per master), postgres, mysql or memory")
 	fs.StringVar(&f.addr, "addr", "", "comma-separated server addresses")
 	fs.BoolVar(&f.cluster, "cluster", false, "redis: use a Redis Cluster client")
 	fs.StringVar(&f.namespace, "namespace", "", "zookeeper base path or etcd key prefix (executor default if empty)")

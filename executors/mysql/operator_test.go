@@ -1,0 +1,145 @@
+package mysql_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	lock4go "github.com/lock4go/lock4go"
+	"github.com/lock4go/lock4go/executor"
+	"github.com/lock4go/lock4go/executors/mysql"
+)
+
+// nowMicros is the server's time in microseconds since 1970, as the
+// tables keep it.
+const nowMicros = "TIMESTAMPDIFF(MICROSECOND, '1970-01-01', UTC_TIMESTAMP(6))"
+
+// TestReadLock_operatorCleanup: an operator's clean-up of expired rows
+// leaves a read-locked key's row (it never looks expired) and the free
+// rows' deletion changes nothing; a read-locked key's row deleted outright
+// keeps a writer out all the same, the reader's release puts it back and
+// frees the key, and a sweep leaves nothing.
+func TestReadLock_operatorCleanup(t *testing.T) {
+	t.Parallel()
+	db := rootDB(t)
+	e := newExecutor(t, db, mysql.Options{})
+	key := uniq(t, "opclean:")
+	r := req(key, time.Minute)
+	r.Shared = true
+	reader, err := e.Acquire(t.Context(), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run(t, db, "DELETE FROM lock4go_locks WHERE expires < "+nowMicros+" AND k LIKE '"+key+"%'")
+	if _, err := e.Acquire(t.Context(), req(key, time.Minute)); !errors.Is(err, executor.ErrNotAcquired) {
+		t.Fatalf("a writer after the clean-up of expired rows = %v, want ErrNotAcquired", err)
+	}
+	run(t, db, "DELETE FROM lock4go_locks WHERE k = '"+key+"'")
+	if _, err := e.Acquire(t.Context(), req(key, time.Minute)); !errors.Is(err, executor.ErrNotAcquired) {
+		t.Fatalf("a writer after the row was deleted = %v, want ErrNotAcquired", err)
+	}
+	if err := reader.Release(t.Context()); err != nil {
+		t.Fatalf("the reader's Release after its row was deleted = %v", err)
+	}
+	w, err := e.Acquire(t.Context(), req(key, time.Minute))
+	if err != nil {
+		t.Fatalf("a writer after the reader left = %v", err)
+	}
+	if err := w.Release(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Sweep(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := db.QueryRowContext(t.Context(), "SELECT (SELECT COUNT(*) FROM lock4go_locks WHERE k = ?) + (SELECT COUNT(*) FROM lock4go_shares WHERE k = ?)", key, key).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("%d rows of the key after a sweep (%v), want none", n, err)
+	}
+}
+
+// TestSweep_rowLocked: expired rows that another session keeps locked
+// (FOR UPDATE in an open transaction) cost a sweep one visit each: it
+// pages past them (SKIP LOCKED) and ends, in about one statement per row,
+// and a later sweep removes them once they are free.
+func TestSweep_rowLocked(t *testing.T) {
+	t.Parallel()
+	db := rootDB(t)
+	prefix := uniq(t, "sweep:")
+	if _, err := db.ExecContext(t.Context(), `INSERT INTO lock4go_locks (k, owner, token, expires)
+		WITH RECURSIVE s (n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s WHERE n < 700)
+		SELECT CONCAT(?, n), 'crashed', 1, 1 FROM s`, prefix); err != nil {
+		t.Fatal(err)
+	}
+	tx, err := db.BeginTx(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(t.Context(), "SELECT k FROM lock4go_locks WHERE k LIKE CONCAT(?, '%') FOR UPDATE", prefix); err != nil {
+		t.Fatal(err)
+	}
+	e := newExecutor(t, db, mysql.Options{})
+	calls := func() int64 {
+		var name string
+		var n int64
+		if err := db.QueryRowContext(t.Context(), "SHOW GLOBAL STATUS LIKE 'Com_call_procedure'").Scan(&name, &n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	before, start := calls(), time.Now()
+	if err := e.Sweep(t.Context()); err != nil {
+		t.Fatalf("Sweep = %v", err)
+	}
+	took, n := time.Since(start), calls()-before
+	t.Logf("a sweep past 700 expired rows held FOR UPDATE: %d calls (all of the server's, parallel tests included) in %v", n, took)
+	if took > 30*time.Second {
+		t.Fatalf("the sweep took %v", took)
+	}
+	_ = tx.Rollback()
+	if err := e.Sweep(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	var left int
+	if err := db.QueryRowContext(t.Context(), "SELECT COUNT(*) FROM lock4go_locks WHERE k LIKE CONCAT(?, '%')", prefix).Scan(&left); err != nil || left != 0 {
+		t.Fatalf("%d rows left after the rows were free (%v), want none", left, err)
+	}
+}
+
+// TestTimeouts_lockWait: with innodb_lock_wait_timeout at 1s for the
+// executor's sessions, while another session keeps the key's row locked
+// for 3s, attempts fail with error 1205 (a backend error the Template
+// retries), nothing is left to void, and the waiter gets the key once the
+// row is free.
+func TestTimeouts_lockWait(t *testing.T) {
+	t.Parallel()
+	e := newExecutor(t, openDB(t, dsn(server(t).Addr(), "root", testDB)+"&innodb_lock_wait_timeout=1"), mysql.Options{})
+	tpl, err := lock4go.New(lock4go.Config{AcquireTimeout: 20 * time.Second, Logger: testLogger(t)}, e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := uniq(t, "lockwait:")
+	first, err := tpl.TryLock(t.Context(), key) // creates the key's row
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := first.Release(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	tx, err := rootDB(t).BeginTx(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(t.Context(), "SELECT k FROM lock4go_locks WHERE k = ? FOR UPDATE", key); err != nil {
+		t.Fatal(err)
+	}
+	time.AfterFunc(3*time.Second, func() { _ = tx.Rollback() })
+	start := time.Now()
+	l, err := tpl.Lock(t.Context(), key)
+	if err != nil {
+		t.Fatalf("Lock behind a row held 3s = %v", err)
+	}
+	t.Logf("got the key %v after the row was held, in %d attempts", time.Since(start).Round(time.Millisecond), l.Attempts())
+	_ = l.Release(t.Context())
+}
