@@ -8,6 +8,7 @@ var generalWords = map[string]bool{}
 
 func init() {
 	for _, w := range []string{
+		"me", "number", "version", "builder", "compile", "active", "params", "degraded",
 		"err", "error", "errors", "nil", "ctx", "context", "fmt", "errorf", "string", "strings", "int", "bool",
 		"byte", "bytes", "any", "len", "cap", "append", "make", "new", "true", "false", "func", "return", "time",
 		"duration", "now", "since", "until", "after", "sync", "mutex", "lock", "unlock", "atomic", "load", "store",

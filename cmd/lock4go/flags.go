@@ -32,6 +32,9 @@ type connFlags struct {
 	backend                string
 	timeout                time.Duration
 	json                   bool
+	// readOnly is set by the commands that only read (inspect, watch):
+	// the SQL backends then need only the right to inspect.
+	readOnly bool
 
 	envErr error // an environment variable that does not parse
 }

@@ -13,7 +13,7 @@ import (
 // runInspect implements "lock4go inspect KEY...".
 func runInspect(ctx context.Context, std *stdio, args []string) error {
 	fs := newFlagSet("inspect", inspectUsage, std.err)
-	var c connFlags
+	c := connFlags{readOnly: true}
 	c.register(fs)
 	keys, err := parseArgs(fs, args)
 	if err != nil {

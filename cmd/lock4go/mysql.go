@@ -47,7 +47,7 @@ func dialMySQL(ctx context.Context, c *connFlags) (*backend, error) {
 		_ = db.Close()
 		return nil, usagef("%v", err)
 	}
-	if err := myexec.Check(ctx, db, opts); err != nil {
+	if err := checkRights(ctx, c, e, func(ctx context.Context) error { return myexec.Check(ctx, db, opts) }); err != nil {
 		_ = e.Close()
 		_ = db.Close()
 		if errors.Is(err, executor.ErrInvalidConfig) {

@@ -91,3 +91,37 @@ func TestMySQL_missingGrants(t *testing.T) {
 		t.Fatalf("stderr %q lacks %q", r.stderr, want)
 	}
 }
+
+// TestMySQL_readOnlyUser: an operator's user that may only inspect
+// (SELECT on the tables, EXECUTE on lock4go_inspect) runs inspect;
+// release --force, which writes, is stopped with the grants it lacks.
+func TestMySQL_readOnlyUser(t *testing.T) {
+	testserver.Check(t, myErr)
+	root, err := sql.Open("mysql", mysqlDSN(mySrv.Addr()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	for _, q := range []string{"DROP USER IF EXISTS 'cli_viewer'@'%'", "CREATE USER 'cli_viewer'@'%'",
+		"GRANT SELECT ON lock4go.* TO 'cli_viewer'@'%'",
+		"GRANT EXECUTE ON PROCEDURE lock4go.lock4go_inspect TO 'cli_viewer'@'%'"} {
+		if _, err := root.ExecContext(t.Context(), q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	defer root.ExecContext(context.WithoutCancel(t.Context()), "DROP USER IF EXISTS 'cli_viewer'@'%'")
+	dsn := "cli_viewer@" + mySrv.Addr() + "/lock4go"
+
+	held, free := uniqueKey(t), uniqueKey(t)
+	l := hold(t, myCase(), held)
+	r := runCLI(t, "", nil, "inspect", "--mysql", dsn, held, free)
+	wantCode(t, r, exitNotHeld)
+	if !strings.Contains(r.stdout, l.Owner()) || strings.Contains(r.stderr, "GRANT") {
+		t.Fatalf("inspect as a read-only user: stdout %q, stderr %q", r.stdout, r.stderr)
+	}
+	r = runCLI(t, "y\n", nil, "release", "--force", "--mysql", dsn, held)
+	wantCode(t, r, exitFailure)
+	if want := "GRANT EXECUTE ON PROCEDURE lock4go_release TO 'cli_viewer'@'%';"; !strings.Contains(r.stderr, want) {
+		t.Fatalf("release as a read-only user: stderr %q lacks %q", r.stderr, want)
+	}
+}

@@ -57,7 +57,7 @@ func dialPostgres(ctx context.Context, c *connFlags) (*backend, error) {
 		pool.Close()
 		return nil, usagef("%v", err)
 	}
-	if err := pgexec.Check(ctx, pool, opts); err != nil {
+	if err := checkRights(ctx, c, e, func(ctx context.Context) error { return pgexec.Check(ctx, pool, opts) }); err != nil {
 		_ = e.Close()
 		pool.Close()
 		if errors.Is(err, executor.ErrInvalidConfig) {
@@ -69,6 +69,29 @@ func dialPostgres(ctx context.Context, c *connFlags) (*backend, error) {
 		_ = e.Close()
 		pool.Close()
 	}}, nil
+}
+
+// checkRights checks that the SQL executor e may do what the command
+// does: every right Migrate's objects need (check), or, for a command
+// that only reads (inspect, watch), only the right to inspect, so that an
+// operator's read-only role may look. A read-only role that may not
+// inspect either is told every right check wants, which includes the
+// ones it lacks.
+func checkRights(ctx context.Context, c *connFlags, e executor.Inspector, check func(context.Context) error) error {
+	if !c.readOnly {
+		return check(ctx)
+	}
+	_, err := e.Inspect(ctx, "lock4go:cli:probe")
+	if err == nil || errors.Is(err, executor.ErrLockNotHeld) {
+		return nil
+	}
+	if !errors.Is(err, executor.ErrInvalidConfig) {
+		return err
+	}
+	if cerr := check(ctx); cerr != nil {
+		return cerr
+	}
+	return err
 }
 
 // renewalNote: the database tells nobody; renewals find out (PostgreSQL,

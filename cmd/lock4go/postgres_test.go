@@ -75,3 +75,39 @@ func TestPostgres_missingGrants(t *testing.T) {
 		t.Fatalf("stderr %q lacks %q", r.stderr, want)
 	}
 }
+
+// TestPostgres_readOnlyRole: an operator's role that may only inspect
+// (USAGE on the schema, SELECT on the tables, EXECUTE on lock4go_inspect)
+// runs inspect; release --force, which writes, is stopped with the grants
+// it lacks.
+func TestPostgres_readOnlyRole(t *testing.T) {
+	testserver.Check(t, pgErr)
+	pool, err := pgxpool.New(t.Context(), testserver.PostgresDSN(pgSrv.Addr()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	if _, err := pool.Exec(t.Context(), `DROP ROLE IF EXISTS cli_viewer; CREATE ROLE cli_viewer LOGIN;
+		GRANT USAGE ON SCHEMA public TO cli_viewer;
+		GRANT SELECT ON lock4go_locks, lock4go_shares, lock4go_waiters, lock4go_voids TO cli_viewer;
+		REVOKE EXECUTE ON ALL FUNCTIONS IN SCHEMA public FROM PUBLIC;
+		GRANT EXECUTE ON FUNCTION lock4go_inspect(text) TO cli_viewer`); err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Exec(context.WithoutCancel(t.Context()), `GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA public TO PUBLIC;
+		DROP OWNED BY cli_viewer; DROP ROLE IF EXISTS cli_viewer`)
+	dsn := strings.Replace(testserver.PostgresDSN(pgSrv.Addr()), "postgres@", "cli_viewer@", 1)
+
+	held, free := uniqueKey(t), uniqueKey(t)
+	l := hold(t, pgCase(), held)
+	r := runCLI(t, "", nil, "inspect", "--postgres", dsn, held, free)
+	wantCode(t, r, exitNotHeld)
+	if !strings.Contains(r.stdout, l.Owner()) || strings.Contains(r.stderr, "GRANT") {
+		t.Fatalf("inspect as a read-only role: stdout %q, stderr %q", r.stdout, r.stderr)
+	}
+	r = runCLI(t, "y\n", nil, "release", "--force", "--postgres", dsn, held)
+	wantCode(t, r, exitFailure)
+	if want := `GRANT EXECUTE ON FUNCTION lock4go_release(text, text, bigint, text) TO "cli_viewer";`; !strings.Contains(r.stderr, want) {
+		t.Fatalf("release as a read-only role: stderr %q lacks %q", r.stderr, want)
+	}
+}

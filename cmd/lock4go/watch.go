@@ -10,7 +10,7 @@ import (
 // runWatch implements "lock4go watch KEY".
 func runWatch(ctx context.Context, std *stdio, args []string) error {
 	fs := newFlagSet("watch", watchUsage, std.err)
-	var c connFlags
+	c := connFlags{readOnly: true}
 	c.register(fs)
 	interval := fs.Duration("interval", 500*time.Millisecond, "how often to ask the backend")
 	keys, err := parseArgs(fs, args)
