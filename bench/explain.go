@@ -87,7 +87,7 @@ var whyUncontended = map[Backend]map[bool]string{
 	Etcd:      {false: whySameRequests, true: whySameRequests},
 	Postgres:  {false: whyPgWrites, true: whyPgWrites},
 	MySQL:     {false: whyMyWrites, true: whyMyWrites},
-	ZooKeeper: {false: "lock4go sends 4 requests per pair against zk.Lock's 3: besides create, children and delete it reads its own node (ExistsW, in parallel with the children listing) for the fencing token (the node's czxid) and a watch that reports the node's deletion as a lost lock.", true: "lock4go sends 4 requests per pair against zk.Lock's 3: besides create, children and delete it reads its own node (ExistsW, in parallel with the children listing) for the fencing token (the node's czxid) and a watch that reports the node's deletion as a lost lock."},
+	ZooKeeper: {false: whyZkUncontended, true: whyZkUncontended},
 }
 
 var whyThroughput = map[Backend]map[bool]string{
@@ -107,13 +107,19 @@ var whyThroughput = map[Backend]map[bool]string{
 	},
 }
 
+const whyZkUncontended = "The same three requests per pair as zk.Lock (create, one read, delete), but a heavier create: a multi that also writes the parent's data, whose reply says whether the node is alone under its parent; the one read is of the own node (ExistsW: the fencing token, the session, and a watch that reports the node's deletion as a lost lock) where zk.Lock lists the children. The Template adds its owner, local-queue turn and watchdog bookkeeping."
+
+// whyZkHandoff: the ZooKeeper executor queues the next local caller on the
+// server behind the holder (Capabilities.QueueNext).
+const whyZkHandoff = "The next waiter of the Template is queued on the server behind the holder, as zk.Lock's waiters are (Capabilities.QueueNext), so a hand-off is the delete event and one read, as the peer's, and the p50s agree. The p99 of both moves from run to run with the server's fsynced log: `cd bench && go test -run '^$' -bench Handoff/zookeeper -benchtime 5x .` (2026-11-29, quiet) gave lock4go 1.3–6.9 ms and zk.Lock 1.2–7.7 ms over five alternated runs, a median ratio of 1.06×; one run's ratio says little."
+
 const whySerial = "One Template serialises its goroutines in the local queue, so each acquisition is a fresh acquire and release, one after another (several round trips of about 1 ms on this server); the peer's 64 goroutines are all queued on the server and overlap their round trips. This is the price of sending the backend one waiter per process."
 
 var whyHandoff = map[Backend]map[bool]string{
 	Etcd:      {false: whyLocalQueue, true: whyEtcdUnsynced},
 	Postgres:  {false: whyLocalQueue + " On PostgreSQL the fresh acquire is a committed write; an advisory lock's waiter is granted inside the server at the unlock."},
 	MySQL:     {false: whyLocalQueue + " On MySQL the fresh acquire is a procedure that commits a write; GET_LOCK's waiter is granted inside the server at RELEASE_LOCK."},
-	ZooKeeper: {false: whyLocalQueue, true: "The processes' waiters are queued on the server as zk.Lock's are, but the woken waiter reads its own node as well as the children before it holds the lock."},
+	ZooKeeper: {false: whyZkHandoff, true: "The processes' waiters are queued on the server as zk.Lock's are, but the woken waiter reads its own node as well as the children before it holds the lock."},
 }
 
 var whyCommands = map[Backend]map[bool]string{
