@@ -15,8 +15,10 @@ import (
 // production server's.
 const ServerSettings = "one redis-server without persistence (`--save \"\" --appendonly no`), " +
 	"one etcd and one ZooKeeper (standalone, tickTime 500 ms) with their defaults (their logs synced to the VM's disk), " +
-	"and one PostgreSQL 15 with `fsync=off` and `full_page_writes=off` (commits are written but never flushed to disk: " +
-	"the PostgreSQL figures leave out a disk flush per committed statement), all on loopback, started by the program"
+	"one PostgreSQL 15 with `fsync=off` and `full_page_writes=off` (commits are written but never flushed to disk: " +
+	"the PostgreSQL figures leave out a disk flush per committed statement), " +
+	"and one MariaDB 10.11 with `innodb_flush_log_at_trx_commit=2` (commits written to the OS, flushed about once a second; " +
+	"the executor told so by `AllowUnsafeDurability`), all on loopback, started by the program"
 
 // Machine is where and when a run took place.
 type Machine struct {
