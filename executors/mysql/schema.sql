@@ -73,7 +73,12 @@ CREATE TABLE IF NOT EXISTS {{t}}shares (
 
 -- Wait queues: one entry per key, executor (member) and kind ('w' for a
 -- writer), in arrival order; an entry expires unless its waiter's attempts
--- refresh it.
+-- refresh it. A hand-off (serve) keeps the entry of the executor it
+-- served, passed over, until its waiter takes its claim, which deletes the
+-- entry: its arrival becomes a served one, below -2e18 (the arrival less
+-- 4e18). A served waiter whose claim lapsed (a stopped or throttled
+-- process) so keeps its place; its next attempt moves the entry up by
+-- 2e18 (resumed: still below every arrival, so it has the next turn).
 CREATE TABLE IF NOT EXISTS {{t}}waiters (
 	k       VARBINARY(1024) NOT NULL,
 	member  VARBINARY(32) NOT NULL,
@@ -209,7 +214,8 @@ END
 -- serve hands k, when no writer holds or claims it, to the head of its
 -- queue: a writer gets a claim on the row (once no share is left), readers
 -- and permit waiters claims among the shares while they fit; each served
--- executor gets a wake row, and rouse adds it to a_wake for ring to wake
+-- executor's entry becomes a served one (passed over from then on), and
+-- it gets a wake row, and rouse adds it to a_wake for ring to wake
 -- after the commit when its wake connection sleeps. It stops at the
 -- first waiter that does not fit, marks the row of a key left with shares
 -- as theirs, and frees the row of a key left with nothing (owner NULL,
@@ -235,7 +241,8 @@ serve: BEGIN
 	SELECT COUNT(*), MIN(kind) INTO v_n, v_sk FROM {{t}}shares WHERE k = a_k;
 	serving: LOOP
 		SET v_m = NULL;
-		SELECT member, kind INTO v_m, v_wk FROM {{t}}waiters WHERE k = a_k ORDER BY arrival LIMIT 1;
+		SELECT member, kind INTO v_m, v_wk FROM {{t}}waiters
+		WHERE k = a_k AND arrival >= -2000000000000000000 ORDER BY arrival LIMIT 1;
 		IF v_m IS NULL THEN
 			LEAVE serving;
 		END IF;
@@ -245,7 +252,8 @@ serve: BEGIN
 			END IF;
 			UPDATE {{t}}locks SET owner = CONCAT('lock4go:claim:', v_m),
 				expires = a_now + a_claim * 1000 WHERE k = a_k;
-			DELETE FROM {{t}}waiters WHERE k = a_k AND member = v_m AND kind = v_wk;
+			UPDATE {{t}}waiters SET arrival = arrival - 4000000000000000000
+		WHERE k = a_k AND member = v_m AND kind = v_wk;
 			INSERT INTO {{t}}wakes (member, k, kind, at) VALUES (v_m, a_k, 'w', a_now)
 			ON DUPLICATE KEY UPDATE at = a_now, taken = 0;
 			CALL {{t}}rouse(v_m, a_wake);
@@ -260,7 +268,8 @@ serve: BEGIN
 		INSERT INTO {{t}}shares (k, owner, kind, expires)
 		VALUES (a_k, CONCAT('lock4go:claim:', v_m), v_wk, a_now + a_claim * 1000)
 		ON DUPLICATE KEY UPDATE kind = v_wk, expires = a_now + a_claim * 1000;
-		DELETE FROM {{t}}waiters WHERE k = a_k AND member = v_m AND kind = v_wk;
+		UPDATE {{t}}waiters SET arrival = arrival - 4000000000000000000
+		WHERE k = a_k AND member = v_m AND kind = v_wk;
 		INSERT INTO {{t}}wakes (member, k, kind, at) VALUES (v_m, a_k, 's', a_now)
 		ON DUPLICATE KEY UPDATE at = a_now, taken = 0;
 		CALL {{t}}rouse(v_m, a_wake);
@@ -272,6 +281,35 @@ serve: BEGIN
 		DELETE FROM {{t}}locks WHERE k = a_k;
 	ELSEIF v_owner IS NOT NULL OR v_expires > a_now THEN
 		UPDATE {{t}}locks SET owner = NULL, expires = a_now WHERE k = a_k;
+	END IF;
+END
+//
+
+-- lock_turn locks the row of k for an attempt of the executor m ('' for
+-- one that does not wait) of kind sk, as lock_key does, after setting
+-- right what a stalled waiter left: a claim that lapsed, other than m's
+-- own, is handed on (serve, adding to a_wake whom to ring after the
+-- commit), so that the attempt finds k as a release would have left it,
+-- not free for whoever asks first; and m's served entry of kind sk, whose
+-- claim lapsed or which it is about to take, is resumed: the next turn is
+-- m's.
+DROP PROCEDURE IF EXISTS {{t}}lock_turn
+//
+CREATE PROCEDURE {{t}}lock_turn(a_k VARBINARY(1025), a_m VARBINARY(33), a_sk VARBINARY(16),
+	a_claim BIGINT, a_now BIGINT, INOUT a_wake VARBINARY(4096),
+	OUT a_owner VARBINARY(255), OUT a_token BIGINT, OUT a_expires BIGINT)
+SQL SECURITY INVOKER MODIFIES SQL DATA
+BEGIN
+	CALL {{t}}lock_key(a_k, a_now, a_owner, a_token, a_expires);
+	IF a_owner LIKE 'lock4go:claim:%' AND a_expires <= a_now
+		AND a_owner <> CONCAT('lock4go:claim:', a_m) THEN
+		CALL {{t}}serve(a_k, a_claim, a_now, FALSE, a_wake);
+		SELECT owner, token, expires INTO a_owner, a_token, a_expires
+		FROM {{t}}locks WHERE k = a_k;
+	END IF;
+	IF a_m <> '' THEN
+		UPDATE {{t}}waiters SET arrival = arrival + 2000000000000000000
+		WHERE k = a_k AND member = a_m AND kind = a_sk AND arrival < -2000000000000000000;
 	END IF;
 END
 //
@@ -342,14 +380,14 @@ body: BEGIN
 		SELECT EXISTS (SELECT 1 FROM {{t}}locks WHERE k = a_k AND owner IS NOT NULL
 				AND owner <> a_o AND owner <> CONCAT('lock4go:claim:', a_m) AND expires > v_now)
 			AND EXISTS (SELECT 1 FROM {{t}}waiters WHERE k = a_k AND member = a_m AND kind = 'w'
-				AND expires > v_now + a_qttl * 500) INTO v_busy;
+				AND arrival >= -2000000000000000000 AND expires > v_now + a_qttl * 500) INTO v_busy;
 	END IF;
 	IF v_busy THEN
 		COMMIT;
 		SELECT -3, FALSE;
 		LEAVE body;
 	END IF;
-	CALL {{t}}lock_key(a_k, v_now, v_owner, v_token, v_expires);
+	CALL {{t}}lock_turn(a_k, a_m, 'w', a_claim, v_now, v_wake, v_owner, v_token, v_expires);
 	SELECT EXISTS (SELECT 1 FROM {{t}}voids WHERE owner = a_o) INTO v_voided;
 	IF v_voided THEN
 		CALL {{t}}serve(a_k, a_claim, v_now, FALSE, v_wake);
@@ -362,7 +400,10 @@ body: BEGIN
 	END IF;
 	IF v_owner = a_o AND v_expires > v_now THEN
 		COMMIT;
-		SELECT v_token, FALSE; -- this very acquisition, sent again
+		IF v_wake <> '' THEN
+			CALL {{t}}ring(v_wake, a_m, v_denied);
+		END IF;
+		SELECT v_token, v_denied; -- this very acquisition, sent again
 		LEAVE body;
 	END IF;
 	SET v_busy = v_owner IS NOT NULL AND v_expires > v_now
@@ -376,7 +417,10 @@ body: BEGIN
 			UPDATE {{t}}locks SET owner = NULL, expires = 9223372036854775807 WHERE k = a_k;
 			IF v_sk <> 'r' THEN
 				COMMIT;
-				SELECT -4, FALSE;
+				IF v_wake <> '' THEN
+					CALL {{t}}ring(v_wake, a_m, v_denied);
+				END IF;
+				SELECT -4, v_denied;
 				LEAVE body;
 			END IF;
 			SET v_busy = TRUE;
@@ -385,12 +429,18 @@ body: BEGIN
 	IF v_busy THEN
 		IF a_m = '' THEN
 			COMMIT;
-			SELECT 0, FALSE;
+			IF v_wake <> '' THEN
+				CALL {{t}}ring(v_wake, a_m, v_denied);
+			END IF;
+			SELECT 0, v_denied;
 			LEAVE body;
 		END IF;
 		CALL {{t}}join(a_k, a_m, 'w', a_qttl, v_now);
 		COMMIT;
-		SELECT -3, FALSE;
+		IF v_wake <> '' THEN
+			CALL {{t}}ring(v_wake, a_m, v_denied);
+		END IF;
+		SELECT -3, v_denied;
 		LEAVE body;
 	END IF;
 	-- The token is drawn once the row is ours: a token drawn before could
@@ -401,7 +451,10 @@ body: BEGIN
 		DELETE FROM {{t}}waiters WHERE k = a_k AND member = a_m AND kind = 'w';
 	END IF;
 	COMMIT;
-	SELECT v_t, FALSE;
+	IF v_wake <> '' THEN
+		CALL {{t}}ring(v_wake, a_m, v_denied);
+	END IF;
+	SELECT v_t, v_denied;
 	END work;
 END
 //
@@ -429,7 +482,7 @@ body: BEGIN
 	{{begin}}
 	work: BEGIN
 	DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;
-	CALL {{t}}lock_key(a_k, v_now, v_owner, v_token, v_expires);
+	CALL {{t}}lock_turn(a_k, a_m, a_sk, a_claim, v_now, v_wake, v_owner, v_token, v_expires);
 	decide: BEGIN
 		SELECT EXISTS (SELECT 1 FROM {{t}}voids WHERE owner = a_o) INTO v_free;
 		IF v_free THEN
@@ -459,7 +512,8 @@ body: BEGIN
 			IF v_free THEN
 				SET v_hm = NULL;
 				SELECT member, kind INTO v_hm, v_hk FROM {{t}}waiters
-				WHERE k = a_k AND expires > v_now ORDER BY arrival LIMIT 1;
+				WHERE k = a_k AND expires > v_now AND arrival >= -2000000000000000000
+				ORDER BY arrival LIMIT 1;
 				SET v_free = v_hm IS NULL OR (v_hm = a_m AND v_hk = a_sk);
 			END IF;
 		END IF;
@@ -470,7 +524,10 @@ body: BEGIN
 			END IF;
 			CALL {{t}}join(a_k, a_m, a_sk, a_qttl, v_now);
 			COMMIT;
-			SELECT -3, FALSE;
+			IF v_wake <> '' THEN
+				CALL {{t}}ring(v_wake, a_m, v_denied);
+			END IF;
+			SELECT -3, v_denied;
 			LEAVE body;
 		END IF;
 		IF a_m <> '' THEN
@@ -674,7 +731,14 @@ BEGIN
 	{{begin}}
 	work: BEGIN
 	DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;
-	SELECT COUNT(*) INTO v_n FROM {{t}}waiters WHERE k = a_k AND expires > v_now;
+	-- Served entries count once their claim lapsed: they wait again.
+	SELECT COUNT(*) INTO v_n FROM {{t}}waiters w WHERE w.k = a_k AND w.expires > v_now
+		AND (w.arrival >= -2000000000000000000 OR NOT EXISTS (
+			SELECT 1 FROM {{t}}locks l WHERE l.k = a_k AND l.owner = CONCAT('lock4go:claim:', w.member)
+				AND l.expires > v_now
+			UNION ALL
+			SELECT 1 FROM {{t}}shares s WHERE s.k = a_k AND s.owner = CONCAT('lock4go:claim:', w.member)
+				AND s.expires > v_now));
 	SELECT EXISTS (SELECT 1 FROM {{t}}locks WHERE k = a_k AND owner IS NOT NULL AND expires > v_now) INTO v_w;
 	IF v_w THEN
 		SELECT owner, token, (expires - v_now) DIV 1000, 'w', v_n
