@@ -2,10 +2,9 @@ package mysql
 
 import (
 	"context"
-)
 
-// sweepBatch bounds the keys one sweep statement returns.
-const sweepBatch = 500
+	"github.com/lock4go/lock4go/internal/queued"
+)
 
 // startSweeper starts, on the executor's first acquisition, the goroutine
 // that sweeps every [Options.SweepInterval] (with jitter, so that many
@@ -32,33 +31,15 @@ func (e *Executor) startSweeper() {
 // Sweep is for tools and tests. Each statement is bounded by
 // [Options.CleanupTimeout].
 func (e *Executor) Sweep(ctx context.Context) error {
-	after := ""
-	for {
-		keys, err := e.stale(ctx, after)
-		if err != nil {
-			return err
-		}
-		for _, k := range keys {
-			sctx, cancel := context.WithTimeout(ctx, e.opts.CleanupTimeout)
-			err := e.exec(sctx, e.sql.call("tidy", hexArg(k), num(e.claimMs)))
-			cancel()
-			if err != nil {
-				return err
-			}
-		}
-		if len(keys) < sweepBatch {
-			return nil
-		}
-		after = keys[len(keys)-1]
-	}
+	return queued.SweepPages(ctx, e.opts.CleanupTimeout, e.stale, func(ctx context.Context, k string) error {
+		return e.exec(ctx, e.sql.call("tidy", hexArg(k), num(e.claimMs)))
+	})
 }
 
-// stale returns up to sweepBatch keys after the key after, in order, that
-// may hold nothing live.
+// stale returns up to [queued.SweepBatch] keys after the key after, in
+// order, that may hold nothing live.
 func (e *Executor) stale(ctx context.Context, after string) ([]string, error) {
-	ctx, cancel := context.WithTimeout(ctx, e.opts.CleanupTimeout)
-	defer cancel()
-	rows, err := e.db.QueryContext(ctx, e.sql.call("stale", num(sweepBatch), hexArg(after), num(e.claimMs)))
+	rows, err := e.db.QueryContext(ctx, e.sql.call("stale", num(queued.SweepBatch), hexArg(after), num(e.claimMs)))
 	if err != nil {
 		return nil, err
 	}

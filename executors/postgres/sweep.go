@@ -4,10 +4,8 @@ import (
 	"context"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/lock4go/lock4go/internal/queued"
 )
-
-// sweepBatch bounds the keys one sweep statement returns.
-const sweepBatch = 500
 
 // startSweeper starts, on the executor's first acquisition, the goroutine
 // that sweeps every [Options.SweepInterval] (with jitter, so that many
@@ -25,33 +23,16 @@ func (e *Executor) startSweeper() {
 // sweeps by itself every [Options.SweepInterval]; Sweep is for tools and
 // tests. Each statement is bounded by [Options.CleanupTimeout].
 func (e *Executor) Sweep(ctx context.Context) error {
-	after := ""
-	for {
-		keys, err := e.stale(ctx, after)
-		if err != nil {
-			return err
-		}
-		for _, k := range keys {
-			sctx, cancel := context.WithTimeout(ctx, e.opts.CleanupTimeout)
-			_, err := e.pool.Exec(sctx, e.sql.tidy, pgxExec, k, e.claimMs)
-			cancel()
-			if err != nil {
-				return err
-			}
-		}
-		if len(keys) < sweepBatch {
-			return nil
-		}
-		after = keys[len(keys)-1]
-	}
+	return queued.SweepPages(ctx, e.opts.CleanupTimeout, e.stale, func(ctx context.Context, k string) error {
+		_, err := e.pool.Exec(ctx, e.sql.tidy, pgxExec, k, e.claimMs)
+		return err
+	})
 }
 
-// stale returns up to sweepBatch keys after the key after, in order, that
-// may hold nothing live.
+// stale returns up to [queued.SweepBatch] keys after the key after, in
+// order, that may hold nothing live.
 func (e *Executor) stale(ctx context.Context, after string) ([]string, error) {
-	ctx, cancel := context.WithTimeout(ctx, e.opts.CleanupTimeout)
-	defer cancel()
-	rows, err := e.pool.Query(ctx, e.sql.stale, pgxExec, int32(sweepBatch), after)
+	rows, err := e.pool.Query(ctx, e.sql.stale, pgxExec, int32(queued.SweepBatch), after)
 	if err != nil {
 		return nil, err
 	}

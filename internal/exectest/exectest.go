@@ -1,6 +1,7 @@
 // Package exectest holds what the tests of the executors share: an
-// executor made for one test and closed at its end ([Closing]), and the
-// end of a package's TestMain ([Exit]).
+// executor made for one test and closed at its end ([Closing]), the end
+// of a package's TestMain ([Exit]), and the claim-lapse cases of the
+// lease-table executors ([Lapse]).
 package exectest
 
 import (

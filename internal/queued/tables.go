@@ -89,6 +89,40 @@ func (s *Sweeper) Start(c interface {
 	})
 }
 
+// SweepBatch bounds the keys one page of a sweep reads.
+const SweepBatch = 500
+
+// SweepPages goes once through the keys of a lease table, in order, page
+// by page: stale returns up to [SweepBatch] keys after the key after (""
+// for the first page) that may hold nothing live, tidy cleans one. Each
+// call has timeout of its own. It ends after a page shorter than
+// SweepBatch, or at the first error.
+func SweepPages(ctx context.Context, timeout time.Duration,
+	stale func(ctx context.Context, after string) ([]string, error),
+	tidy func(ctx context.Context, key string) error) error {
+	after := ""
+	for {
+		sctx, cancel := context.WithTimeout(ctx, timeout)
+		keys, err := stale(sctx, after)
+		cancel()
+		if err != nil {
+			return err
+		}
+		for _, k := range keys {
+			sctx, cancel := context.WithTimeout(ctx, timeout)
+			err := tidy(sctx, k)
+			cancel()
+			if err != nil {
+				return err
+			}
+		}
+		if len(keys) < SweepBatch {
+			return nil
+		}
+		after = keys[len(keys)-1]
+	}
+}
+
 // jitter returns d give or take a quarter.
 func jitter(d time.Duration) time.Duration {
 	return d*3/4 + rand.N(d/2+1)

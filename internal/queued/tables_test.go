@@ -3,9 +3,12 @@ package queued
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/lock4go/lock4go/executor"
 )
@@ -119,5 +122,48 @@ func TestBackendErr(t *testing.T) {
 	cancel()
 	if err := BackendErr(ctx, bad); !errors.Is(err, executor.ErrBackend) || !errors.Is(err, context.Canceled) {
 		t.Errorf("ended ctx: %v", err)
+	}
+}
+
+// SweepPages reads pages until a short one, each after the last key of
+// the one before, tidies every key, and stops at the first error.
+func TestSweepPages(t *testing.T) {
+	keys := make([]string, SweepBatch+3)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("k%05d", i)
+	}
+	var afters, tidied []string
+	stale := func(ctx context.Context, after string) ([]string, error) {
+		if _, ok := ctx.Deadline(); !ok {
+			t.Error("stale called without a deadline")
+		}
+		afters = append(afters, after)
+		i, _ := slices.BinarySearch(keys, after)
+		if after != "" {
+			i++
+		}
+		return keys[i:min(i+SweepBatch, len(keys))], nil
+	}
+	tidy := func(ctx context.Context, k string) error {
+		tidied = append(tidied, k)
+		return nil
+	}
+	if err := SweepPages(context.Background(), time.Second, stale, tidy); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"", keys[SweepBatch-1]}; !slices.Equal(afters, want) {
+		t.Errorf("pages after %q, want %q", afters, want)
+	}
+	if !slices.Equal(tidied, keys) {
+		t.Errorf("tidied %d keys, want all %d in order", len(tidied), len(keys))
+	}
+	bad := errors.New("row locked")
+	n := 0
+	err := SweepPages(context.Background(), time.Second, stale, func(context.Context, string) error {
+		n++
+		return bad
+	})
+	if !errors.Is(err, bad) || n != 1 {
+		t.Errorf("a failing tidy: err %v after %d calls, want it after 1", err, n)
 	}
 }
