@@ -11,11 +11,14 @@ import (
 )
 
 // getLock takes the named lock name through db, as a GET_LOCK mutex does,
-// and returns the answer and the session (connection id) that gave it.
-func getLock(t *testing.T, db *sql.DB, name string) (got bool, id int64) {
+// waiting up to wait seconds, and returns the answer and the session
+// (connection id) that gave it. A session that ends releases its locks
+// once the server has processed its end, which is not at once: a client
+// that closed a connection, or a KILL, returns before.
+func getLock(t *testing.T, db *sql.DB, name string, wait int) (got bool, id int64) {
 	t.Helper()
 	var n sql.NullInt64
-	if err := db.QueryRowContext(t.Context(), "SELECT GET_LOCK(?, 0), CONNECTION_ID()", name).Scan(&n, &id); err != nil {
+	if err := db.QueryRowContext(t.Context(), "SELECT GET_LOCK(?, ?), CONNECTION_ID()", name, wait).Scan(&n, &id); err != nil {
 		t.Fatal(err)
 	}
 	return n.Int64 == 1, id
@@ -43,8 +46,8 @@ func TestGetLock_pool(t *testing.T) {
 	}
 	recycling := rootDB(t)
 	recycling.SetMaxIdleConns(0)
-	a, idA := getLock(t, recycling, name)
-	b, idB := getLock(t, recycling, name)
+	a, idA := getLock(t, recycling, name, 0)
+	b, idB := getLock(t, recycling, name, 10)
 	if !a || !b {
 		t.Fatalf("no idle connections: GET_LOCK answered %v (session %d), then %v (session %d), want both granted", a, idA, b, idB)
 	}
@@ -52,14 +55,14 @@ func TestGetLock_pool(t *testing.T) {
 
 	shared := rootDB(t)
 	shared.SetMaxOpenConns(1)
-	a, idA = getLock(t, shared, name)
-	b, idB = getLock(t, shared, name)
+	a, idA = getLock(t, shared, name, 10)
+	b, idB = getLock(t, shared, name, 0)
 	if !a || !b || idA != idB {
 		t.Fatalf("one connection: GET_LOCK answered %v (session %d), then %v (session %d), want both granted on one session", a, idA, b, idB)
 	}
 	t.Logf("one connection: clients A and B both hold the lock on session %d", idA)
 	run(t, rootDB(t), "KILL CONNECTION "+fmtInt(idA))
-	if got, id := getLock(t, rootDB(t), name); !got {
+	if got, id := getLock(t, rootDB(t), name, 10); !got {
 		t.Fatal("the lock of a killed session was still held")
 	} else {
 		t.Logf("session %d killed: its lock went with it, and client C got it on session %d; A and B were told nothing", idA, id)
