@@ -44,9 +44,8 @@ func (s *suite) testReleaseAfterExpiry(t *testing.T) {
 	a, b, c := s.runner(t), s.runner(t), s.runner(t)
 	n, lease := name(t), s.o.Lease
 	releaseA, releaseB := make(chan struct{}), make(chan struct{})
-	inA, outA := started(ctx, a, n, func(context.Context) error { <-releaseA; return nil },
+	outA, _ := holding(t, ctx, a, n, func(context.Context) error { <-releaseA; return nil },
 		jobs.AtMostFor(lease), jobs.AtLeastFor(lease))
-	<-inA
 	var outB <-chan jobs.Result
 	testwait.For(t, 3*lease+s.o.Settle, "another process taking the expired job", func() bool {
 		in, out := started(ctx, b, n, func(context.Context) error { <-releaseB; return nil }, jobs.AtMostFor(long))

@@ -21,8 +21,7 @@ func (s *suite) testNoSecondLock(t *testing.T) {
 	a, b := s.runner(t), s.runner(t)
 	n := name(t)
 	release := make(chan struct{})
-	in, out := started(ctx, a, n, func(context.Context) error { <-release; return nil }, jobs.AtMostFor(long))
-	<-in
+	out, _ := holding(t, ctx, a, n, func(context.Context) error { <-release; return nil }, jobs.AtMostFor(long))
 	want(t, "another process while held", b.Run(ctx, n, nop, jobs.AtMostFor(long)), jobs.Skipped)
 	want(t, "the same process while held", a.Run(ctx, n, nop, jobs.AtMostFor(long)), jobs.Skipped)
 	want(t, "another job", b.Run(ctx, n+"-other", nop), jobs.Ran)
@@ -41,13 +40,11 @@ func (s *suite) testFreeAfterAtMostFor(t *testing.T) {
 	a, b := s.runner(t), s.runner(t)
 	n, lease := name(t), s.o.Lease
 	cause := make(chan error, 1)
-	begin := time.Now()
-	in, out := started(ctx, a, n, func(ctx context.Context) error {
+	out, begin := holding(t, ctx, a, n, func(ctx context.Context) error {
 		<-ctx.Done()
 		cause <- context.Cause(ctx)
 		return ctx.Err()
 	}, jobs.AtMostFor(lease))
-	<-in
 	testwait.For(t, 3*lease+s.o.Settle, "the job free after its at-most-for", func() bool {
 		res := b.Run(ctx, n, nop, jobs.AtMostFor(long))
 		if res.Outcome == jobs.Ran && time.Since(begin) < lease {
