@@ -1,15 +1,14 @@
 package mysql_test
 
 import (
-	"context"
 	"database/sql"
 	"errors"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/lock4go/lock4go/executor"
 	"github.com/lock4go/lock4go/executors/mysql"
+	"github.com/lock4go/lock4go/internal/exectest"
 	"github.com/lock4go/lock4go/internal/testwait"
 	"github.com/lock4go/lock4go/internal/timerprobe"
 )
@@ -33,7 +32,7 @@ func TestClose_serverPaused(t *testing.T) {
 		stuck[i] = uniq(t, "close-void:")
 	}
 	tx := lockRows(t, rootDB(t), stuck)
-	lostReplies(t, e, stuck, lease)
+	exectest.LostReplies(t, e, stuck, lease)
 	if err := s.Pause(); err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +52,7 @@ func TestClose_serverPaused(t *testing.T) {
 	}
 	after := newExecutor(t, rootDB(t), mysql.Options{})
 	keys = append(keys, stuck...)
-	testwait.For(t, lease+10*time.Second, "every key free after its lease", func() bool { return allFree(t, after, keys) })
+	testwait.For(t, lease+10*time.Second, "every key free after its lease", func() bool { return exectest.AllFree(t, after, keys) })
 }
 
 // holdAndQueue takes two keys with a lease of ttl on e, and queues e for a
@@ -97,34 +96,4 @@ func lockRows(t *testing.T, db *sql.DB, keys []string) *sql.Tx {
 		}
 	}
 	return tx
-}
-
-// lostReplies makes acquisitions of keys with a lease of ttl on e whose
-// replies do not come within 300ms, so that e voids them in the
-// background.
-func lostReplies(t *testing.T, e *mysql.Executor, keys []string, ttl time.Duration) {
-	t.Helper()
-	var wg sync.WaitGroup
-	for _, k := range keys {
-		wg.Go(func() {
-			ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
-			defer cancel()
-			if l, err := e.Acquire(ctx, req(k, ttl)); err == nil {
-				t.Errorf("Acquire of a locked row returned a lease (token %d)", l.Token())
-			}
-		})
-	}
-	wg.Wait()
-}
-
-// allFree reports whether e can take each of keys (and releases them).
-func allFree(t *testing.T, e *mysql.Executor, keys []string) bool {
-	for _, k := range keys {
-		l, err := e.Acquire(t.Context(), req(k, time.Minute))
-		if err != nil {
-			return false
-		}
-		_ = l.Release(t.Context())
-	}
-	return true
 }

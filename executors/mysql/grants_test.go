@@ -3,7 +3,6 @@ package mysql_test
 import (
 	"database/sql"
 	"errors"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +10,7 @@ import (
 	lock4go "github.com/lock4go/lock4go"
 	"github.com/lock4go/lock4go/executor"
 	"github.com/lock4go/lock4go/executors/mysql"
+	"github.com/lock4go/lock4go/internal/exectest"
 	"github.com/lock4go/lock4go/internal/testwait"
 )
 
@@ -31,32 +31,9 @@ const (
 	appDatabase = "app"
 )
 
-// grantBlocks returns the SQL blocks of docs/mysql.md's section "Users and
-// grants".
+// grantBlocks returns the SQL blocks of docs/mysql.md's section "Users and grants".
 func grantBlocks(t *testing.T) []string {
-	t.Helper()
-	b, err := os.ReadFile("../../docs/mysql.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, section, ok := strings.Cut(string(b), "\n## Users and grants\n")
-	if !ok {
-		t.Fatal(`docs/mysql.md has no section "Users and grants"`)
-	}
-	section, _, _ = strings.Cut(section, "\n## ")
-	var blocks []string
-	for {
-		var block string
-		if _, section, ok = strings.Cut(section, "```sql\n"); !ok {
-			break
-		}
-		block, section, _ = strings.Cut(section, "```")
-		blocks = append(blocks, block)
-	}
-	if len(blocks) != docBlocks {
-		t.Fatalf(`docs/mysql.md, "Users and grants": %d SQL blocks, want %d`, len(blocks), docBlocks)
-	}
-	return blocks
+	return exectest.SQLBlocks(t, "../../docs/mysql.md", "Users and grants", docBlocks)
 }
 
 // TestGrants_docs: the docs' grant lines are those of mysql.Grants, so that

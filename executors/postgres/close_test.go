@@ -3,7 +3,6 @@ package postgres_test
 import (
 	"context"
 	"errors"
-	"sync"
 	"testing"
 	"time"
 
@@ -12,6 +11,7 @@ import (
 
 	"github.com/lock4go/lock4go/executor"
 	"github.com/lock4go/lock4go/executors/postgres"
+	"github.com/lock4go/lock4go/internal/exectest"
 	"github.com/lock4go/lock4go/internal/testlog"
 	"github.com/lock4go/lock4go/internal/testserver"
 	"github.com/lock4go/lock4go/internal/testwait"
@@ -51,8 +51,8 @@ func TestClose_serverPaused(t *testing.T) {
 		stuck[i] = uniq(t, "close-void:")
 	}
 	a, b := lockRows(t, admin, first), lockRows(t, admin, stuck)
-	lostReplies(t, e, first, lease)
-	lostReplies(t, e, stuck, lease)
+	exectest.LostReplies(t, e, first, lease)
+	exectest.LostReplies(t, e, stuck, lease)
 	if err := a.Rollback(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func TestClose_serverPaused(t *testing.T) {
 	}
 	keys = append(append(keys, first...), stuck...)
 	after := direct(t)
-	if !testwait.Until(lease+10*time.Second, func() bool { return allFree(t, after, keys) }) {
+	if !testwait.Until(lease+10*time.Second, func() bool { return exectest.AllFree(t, after, keys) }) {
 		t.Fatalf("keys still held %v after their leases", lease+10*time.Second)
 	}
 }
@@ -162,34 +162,4 @@ func warm(t *testing.T, pool *pgxpool.Pool, n int) {
 	for _, c := range conns {
 		c.Release()
 	}
-}
-
-// lostReplies makes acquisitions of keys with a lease of ttl on e whose
-// replies do not come within 300ms, so that e voids them in the
-// background.
-func lostReplies(t *testing.T, e *postgres.Executor, keys []string, ttl time.Duration) {
-	t.Helper()
-	var wg sync.WaitGroup
-	for _, k := range keys {
-		wg.Go(func() {
-			ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
-			defer cancel()
-			if l, err := e.Acquire(ctx, req(k, ttl)); err == nil {
-				t.Errorf("Acquire of a locked row returned a lease (token %d)", l.Token())
-			}
-		})
-	}
-	wg.Wait()
-}
-
-// allFree reports whether e can take each of keys (and releases them).
-func allFree(t *testing.T, e *postgres.Executor, keys []string) bool {
-	for _, k := range keys {
-		l, err := e.Acquire(t.Context(), req(k, time.Minute))
-		if err != nil {
-			return false
-		}
-		_ = l.Release(t.Context())
-	}
-	return true
 }

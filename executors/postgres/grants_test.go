@@ -3,7 +3,6 @@ package postgres_test
 import (
 	"context"
 	"errors"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +12,7 @@ import (
 	lock4go "github.com/lock4go/lock4go"
 	"github.com/lock4go/lock4go/executor"
 	"github.com/lock4go/lock4go/executors/postgres"
+	"github.com/lock4go/lock4go/internal/exectest"
 	"github.com/lock4go/lock4go/internal/testwait"
 )
 
@@ -29,32 +29,9 @@ const (
 // ownSchema is the schema of the docs' example of a schema of its own.
 const ownSchema = "locking"
 
-// grantBlocks returns the SQL blocks of docs/postgres.md's section
-// "Roles and grants".
+// grantBlocks returns the SQL blocks of docs/postgres.md's section "Roles and grants".
 func grantBlocks(t *testing.T) []string {
-	t.Helper()
-	b, err := os.ReadFile("../../docs/postgres.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, section, ok := strings.Cut(string(b), "\n## Roles and grants\n")
-	if !ok {
-		t.Fatal(`docs/postgres.md has no section "Roles and grants"`)
-	}
-	section, _, _ = strings.Cut(section, "\n## ")
-	var blocks []string
-	for {
-		var block string
-		if _, section, ok = strings.Cut(section, "```sql\n"); !ok {
-			break
-		}
-		block, section, _ = strings.Cut(section, "```")
-		blocks = append(blocks, block)
-	}
-	if len(blocks) != docBlocks {
-		t.Fatalf(`docs/postgres.md, "Roles and grants": %d SQL blocks, want %d`, len(blocks), docBlocks)
-	}
-	return blocks
+	return exectest.SQLBlocks(t, "../../docs/postgres.md", "Roles and grants", docBlocks)
 }
 
 // TestGrants_docs: the docs' grant lines are those of postgres.Grants, so

@@ -1,7 +1,8 @@
 // Package exectest holds what the tests of the executors share: an
 // executor made for one test and closed at its end ([Closing]), the end
-// of a package's TestMain ([Exit]), and the claim-lapse cases of the
-// lease-table executors ([Lapse]).
+// of a package's TestMain ([Exit]), and, for the lease-table executors,
+// the claim-lapse cases ([Lapse]), lost replies ([LostReplies]) and the
+// SQL blocks of their docs ([SQLBlocks]).
 package exectest
 
 import (
