@@ -31,6 +31,7 @@ const (
 	errBadField          = 1054 // unknown column: objects of another version
 	errParse             = 1064 // syntax error
 	errTableDenied       = 1142 // a table right missing
+	errSafeUpdates       = 1175 // sql_safe_updates refuses an UPDATE or DELETE
 	errColumnDenied      = 1143 // a column right missing
 	errNoSuchTable       = 1146
 	errSpecificDenied    = 1227 // a global privilege missing
@@ -81,7 +82,8 @@ func wrongConfig(n uint16) bool {
 	case errDBAccessDenied, errAccessDenied, errNoDatabase, errBadDatabase, errBadField, errParse,
 		errTableDenied, errColumnDenied, errNoSuchTable, errSpecificDenied, errNoSuchProcedure,
 		errWrongArgCount, errProcDenied, errNoSuchDefiner, errInTransaction, errStatementBinlog,
-		errNoPassword, errMustChangePass, errMustChangePassLog, errAccountLocked, errAccountLockedMaDB:
+		errNoPassword, errMustChangePass, errMustChangePassLog, errAccountLocked, errAccountLockedMaDB,
+		errSafeUpdates:
 		return true
 	}
 	return false
@@ -115,6 +117,8 @@ func fix(n uint16, o Options) string {
 		return "a connection of the pool was inside a transaction another statement left open (BEGIN, or autocommit=0 with uncommitted work): the executor runs each call in a transaction of its own and never commits or rolls back someone else's"
 	case errStatementBinlog:
 		return "binlog_format is STATEMENT, which refuses the executor's READ COMMITTED writes: set binlog_format to ROW or MIXED"
+	case errSafeUpdates:
+		return "sql_safe_updates is on for the pool's sessions (SET GLOBAL, or the DSN), and it refuses the executor's renewals and sweeps: add sql_safe_updates=0 to the DSN (a session setting; the global one may stay)"
 	case errNoSuchDefiner:
 		return "the user that ran Migrate (the procedures' DEFINER) no longer exists: run mysql.Migrate again as an existing user"
 	case errAccessDenied, errNoPassword, errMustChangePass, errMustChangePassLog, errAccountLocked, errAccountLockedMaDB, errSpecificDenied:

@@ -26,6 +26,11 @@ func TestTemplate_configErrors(t *testing.T) {
 		{"no right on the database", dsn(server(t).Addr(), "norights", testDB)},
 		{"unknown user", dsn(server(t).Addr(), "nobody", testDB)},
 		{"not migrated", dsn(server(t).Addr(), "root", name)},
+		// A DBA's SET GLOBAL sql_safe_updates = 1 (or the DSN's) refuses
+		// the renewals' and the sweep's statements (error 1175): before,
+		// Check failed with a backend error the Template retried until the
+		// acquire timeout.
+		{"sql_safe_updates", dsn(server(t).Addr(), "root", testDB) + "&sql_safe_updates=1"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			tpl, err := lock4go.New(lock4go.Config{AcquireTimeout: 20 * time.Second}, newExecutor(t, openDB(t, c.dsn), mysql.Options{}))
