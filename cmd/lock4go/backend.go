@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -117,4 +118,27 @@ func splitList(s string) []string {
 		}
 	}
 	return out
+}
+
+// checkRights checks that the SQL executor e may do what the command
+// does: every right Migrate's objects need (check), or, for a command
+// that only reads (inspect, watch), only the right to inspect, so that an
+// operator's read-only role may look. A read-only role that may not
+// inspect either is told every right check wants, which includes the
+// ones it lacks.
+func checkRights(ctx context.Context, c *connFlags, e executor.Inspector, check func(context.Context) error) error {
+	if !c.readOnly {
+		return check(ctx)
+	}
+	_, err := e.Inspect(ctx, "lock4go:cli:probe")
+	if err == nil || errors.Is(err, executor.ErrLockNotHeld) {
+		return nil
+	}
+	if !errors.Is(err, executor.ErrInvalidConfig) {
+		return err
+	}
+	if cerr := check(ctx); cerr != nil {
+		return cerr
+	}
+	return err
 }

@@ -71,29 +71,6 @@ func dialPostgres(ctx context.Context, c *connFlags) (*backend, error) {
 	}}, nil
 }
 
-// checkRights checks that the SQL executor e may do what the command
-// does: every right Migrate's objects need (check), or, for a command
-// that only reads (inspect, watch), only the right to inspect, so that an
-// operator's read-only role may look. A read-only role that may not
-// inspect either is told every right check wants, which includes the
-// ones it lacks.
-func checkRights(ctx context.Context, c *connFlags, e executor.Inspector, check func(context.Context) error) error {
-	if !c.readOnly {
-		return check(ctx)
-	}
-	_, err := e.Inspect(ctx, "lock4go:cli:probe")
-	if err == nil || errors.Is(err, executor.ErrLockNotHeld) {
-		return nil
-	}
-	if !errors.Is(err, executor.ErrInvalidConfig) {
-		return err
-	}
-	if cerr := check(ctx); cerr != nil {
-		return cerr
-	}
-	return err
-}
-
 // renewalNote: the database tells nobody; renewals find out (PostgreSQL,
 // MySQL).
 func renewalNote(context.Context, string, executor.Holder) string {
