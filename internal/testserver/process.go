@@ -363,36 +363,3 @@ func logTail(path string, n int) string {
 	}
 	return string(bytes.Join(lines, []byte("\n")))
 }
-
-// freePorts returns n distinct loopback ports that were free a moment ago.
-func freePorts(n int) ([]int, error) {
-	ports := make([]int, 0, n)
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, fmt.Errorf("testserver: free port: %w", err)
-		}
-		defer l.Close()
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-	}
-	return ports, nil
-}
-
-// withPortRetry calls start again, up to a few times, while it fails because
-// a port it chose was taken meanwhile.
-func withPortRetry[T any](start func() (T, error)) (T, error) {
-	var v T
-	var err error
-	for range 4 {
-		v, err = start()
-		if err == nil || !errors.Is(err, errAddrInUse) {
-			break
-		}
-	}
-	return v, err
-}
-
-// loopback returns "127.0.0.1:port".
-func loopback(port int) string {
-	return net.JoinHostPort("127.0.0.1", fmt.Sprint(port))
-}
