@@ -1,6 +1,7 @@
 package mysql_test
 
 import (
+	"database/sql"
 	"errors"
 	"testing"
 	"time"
@@ -157,4 +158,50 @@ func TestTimeouts_lockWait(t *testing.T) {
 	}
 	t.Logf("got the key %v after the row was held, in %d attempts", time.Since(start).Round(time.Millisecond), l.Attempts())
 	_ = l.Release(t.Context())
+}
+
+// TestSweep_markersLocked: void markers, wakes and bells another session
+// keeps locked (an operator's open transaction, or a statement of the
+// executor's waiting behind a key's row) cost a sweep nothing: it skips
+// them and removes the expired rows nobody holds. Before, its first page
+// deleted expired markers by scanning their tables, which waited for every
+// locked row, expired or not, and failed at CleanupTimeout: no key was
+// swept while any marker row was held.
+func TestSweep_markersLocked(t *testing.T) {
+	t.Parallel()
+	db := rootDB(t)
+	m := owner()[:24] // a member is at most 32 bytes
+	run(t, db, "INSERT INTO lock4go_voids (owner, expires) VALUES ('"+m+"-old', 1), ('"+m+"-held', 1), ('"+m+"-live', 9e18)")
+	run(t, db, "INSERT INTO lock4go_wakes (member, k, kind, at) VALUES ('"+m+"', 'old', 'w', 1), ('"+m+"', 'held', 'w', 1)")
+	// In READ COMMITTED, by key: the rows named and no others are locked
+	// (REPEATABLE READ may lock every row a scan passes).
+	tx, err := db.BeginTx(t.Context(), &sql.TxOptions{Isolation: sql.LevelReadCommitted})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	for _, q := range []string{
+		"SELECT owner FROM lock4go_voids WHERE owner = '" + m + "-held' FOR UPDATE",
+		"SELECT owner FROM lock4go_voids WHERE owner = '" + m + "-live' FOR UPDATE",
+		"SELECT k FROM lock4go_wakes WHERE member = '" + m + "' AND k = 'held' AND kind = 'w' FOR UPDATE",
+		"INSERT INTO lock4go_bells (member, sleeping, at) VALUES ('" + m + "', FALSE, 1)",
+	} {
+		if _, err := tx.ExecContext(t.Context(), q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e := newExecutor(t, db, mysql.Options{CleanupTimeout: 5 * time.Second})
+	start := time.Now()
+	if err := e.Sweep(t.Context()); err != nil {
+		t.Fatalf("Sweep beside held markers = %v after %v", err, time.Since(start))
+	}
+	var left string
+	if err := db.QueryRowContext(t.Context(), `SELECT CONCAT_WS(',',
+		(SELECT GROUP_CONCAT(owner) FROM lock4go_voids WHERE owner LIKE CONCAT(?, '%')),
+		(SELECT GROUP_CONCAT(k) FROM lock4go_wakes WHERE member = ?))`, m, m).Scan(&left); err != nil {
+		t.Fatal(err)
+	}
+	if want := m + "-held," + m + "-live,held"; left != want {
+		t.Fatalf("markers left after the sweep: %q, want only the held ones (%q)", left, want)
+	}
 }

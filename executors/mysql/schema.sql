@@ -772,9 +772,53 @@ BEGIN
 	work: BEGIN
 	DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;
 	IF a_after = '' THEN
-		DELETE FROM {{t}}voids WHERE expires < v_now;
-		DELETE FROM {{t}}wakes WHERE at < v_now - 2 * a_claim * 1000;
-		DELETE FROM {{t}}bells WHERE at < v_now - 60000000; -- a bell calls every 5s
+		-- Each marker past its time is locked, skipping those another
+		-- session holds (left for a later sweep), then deleted by its key:
+		-- a DELETE that scans a table waits for every row held, expired or
+		-- not, and one held row then failed the whole sweep.
+		voids: BEGIN
+			DECLARE v_end BOOLEAN DEFAULT FALSE;
+			DECLARE v_o VARBINARY(255);
+			DECLARE c CURSOR FOR SELECT owner FROM {{t}}voids WHERE expires < v_now FOR UPDATE SKIP LOCKED;
+			DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_end = TRUE;
+			OPEN c;
+			next: LOOP
+				FETCH c INTO v_o;
+				IF v_end THEN LEAVE next; END IF;
+				DELETE FROM {{t}}voids WHERE owner = v_o;
+			END LOOP;
+			CLOSE c;
+		END voids;
+		wakes: BEGIN
+			DECLARE v_end BOOLEAN DEFAULT FALSE;
+			DECLARE v_m VARBINARY(32);
+			DECLARE v_k VARBINARY(1024);
+			DECLARE v_kind VARBINARY(1);
+			DECLARE c CURSOR FOR SELECT member, k, kind FROM {{t}}wakes
+				WHERE at < v_now - 2 * a_claim * 1000 FOR UPDATE SKIP LOCKED;
+			DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_end = TRUE;
+			OPEN c;
+			next: LOOP
+				FETCH c INTO v_m, v_k, v_kind;
+				IF v_end THEN LEAVE next; END IF;
+				DELETE FROM {{t}}wakes WHERE member = v_m AND k = v_k AND kind = v_kind;
+			END LOOP;
+			CLOSE c;
+		END wakes;
+		bells: BEGIN
+			DECLARE v_end BOOLEAN DEFAULT FALSE;
+			DECLARE v_m VARBINARY(32);
+			DECLARE c CURSOR FOR SELECT member FROM {{t}}bells
+				WHERE at < v_now - 60000000 FOR UPDATE SKIP LOCKED; -- a bell calls every 5s
+			DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_end = TRUE;
+			OPEN c;
+			next: LOOP
+				FETCH c INTO v_m;
+				IF v_end THEN LEAVE next; END IF;
+				DELETE FROM {{t}}bells WHERE member = v_m;
+			END LOOP;
+			CLOSE c;
+		END bells;
 	END IF;
 	SELECT x.k FROM (
 		(SELECT l.k FROM {{t}}locks l WHERE l.k > a_after

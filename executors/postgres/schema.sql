@@ -513,7 +513,11 @@ BEGIN
 		PERFORM set_config('synchronous_commit', 'on', true); -- durable: see above
 	END IF;
 	IF after = '' THEN
-		DELETE FROM {{t}}voids WHERE expires_at < now;
+		-- Markers another session holds are left for a later sweep: a
+		-- plain DELETE waits for them, and one held marker then failed
+		-- the whole sweep.
+		DELETE FROM {{t}}voids WHERE owner IN
+			(SELECT owner FROM {{t}}voids WHERE expires_at < now FOR UPDATE SKIP LOCKED);
 	END IF;
 	RETURN QUERY SELECT x.key FROM (
 		(SELECT l.key FROM {{t}}locks l WHERE l.key > after

@@ -2,7 +2,6 @@ package postgres_test
 
 import (
 	"errors"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/lock4go/lock4go/executor"
 	"github.com/lock4go/lock4go/executors/postgres"
+	"github.com/lock4go/lock4go/internal/exectest"
 )
 
 // TestMigrate: Migrate is idempotent and safe to run from several
@@ -110,22 +110,11 @@ func TestSchema(t *testing.T) {
 
 // TestSchema_docs: the appendix of docs/postgres.md is the schema of the
 // default options, for those who apply it with their own tool.
+// LOCK4GO_UPDATE_DOCS=1 writes it there.
 func TestSchema_docs(t *testing.T) {
-	b, err := os.ReadFile("../../docs/postgres.md")
+	sql, err := postgres.Schema(postgres.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, appendix, ok := strings.Cut(string(b), "## Appendix: the schema")
-	if !ok {
-		t.Fatal("docs/postgres.md has no appendix with the schema")
-	}
-	_, block, _ := strings.Cut(appendix, "```sql\n")
-	block, _, _ = strings.Cut(block, "```")
-	want, err := postgres.Schema(postgres.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if block != want {
-		t.Fatal("the schema in docs/postgres.md differs from postgres.Schema(postgres.Options{}): paste the new one")
-	}
+	exectest.SchemaAppendix(t, "../../docs/postgres.md", sql, "LOCK4GO_UPDATE_DOCS=1 go test -run TestSchema_docs ./executors/postgres/")
 }

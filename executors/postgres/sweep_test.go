@@ -87,3 +87,35 @@ func sweepStatements(t *testing.T, pool *pgxpool.Pool) int64 {
 	}
 	return n
 }
+
+// TestSweep_voidsLocked: expired void markers another session keeps
+// locked (an operator's open transaction with FOR UPDATE on them) cost a
+// sweep nothing: it skips them and removes the others. Before, its first
+// page deleted the expired markers with one DELETE, which waited for the
+// held ones until CleanupTimeout and failed the sweep: no key was swept
+// for as long as the session kept them.
+func TestSweep_voidsLocked(t *testing.T) {
+	pool := newPool(t, server(t).Addr())
+	o := postgres.Options{Table: "vlock", Logger: testLogger(t), CleanupTimeout: 2 * time.Second}
+	crashedRows(t, pool, o, 1)
+	run(t, pool, "INSERT INTO vlock_voids (owner, expires_at) VALUES ('held', now() - interval '1 minute'), ('old', now() - interval '1 minute')")
+	tx, err := pool.Begin(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(t.Context())
+	if _, err := tx.Exec(t.Context(), "SELECT 1 FROM vlock_voids WHERE owner = 'held' FOR UPDATE"); err != nil {
+		t.Fatal(err)
+	}
+	e := newExecutor(t, pool, o)
+	if err := e.Sweep(t.Context()); err != nil {
+		t.Fatalf("Sweep beside a held void marker = %v", err)
+	}
+	var left string
+	if err := pool.QueryRow(t.Context(), "SELECT concat_ws(',', (SELECT string_agg(owner, ',' ORDER BY owner) FROM vlock_voids), (SELECT count(*) FROM vlock_locks))").Scan(&left); err != nil {
+		t.Fatal(err)
+	}
+	if left != "held,0" {
+		t.Fatalf("void markers, then key rows, left after the sweep: %q, want the held marker and no row", left)
+	}
+}

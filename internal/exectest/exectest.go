@@ -2,7 +2,7 @@
 // executor made for one test and closed at its end ([Closing]), the end
 // of a package's TestMain ([Exit]), and, for the lease-table executors,
 // the claim-lapse cases ([Lapse]), lost replies ([LostReplies]) and the
-// SQL blocks of their docs ([SQLBlocks]).
+// SQL blocks of their docs ([SQLBlocks], [SchemaAppendix]).
 package exectest
 
 import (
