@@ -1,4 +1,5 @@
-// Package timerprobe measures how late a process's timers fire, so that
+// Package timerprobe measures how late a process's timers fire, and how
+// long a server takes to answer ([StartCalls]), so that
 // tests on a busy machine can extend a time bound by the delay the same
 // process saw around the moment, instead of by a guess.
 package timerprobe
@@ -90,6 +91,56 @@ func Max(delays []Delay, from, to int64) time.Duration {
 	var m time.Duration
 	for _, d := range delays {
 		if d.Due >= from && d.Due <= to && d.Delay > m {
+			m = d.Delay
+		}
+	}
+	return m
+}
+
+// StartCalls measures how long a server takes to answer: a goroutine calls
+// call every 10ms, one call at a time, and records each call that took 5ms
+// or more as a Delay due when it began (a call still running at Stop is
+// recorded with the time it had taken). A process's timers can be on time
+// while the server it waits for is starved (a database's backends on a
+// busy machine): bounds on what the server must do are judged against
+// these, with [MaxOver].
+func StartCalls(call func(ctx context.Context) error) *Probe {
+	ctx, cancel := context.WithCancel(context.Background())
+	p := &Probe{stop: cancel, done: make(chan struct{})}
+	go p.calls(ctx, call)
+	return p
+}
+
+func (p *Probe) calls(ctx context.Context, call func(ctx context.Context) error) {
+	defer close(p.done)
+	t := time.NewTimer(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		began := time.Now()
+		_ = call(ctx) // a failed call took its time too
+		if took := time.Since(began); took >= floor {
+			p.mu.Lock()
+			if len(p.delays) < maxDelays {
+				p.delays = append(p.delays, Delay{Due: began.UnixNano(), Delay: took})
+			}
+			p.mu.Unlock()
+		}
+		t.Reset(interval)
+	}
+}
+
+// MaxOver returns the largest of delays whose span (from its due time to
+// its end) overlaps from..to (Unix nanoseconds): the slowest call that ran
+// during that time, for delays [StartCalls] recorded.
+func MaxOver(delays []Delay, from, to int64) time.Duration {
+	var m time.Duration
+	for _, d := range delays {
+		if d.Due <= to && d.Due+int64(d.Delay) >= from && d.Delay > m {
 			m = d.Delay
 		}
 	}
