@@ -127,6 +127,7 @@ func TestExecutor_backendDown(t *testing.T) {
 			// Let both keep-alives run a round before the fault.
 			time.Sleep(ttl/3 + 200*time.Millisecond)
 
+			probe := timerprobe.Start()
 			if err := tc.fault(s); err != nil {
 				t.Fatal(err)
 			}
@@ -152,8 +153,12 @@ func TestExecutor_backendDown(t *testing.T) {
 			case <-time.After(2 * ttl):
 				t.Fatal("Lost() still open long after the lease could have ended")
 			}
-			if lostAfter > ttl {
-				t.Errorf("Lost() closed %v after the fault, later than the TTL %v", lostAfter, ttl)
+			// The executor's timer, and this test's wake-up, are as late as
+			// the process's timers were around the lease's end (a busy
+			// machine: 140 ms under make test-under-load); nothing else
+			// excuses a signal after it.
+			if late := timerprobe.Max(probe.Stop(), down.UnixNano(), down.Add(lostAfter).UnixNano()); lostAfter > ttl+late {
+				t.Errorf("Lost() closed %v after the fault, later than the TTL %v and the largest timer delay %v", lostAfter, ttl, late)
 			}
 			if lostAfter < ttl/2 {
 				t.Errorf("Lost() closed %v after the fault, well before the lease could end", lostAfter)

@@ -101,15 +101,22 @@ func replicated(t *testing.T, sync bool) (primary *testserver.Server, pool *pgxp
 	testserver.Check(t, err)
 	t.Cleanup(func() { _ = standby.Stop() })
 	if sync {
-		makeSynchronous(t, pool)
+		makeSynchronous(t, pool, standby)
 	}
 	return primary, pool, proxy, standby
 }
 
-// makeSynchronous makes the standby of the server of pool synchronous.
-func makeSynchronous(t *testing.T, pool *pgxpool.Pool) {
+// makeSynchronous makes standby, the standby of the server of pool,
+// synchronous, and returns once commits wait for it. pg_stat_replication
+// says "sync" as soon as the walsender read the new setting, but commits
+// wait only once the checkpointer has read it too (it publishes whether
+// synchronous standbys are defined): under make test-under-load five
+// acquisitions acknowledged after that moment were not on the standby. So
+// a commit is tried with the standby stopped (SIGSTOP: nothing is lost
+// from its stream) until one waits.
+func makeSynchronous(t *testing.T, pool *pgxpool.Pool, standby *testserver.Server) {
 	t.Helper()
-	for _, sql := range []string{"ALTER SYSTEM SET synchronous_standby_names = '*'", "SELECT pg_reload_conf()"} {
+	for _, sql := range []string{"CREATE TABLE sync_probe (n int)", "ALTER SYSTEM SET synchronous_standby_names = '*'", "SELECT pg_reload_conf()"} {
 		if _, err := pool.Exec(t.Context(), sql); err != nil {
 			t.Fatal(err)
 		}
@@ -119,6 +126,24 @@ func makeSynchronous(t *testing.T, pool *pgxpool.Pool) {
 		err := pool.QueryRow(t.Context(), "SELECT count(*) FROM pg_stat_replication WHERE sync_state = 'sync'").Scan(&n)
 		return err == nil && n == 1
 	})
+	tries, since := 0, time.Now()
+	testwait.For(t, 30*time.Second, "a commit that waits for the standby", func() bool {
+		tries++
+		if err := standby.Pause(); err != nil {
+			t.Fatal(err)
+		}
+		defer func() {
+			if err := standby.Resume(); err != nil {
+				t.Fatal(err)
+			}
+		}()
+		ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
+		defer cancel()
+		// A commit waits only for a transaction that wrote to the WAL.
+		_, err := pool.Exec(ctx, "SET LOCAL synchronous_commit = on; INSERT INTO sync_probe VALUES (1)")
+		return err != nil && ctx.Err() != nil
+	})
+	t.Logf("commits wait for the standby: %d commits tried, %v after pg_stat_replication said sync", tries, time.Since(since).Round(time.Millisecond))
 }
 
 // replayed waits until the standby at addr has replayed the WAL the
