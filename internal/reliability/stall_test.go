@@ -144,7 +144,7 @@ func stalledGrantee(t *testing.T, e *env) bool {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkStall(t, ivs, reps, serverDelays, ns(resumed))
+	checkStall(t, ivs, reps, serverDelays, ns(resumed), e.lease)
 	t.Logf("%s: after the release: %s (the writer resumed at +%v); the server's slowest answer to the probe %v; %s", e.kind, stallTimeline(ivs),
 		resumed.Sub(fromNS(ivs[0].End)).Round(time.Millisecond), timerprobe.MaxOver(serverDelays, 0, math.MaxInt64).Round(time.Millisecond), a.Summary())
 	return true
@@ -192,8 +192,16 @@ func holderEnded(t *testing.T, r *run, holder *proc) bool {
 
 // checkStall checks the turns and waits of a stall's intervals ivs; the
 // stopped writer was resumed at resumed (ns). server are the server's
-// slow answers to the test's probe (see stallServerCalls).
-func checkStall(t *testing.T, ivs []Interval, reps map[string]Report, server []timerprobe.Delay, resumed int64) {
+// slow answers to the test's probe (see stallServerCalls); lease is the
+// waiters' lease.
+//
+// A hold whose lock was lost (the machine stalled its process or the
+// server past a third of its lease: anything else fails) ends without a
+// release: the server keeps its row until the lease ends, at most a lease
+// after the hold began, and the others find the key free at their next
+// quiet poll, so the turn after it is bounded from then, by a quiet poll
+// more.
+func checkStall(t *testing.T, ivs []Interval, reps map[string]Report, server []timerprobe.Delay, resumed int64, lease time.Duration) {
 	t.Helper()
 	slices.SortFunc(ivs, func(a, b Interval) int { return cmp.Compare(a.Start, b.Start) })
 	if len(ivs) != len(stallWaiters)+1 || ivs[0].ID != "holder" {
@@ -223,10 +231,14 @@ func checkStall(t *testing.T, ivs []Interval, reps map[string]Report, server []t
 	}
 	from, what := released+int64(stallClaim+stallPoll), "claim window and quiet poll after the release"
 	for _, turn := range turns {
-		end := int64(0)
+		end, lost := int64(0), false
 		for _, id := range turn.ids {
 			iv := ivs[slices.IndexFunc(ivs, func(iv Interval) bool { return iv.ID == id })]
 			end = max(end, iv.End)
+			if iv.LostAt != 0 {
+				judgeStallLoss(t, iv, reps, server, lease)
+				end, lost = max(end, iv.Start+int64(lease)), true
+			}
 			from, what := from, what
 			if id == "writer" && resumed > from {
 				from, what = resumed, "SIGCONT"
@@ -240,7 +252,26 @@ func checkStall(t *testing.T, ivs []Interval, reps map[string]Report, server []t
 			}
 		}
 		from, what = end, "turn before"
+		if lost {
+			from, what = end+int64(stallPoll), "lease of the lost hold before and a quiet poll"
+		}
 	}
+}
+
+// judgeStallLoss fails t unless the loss of iv, a hold of a stall, is
+// excused: by [judgeLoss] (its process stalled by a third of the lease),
+// or by a server that took that long to answer the test's probe within
+// the lease before the loss (its renewal, or the reply of its
+// acquisition, waited as long).
+func judgeStallLoss(t *testing.T, iv Interval, reps map[string]Report, server []timerprobe.Delay, lease time.Duration) {
+	t.Helper()
+	x := judgeLoss(iv, []Report{reps[iv.ID]}, stallHold, lease)
+	slow := timerprobe.MaxOver(server, iv.LostAt-int64(lease), iv.LostAt)
+	if !x.excused() && !(x.localEnd && slow >= x.need) {
+		t.Errorf("a loss in the stall, not excused (the server's slowest answer meanwhile %v): %v", slow, x)
+		return
+	}
+	t.Logf("an excused loss in the stall (the server's slowest answer meanwhile %v): %v", slow, x)
 }
 
 // stallTurn is one turn: a writer's hold, or overlapping readers' holds.
