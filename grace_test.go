@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -99,6 +100,41 @@ func TestTemplate_TryLock_attemptGrace(t *testing.T) {
 		_, err = tpl.Lock(ctx, "k")
 		if !errors.Is(err, context.Canceled) || time.Since(start) != 5*time.Millisecond {
 			t.Fatalf("Lock = %v after %v, want the caller's cancel after 5ms", err, time.Since(start))
+		}
+	})
+}
+
+// On context.Background an attempt and a release share their bounding
+// contexts with the calls that end in the same tick (deadlines.go): they
+// still end at their bounds, less than 1/256 of the grace or ReleaseTimeout
+// early and never late, with the same errors and causes.
+func TestTemplate_backgroundBounds(t *testing.T) {
+	bubble(t, func(t *testing.T) {
+		grace, releaseTimeout := lock4go.DefaultAttemptGrace, lock4go.DefaultReleaseTimeout
+		tpl, _ := lock4go.New(lock4go.Config{AcquireTimeout: 10 * time.Millisecond}, slowExec(-1, false))
+		start := time.Now()
+		_, err := tpl.Lock(context.Background(), "k")
+		want := 10*time.Millisecond + grace
+		if got := time.Since(start); !errors.Is(err, lock4go.ErrBackend) || got > want || got <= want-grace/256 {
+			t.Fatalf("Lock = %v after %v, want ErrBackend after %v, less than %v early", err, got, want, grace/256)
+		}
+		stalled := &fakeLease{token: 1, releaseF: func(ctx context.Context) error {
+			<-ctx.Done()
+			return fmt.Errorf("fake: %w: %w", executor.ErrBackend, context.Cause(ctx))
+		}}
+		f := &fakeExec{name: "fake", prio: 1, acquireF: func(context.Context, executor.Request) (executor.Lease, error) {
+			return stalled, nil
+		}}
+		tpl, _ = lock4go.New(lock4go.Config{}, f)
+		l, err := tpl.Lock(context.Background(), "k")
+		if err != nil {
+			t.Fatal(err)
+		}
+		start = time.Now()
+		err = l.Release(context.Background())
+		got := time.Since(start)
+		if err == nil || !strings.Contains(err.Error(), "Config.ReleaseTimeout") || got > releaseTimeout || got <= releaseTimeout-releaseTimeout/256 {
+			t.Fatalf("Release = %v after %v, want the release timeout's cause after %v, less than %v early", err, got, releaseTimeout, releaseTimeout/256)
 		}
 	})
 }

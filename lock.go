@@ -236,9 +236,9 @@ func (h *hold) release(ctx context.Context) error {
 	}
 	// Stop the watchdog first, so no renewal races the delete.
 	h.t.untrack(h, now)
-	rctx, cancel := h.t.releaseContext(h.reg, ctx)
-	err = h.lease.Release(rctx)
-	cancel()
+	rb := h.t.releaseContext(h.reg, ctx)
+	err = h.lease.Release(rb.ctx)
+	rb.done()
 	end := now // an in-process release costs less than reading the clock
 	if !h.reg.caps.InProcess {
 		end = time.Now()
@@ -415,15 +415,22 @@ func isLost(err error) bool { return errors.Is(err, ErrLockLost) }
 // the caller's (so a cancelled request still releases) and bounded by
 // ReleaseTimeout, except for in-process executors, which never block.
 // Detaching a context that never ends (Background) would only cost an
-// allocation.
-func (t *Template) releaseContext(r *registered, ctx context.Context) (context.Context, context.CancelFunc) {
+// allocation; a release on context.Background shares its bound with the
+// releases that end in the same tick (deadlines.go).
+func (t *Template) releaseContext(r *registered, ctx context.Context) callBound {
 	if r.caps.InProcess {
-		return context.Background(), func() {}
+		return callBound{ctx: context.Background()}
+	}
+	if ctx == context.Background() {
+		if sb := t.releaseBounds.join(time.Now().Add(t.cfg.ReleaseTimeout)); sb != nil {
+			return callBound{ctx: sb.ctx, shared: sb}
+		}
 	}
 	if _, ok := ctx.Deadline(); ok || ctx.Done() != nil {
 		ctx = context.WithoutCancel(ctx)
 	}
-	return context.WithTimeoutCause(ctx, t.cfg.ReleaseTimeout, errReleaseTimeout)
+	rctx, cancel := context.WithTimeoutCause(ctx, t.cfg.ReleaseTimeout, errReleaseTimeout)
+	return callBound{ctx: rctx, cancel: cancel}
 }
 
 // errReleaseTimeout is the cause of a release's context ending: the
@@ -433,10 +440,10 @@ var errReleaseTimeout = errors.New("lock4go: no answer within the release timeou
 // releaseDetached releases a lease that must not be reported as held, on a
 // context of its own.
 func (t *Template) releaseDetached(r *registered, key string, l executor.Lease) {
-	ctx, cancel := t.releaseContext(r, context.Background())
-	defer cancel()
-	if err := l.Release(ctx); err != nil && !errors.Is(err, ErrLockNotHeld) {
-		t.cfg.Logger.LogAttrs(ctx, levelError, "lock4go: releasing an abandoned lease failed; it ends with its TTL",
+	rb := t.releaseContext(r, context.Background())
+	defer rb.done()
+	if err := l.Release(rb.ctx); err != nil && !errors.Is(err, ErrLockNotHeld) {
+		t.cfg.Logger.LogAttrs(rb.ctx, levelError, "lock4go: releasing an abandoned lease failed; it ends with its TTL",
 			attrKey(key), attrExec(r.name), attrErr(err))
 	}
 }

@@ -27,6 +27,8 @@ type Template struct {
 	holds    atomic.Int64
 	failures failureLog
 	owners   ownerSource
+	// Bounds shared by calls on context.Background (deadlines.go).
+	attemptBounds, releaseBounds *sharedBounds
 }
 
 // registered is an executor as the Template uses it: what it asked of it
@@ -61,7 +63,9 @@ func New(cfg Config, execs ...executor.Executor) (*Template, error) {
 	if len(execs) == 0 {
 		return nil, fmt.Errorf("%w: no executors", ErrInvalidConfig)
 	}
-	t := &Template{cfg: cfg, byName: make(map[string]*registered, len(execs))}
+	t := &Template{cfg: cfg, byName: make(map[string]*registered, len(execs)),
+		attemptBounds: newSharedBounds(cfg.AttemptGrace, errNoAnswer),
+		releaseBounds: newSharedBounds(cfg.ReleaseTimeout, errReleaseTimeout)}
 	if _, nop := cfg.Observer.(nopObserver); !nop {
 		t.observer = cfg.Observer
 	}
