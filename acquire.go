@@ -91,7 +91,7 @@ func (a *acquisition) run(ctx context.Context) (*Lock, error) {
 	}
 	a.b = bounds{parent: ctx, grace: a.o.attemptGrace, inProcess: a.r.caps.InProcess}
 	if ctx == context.Background() && !a.try && a.o.acquireTimeout == a.t.cfg.AcquireTimeout && a.o.attemptGrace == a.t.cfg.AttemptGrace {
-		a.b.shared = a.t.attemptBounds // see deadlines.go
+		a.b.joint = a.t.attemptJoint // see deadlines.go
 	}
 	if !a.b.inProcess || a.r.wait != executor.WaitInAcquire {
 		a.begin() // the first attempt is sent at once
@@ -173,11 +173,11 @@ type bounds struct {
 
 	waiting, attempt context.Context
 	cancels          [2]context.CancelFunc
-	// shared hands out the attempt's context when the caller's is
+	// joint hands out the attempt's context when the caller's is
 	// context.Background and the bounds are the Template's (deadlines.go);
-	// attemptShared is the one it handed out.
-	shared        *sharedBounds
-	attemptShared *sharedBound
+	// attemptJoint is the one it handed out.
+	joint        *jointBounds
+	attemptJoint *jointBound
 }
 
 // Causes of the acquisition's own deadlines, telling them apart from the
@@ -205,7 +205,7 @@ func (b *bounds) bound() context.Context {
 // or the caller's own deadline comes first (then the caller's context is
 // the bound, and no context or timer is made for it). A caller on
 // context.Background shares it with other attempts that end in the same
-// tick (deadlines.go).
+// step (deadlines.go).
 func (b *bounds) attemptCtx() context.Context {
 	if b.inProcess {
 		return b.parent
@@ -214,8 +214,8 @@ func (b *bounds) attemptCtx() context.Context {
 		end := b.deadline.Add(b.grace)
 		if d, ok := b.parent.Deadline(); ok && !d.After(end) {
 			b.attempt = b.parent
-		} else if sb := b.shared.join(end); sb != nil {
-			b.attempt, b.attemptShared = sb.ctx, sb
+		} else if sb := b.joint.join(end); sb != nil {
+			b.attempt, b.attemptJoint = sb.ctx, sb
 		} else {
 			b.attempt, b.cancels[1] = context.WithDeadlineCause(b.parent, end, errNoAnswer)
 		}
@@ -235,8 +235,8 @@ func (b *bounds) stop() {
 			c()
 		}
 	}
-	if b.attemptShared != nil {
-		b.attemptShared.leave()
+	if b.attemptJoint != nil {
+		b.attemptJoint.leave()
 	}
 }
 

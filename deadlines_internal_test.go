@@ -10,30 +10,30 @@ import (
 
 var errTestBound = errors.New("test bound")
 
-// Calls ending in one tick share a context that ends at the tick's start,
-// never after a call's own end; it is cancelled only when a later tick has
+// Calls ending in one step share a context that ends at the step's start,
+// never after a call's own end; it is cancelled only when a later step has
 // replaced it and its last call has left.
-func TestSharedBounds_join(t *testing.T) {
-	s := newSharedBounds(256*time.Second, errTestBound) // a tick of 10 ms
-	if s.tick != maxShareTick {
-		t.Fatalf("tick %v, want %v", s.tick, maxShareTick)
+func TestJointBounds_join(t *testing.T) {
+	s := newJointBounds(256*time.Second, errTestBound) // a step of 10 ms
+	if s.step != maxStep {
+		t.Fatalf("step %v, want %v", s.step, maxStep)
 	}
 	end := time.Now().Add(time.Hour)
 	a := s.join(end)
-	b := s.join(end.Add(s.tick - (end.Sub(monoOrigin) % s.tick) - 1)) // the tick's last instant
+	b := s.join(end.Add(s.step - (end.Sub(monoOrigin) % s.step) - 1)) // the step's last instant
 	if a == nil || a != b {
-		t.Fatalf("two calls ending in one tick: %p and %p, want one shared bound", a, b)
+		t.Fatalf("two calls ending in one step: %p and %p, want one joint bound", a, b)
 	}
 	d, ok := a.ctx.Deadline()
-	if !ok || d.After(end) || !d.After(end.Add(-s.tick)) {
-		t.Fatalf("deadline %v for an end of %v: want at most the end, less than a tick before it", d, end)
+	if !ok || d.After(end) || !d.After(end.Add(-s.step)) {
+		t.Fatalf("deadline %v for an end of %v: want at most the end, less than a step before it", d, end)
 	}
-	if s.join(end.Add(-s.tick)) != nil {
-		t.Fatal("a call ending before the current tick shared it")
+	if s.join(end.Add(-s.step)) != nil {
+		t.Fatal("a call ending before the current step shared it")
 	}
-	c := s.join(end.Add(s.tick)) // replaces a
+	c := s.join(end.Add(s.step)) // replaces a
 	if c == nil || c == a {
-		t.Fatalf("a call in the next tick got %p, want a new bound", c)
+		t.Fatalf("a call in the next step got %p, want a new bound", c)
 	}
 	a.leave()
 	if a.ctx.Err() != nil {
@@ -45,16 +45,16 @@ func TestSharedBounds_join(t *testing.T) {
 	}
 	c.leave()
 	if c.ctx.Err() != nil {
-		t.Fatal("the current bound was cancelled when its calls left: a later call in its tick would find it ended")
+		t.Fatal("the current bound was cancelled when its calls left: a later call in its step would find it ended")
 	}
-	if again := s.join(end.Add(s.tick)); again != c {
-		t.Fatalf("a call in the current tick got %p, want the current bound %p", again, c)
+	if again := s.join(end.Add(s.step)); again != c {
+		t.Fatalf("a call in the current step got %p, want the current bound %p", again, c)
 	}
 }
 
-// A shared bound ends at its deadline with the cause of its kind.
-func TestSharedBounds_deadline(t *testing.T) {
-	s := newSharedBounds(time.Second, errTestBound)
+// A joint bound ends at its deadline with the cause of its kind.
+func TestJointBounds_deadline(t *testing.T) {
+	s := newJointBounds(time.Second, errTestBound)
 	b := s.join(time.Now().Add(50 * time.Millisecond))
 	defer b.leave()
 	<-b.ctx.Done()
@@ -69,12 +69,12 @@ func TestSharedBounds_deadline(t *testing.T) {
 // Concurrent calls with rising ends: no call finds its bound cancelled
 // while it uses it, and every replaced bound is cancelled once its calls
 // have left.
-func TestSharedBounds_concurrent(t *testing.T) {
-	s := newSharedBounds(256*time.Millisecond, errTestBound) // a tick of 1 ms
+func TestJointBounds_concurrent(t *testing.T) {
+	s := newJointBounds(256*time.Millisecond, errTestBound) // a step of 1 ms
 	base := time.Now().Add(time.Hour)
 	var (
 		mu   sync.Mutex
-		seen = map[*sharedBound]bool{}
+		seen = map[*jointBound]bool{}
 		wg   sync.WaitGroup
 	)
 	for g := range 8 {
@@ -82,7 +82,7 @@ func TestSharedBounds_concurrent(t *testing.T) {
 			for i := range 2000 {
 				b := s.join(base.Add(time.Duration(i*8+g) * 50 * time.Microsecond))
 				if b == nil {
-					continue // a later tick is current: the call makes its own
+					continue // a later step is current: the call makes its own
 				}
 				if b.ctx.Err() != nil {
 					t.Error("a joined bound is cancelled")
@@ -98,17 +98,17 @@ func TestSharedBounds_concurrent(t *testing.T) {
 	cur := s.cur.Load()
 	for b := range seen {
 		if b != cur && b.ctx.Err() == nil {
-			t.Fatalf("a replaced bound (tick %d, current %d) is not cancelled after its calls left", b.at, cur.at)
+			t.Fatalf("a replaced bound (step %d, current %d) is not cancelled after its calls left", b.at, cur.at)
 		}
 	}
 	if len(seen) < 2 {
-		t.Fatalf("%d bounds, want the ticks to move on", len(seen))
+		t.Fatalf("%d bounds, want the steps to move on", len(seen))
 	}
 }
 
-// A bound of less than 256 ns is never shared.
-func TestSharedBounds_tiny(t *testing.T) {
-	if b := newSharedBounds(100, errTestBound).join(time.Now().Add(time.Second)); b != nil {
-		t.Fatal("shared a bound with a tick of 0")
+// A bound of less than 256 ns is never joint.
+func TestJointBounds_tiny(t *testing.T) {
+	if b := newJointBounds(100, errTestBound).join(time.Now().Add(time.Second)); b != nil {
+		t.Fatal("joined a bound with a step of 0")
 	}
 }

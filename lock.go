@@ -416,14 +416,14 @@ func isLost(err error) bool { return errors.Is(err, ErrLockLost) }
 // ReleaseTimeout, except for in-process executors, which never block.
 // Detaching a context that never ends (Background) would only cost an
 // allocation; a release on context.Background shares its bound with the
-// releases that end in the same tick (deadlines.go).
+// releases that end in the same step (deadlines.go).
 func (t *Template) releaseContext(r *registered, ctx context.Context) callBound {
 	if r.caps.InProcess {
 		return callBound{ctx: context.Background()}
 	}
 	if ctx == context.Background() {
-		if sb := t.releaseBounds.join(time.Now().Add(t.cfg.ReleaseTimeout)); sb != nil {
-			return callBound{ctx: sb.ctx, shared: sb}
+		if sb := t.releaseJoint.join(time.Now().Add(t.cfg.ReleaseTimeout)); sb != nil {
+			return callBound{ctx: sb.ctx, joint: sb}
 		}
 	}
 	if _, ok := ctx.Deadline(); ok || ctx.Done() != nil {

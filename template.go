@@ -27,8 +27,8 @@ type Template struct {
 	holds    atomic.Int64
 	failures failureLog
 	owners   ownerSource
-	// Bounds shared by calls on context.Background (deadlines.go).
-	attemptBounds, releaseBounds *sharedBounds
+	// Joint bounds of the calls on context.Background (deadlines.go).
+	attemptJoint, releaseJoint *jointBounds
 }
 
 // registered is an executor as the Template uses it: what it asked of it
@@ -64,8 +64,8 @@ func New(cfg Config, execs ...executor.Executor) (*Template, error) {
 		return nil, fmt.Errorf("%w: no executors", ErrInvalidConfig)
 	}
 	t := &Template{cfg: cfg, byName: make(map[string]*registered, len(execs)),
-		attemptBounds: newSharedBounds(cfg.AttemptGrace, errNoAnswer),
-		releaseBounds: newSharedBounds(cfg.ReleaseTimeout, errReleaseTimeout)}
+		attemptJoint: newJointBounds(cfg.AttemptGrace, errNoAnswer),
+		releaseJoint: newJointBounds(cfg.ReleaseTimeout, errReleaseTimeout)}
 	if _, nop := cfg.Observer.(nopObserver); !nop {
 		t.observer = cfg.Observer
 	}
