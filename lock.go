@@ -160,15 +160,21 @@ type hold struct {
 	loss leases.Loss
 
 	// Guarded by mu.
-	mu       sync.Mutex
+	mu   sync.Mutex
+	refs int32 // handles (re-entry)
+	// wdIndex is the watchdog's (guarded by its mutex), placed here where
+	// it takes no padding: the position in its heap, -1 when not scheduled.
+	wdIndex  int32
 	done     chan struct{} // made on first use
 	err      error         // nil while held
-	refs     int
-	stopLost lossWatch // the registration for the lease's loss
+	stopLost lossWatch     // the registration for the lease's loss
 
 	// Guarded by the watchdog's mutex (t.wd.mu).
-	wdIndex   int           // position in the heap, -1 when not scheduled
-	wdAt      time.Time     // next time the watchdog looks at it
+	//
+	// wdAt is the next time the watchdog looks at it; an Instant (8
+	// bytes, where a time.Time takes 24) keeps the hold in a smaller
+	// size class.
+	wdAt      leases.Instant
 	renewals  int           // successful renewals
 	lastRenew time.Duration // round trip of the latest successful renewal
 	renewErr  error         // the last renewal's error, nil after a success
