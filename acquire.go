@@ -90,7 +90,7 @@ func (a *acquisition) run(ctx context.Context) (*Lock, error) {
 		a.o.acquireTimeout = 0 // no waiting: the attempt has the grace
 	}
 	a.b = bounds{parent: ctx, grace: a.o.attemptGrace, inProcess: a.r.caps.InProcess}
-	if ctx == context.Background() && !a.try && a.o.acquireTimeout == a.t.cfg.AcquireTimeout && a.o.attemptGrace == a.t.cfg.AttemptGrace {
+	if neverEnds(ctx) && !a.try && a.o.acquireTimeout == a.t.cfg.AcquireTimeout && a.o.attemptGrace == a.t.cfg.AttemptGrace {
 		a.b.joint = a.t.attemptJoint // see deadlines.go
 	}
 	if !a.b.inProcess || a.r.wait != executor.WaitInAcquire {
@@ -173,9 +173,9 @@ type bounds struct {
 
 	waiting, attempt context.Context
 	cancels          [2]context.CancelFunc
-	// joint hands out the attempt's context when the caller's is
-	// context.Background and the bounds are the Template's (deadlines.go);
-	// attemptJoint is the one it handed out.
+	// joint hands out the attempt's context when the caller's never ends
+	// and the bounds are the Template's (deadlines.go); attemptJoint is
+	// the one it handed out.
 	joint        *jointBounds
 	attemptJoint *jointBound
 }
@@ -203,8 +203,8 @@ func (b *bounds) bound() context.Context {
 // attemptCtx returns the context an attempt runs on: the caller's, bounded
 // by the acquire deadline plus the grace unless the executor is in-process
 // or the caller's own deadline comes first (then the caller's context is
-// the bound, and no context or timer is made for it). A caller on
-// context.Background shares it with other attempts that end in the same
+// the bound, and no context or timer is made for it). A caller whose
+// context never ends shares it with other attempts that end in the same
 // step (deadlines.go).
 func (b *bounds) attemptCtx() context.Context {
 	if b.inProcess {
@@ -215,12 +215,19 @@ func (b *bounds) attemptCtx() context.Context {
 		if d, ok := b.parent.Deadline(); ok && !d.After(end) {
 			b.attempt = b.parent
 		} else if sb := b.joint.join(end); sb != nil {
-			b.attempt, b.attemptJoint = sb.ctx, sb
+			b.attempt, b.attemptJoint = sb.with(b.parent), sb
 		} else {
 			b.attempt, b.cancels[1] = context.WithDeadlineCause(b.parent, end, errNoAnswer)
 		}
 	}
 	return b.attempt
+}
+
+// neverEnds reports whether ctx can neither be cancelled nor pass a
+// deadline (context.Background, or its values).
+func neverEnds(ctx context.Context) bool {
+	_, ok := ctx.Deadline()
+	return !ok && ctx.Done() == nil
 }
 
 // graceEnded reports whether an attempt was cut by the end of the grace

@@ -7,21 +7,25 @@ import (
 	"time"
 )
 
-// Calls on context.Background share their bounding contexts.
+// Attempts and releases share their bounding contexts.
 //
 // An attempt on a networked executor runs on a context that ends at the
 // acquire deadline plus the attempt grace, a release on one that ends
-// ReleaseTimeout after it starts. For a caller whose context is
-// context.Background (no values, no deadline, never cancelled) that context
-// is the same for every call that ends at the same instant, so calls whose
-// ends fall in the same step share one, a joint bound, which ends at the
-// start of the step: never later than the call's own bound, earlier by less
-// than a step (1/256 of the grace or of ReleaseTimeout, at most 10 ms). A
-// joint bound is cancelled when the last call using it is done and a later
-// step has replaced it, never before: as a context of the call's own is
-// cancelled when its call is done. It saves each call a context, a timer and
-// two functions (and the Done channel go-redis asks for). Any other caller's
-// context, or a call with per-call timeouts, gets a context of its own.
+// ReleaseTimeout after it starts, detached from the caller's. Where the
+// caller's context cannot end the call (a release, or an attempt on a
+// context that is never cancelled, such as context.Background), that
+// context ends at the same instant for every call that ends then, so calls
+// whose ends fall in the same step share one, a joint bound, which ends at
+// the start of the step: never later than the call's own bound, earlier by
+// less than a step (1/256 of the grace or of ReleaseTimeout, at most 10 ms).
+// A joint bound is cancelled when the last call using it is done and a
+// later step has replaced it, never before: as a context of the call's own
+// is cancelled when its call is done. A call whose context has values gets
+// the bound with them (jointCtx, one small allocation). It saves each call a
+// context, a timer and two functions (and the Done channel go-redis asks
+// for, and for a release context.WithoutCancel). An attempt on a context
+// that can be cancelled, or a call with per-call timeouts, gets a context of
+// its own.
 
 // maxStep bounds how much earlier than its own bound a joint bound may end
 // a call.
@@ -56,9 +60,9 @@ func newJointBounds(bound time.Duration, cause error) *jointBounds {
 	return &jointBounds{step: min(bound/256, maxStep), cause: cause}
 }
 
-// join returns a joint bound ending at end, rounded down to its step, for a
-// call on context.Background, or nil when the call must make its own (a
-// later step is current, or s never joins). Call leave when done with it.
+// join returns a joint bound ending at end, rounded down to its step, or nil
+// when the call must make its own context (a later step is current, or s
+// never joins). Call leave when done with it.
 func (s *jointBounds) join(end time.Time) *jointBound {
 	if s == nil || s.step <= 0 {
 		return nil
@@ -89,6 +93,36 @@ func (s *jointBounds) join(end time.Time) *jointBound {
 		cur.retire()
 	}
 	return b
+}
+
+// with returns b's context carrying the values of ctx, whose cancellation
+// and deadline it ignores: b's own for context.Background, a jointCtx
+// otherwise.
+func (b *jointBound) with(ctx context.Context) context.Context {
+	if ctx == context.Background() {
+		return b.ctx
+	}
+	return &jointCtx{Context: b.ctx, values: ctx}
+}
+
+// jointCtx is a joint bound carrying a caller's values: the bound's
+// deadline, Done, Err and cause, and the caller's values, as the bound of
+// context.WithoutCancel(values) would be, in one allocation.
+type jointCtx struct {
+	context.Context // the joint bound's
+	values          context.Context
+}
+
+// Value returns the joint bound's own value for key, or else the caller's.
+// A joint bound derives from context.Background, so it answers only the
+// context package's own lookup of its cancellation (for Cause, and for the
+// children of the jointCtx to be the bound's), and the caller's values are
+// the only others.
+func (c *jointCtx) Value(key any) any {
+	if v := c.Context.Value(key); v != nil {
+		return v
+	}
+	return c.values.Value(key)
 }
 
 // enter adds a call to b, unless b is retired.

@@ -112,3 +112,45 @@ func TestJointBounds_tiny(t *testing.T) {
 		t.Fatal("joined a bound with a step of 0")
 	}
 }
+
+type valueKey struct{}
+
+// A joint bound with a caller's values answers as the bound of
+// context.WithoutCancel(values) would: the bound's deadline, end and cause,
+// the caller's values, not the caller's cancellation; and a context derived
+// from it ends with the bound.
+func TestJointBound_with(t *testing.T) {
+	s := newJointBounds(time.Second, errTestBound)
+	caller, cancelCaller := context.WithCancel(context.WithValue(context.Background(), valueKey{}, "v"))
+	b := s.join(time.Now().Add(100 * time.Millisecond))
+	defer b.leave()
+	if b.with(context.Background()) != b.ctx {
+		t.Fatal("a joint bound on context.Background is not the bound itself")
+	}
+	ctx := b.with(caller)
+	if ctx.Value(valueKey{}) != "v" {
+		t.Fatalf("Value = %v, want the caller's value", ctx.Value(valueKey{}))
+	}
+	if d, _ := ctx.Deadline(); d != mustDeadline(t, b.ctx) {
+		t.Fatalf("deadline %v, want the bound's", d)
+	}
+	cancelCaller()
+	if ctx.Err() != nil {
+		t.Fatal("the caller's cancellation ended a detached joint bound")
+	}
+	child, cancelChild := context.WithCancel(ctx)
+	defer cancelChild()
+	<-child.Done()
+	if ctx.Err() == nil || context.Cause(ctx) != errTestBound || context.Cause(child) != errTestBound {
+		t.Fatalf("after the bound: Err %v, Cause %v, child's Cause %v; want the bound's cause %v", ctx.Err(), context.Cause(ctx), context.Cause(child), errTestBound)
+	}
+}
+
+func mustDeadline(t *testing.T, ctx context.Context) time.Time {
+	t.Helper()
+	d, ok := ctx.Deadline()
+	if !ok {
+		t.Fatal("no deadline")
+	}
+	return d
+}

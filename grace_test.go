@@ -203,3 +203,48 @@ func TestTemplate_Lock_fixedLeaseFromGrant(t *testing.T) {
 		}
 	})
 }
+
+type ctxKey struct{}
+
+// An attempt on a context that is never cancelled, and a release on any
+// context, run on a joint bound (deadlines.go) that carries the caller's
+// values, with the bound's deadline and not the caller's cancellation.
+func TestTemplate_jointBoundsValues(t *testing.T) {
+	bubble(t, func(t *testing.T) {
+		type seen struct {
+			value    any
+			deadline time.Time
+			err      error
+		}
+		var attempt, release seen
+		look := func(ctx context.Context) seen {
+			d, _ := ctx.Deadline()
+			return seen{ctx.Value(ctxKey{}), d, ctx.Err()}
+		}
+		lease := &fakeLease{token: 1, releaseF: func(ctx context.Context) error { release = look(ctx); return nil }}
+		f := &fakeExec{name: "fake", prio: 1, acquireF: func(ctx context.Context, _ executor.Request) (executor.Lease, error) {
+			attempt = look(ctx)
+			return lease, nil
+		}}
+		tpl, _ := lock4go.New(lock4go.Config{}, f)
+		start := time.Now()
+		l, err := tpl.Lock(context.WithValue(context.Background(), ctxKey{}, "attempt"), "k")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := start.Add(lock4go.DefaultAcquireTimeout + lock4go.DefaultAttemptGrace)
+		if attempt.value != "attempt" || attempt.deadline.After(want) || !attempt.deadline.After(want.Add(-lock4go.DefaultAttemptGrace/256)) {
+			t.Errorf("attempt saw value %v, deadline %v; want the caller's value and %v, less than %v early", attempt.value, attempt.deadline, want, lock4go.DefaultAttemptGrace/256)
+		}
+		request, cancel := context.WithCancel(context.WithValue(context.Background(), ctxKey{}, "release"))
+		cancel() // a request that ended: the release runs detached
+		start = time.Now()
+		if err := l.Release(request); err != nil {
+			t.Fatal(err)
+		}
+		want = start.Add(lock4go.DefaultReleaseTimeout)
+		if release.value != "release" || release.err != nil || release.deadline.After(want) || !release.deadline.After(want.Add(-lock4go.DefaultReleaseTimeout/256)) {
+			t.Errorf("release saw value %v, Err %v, deadline %v; want the caller's value, no error and %v, less than %v early", release.value, release.err, release.deadline, want, lock4go.DefaultReleaseTimeout/256)
+		}
+	})
+}

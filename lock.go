@@ -420,17 +420,15 @@ func isLost(err error) bool { return errors.Is(err, ErrLockLost) }
 // releaseContext returns the context a release on r runs on: detached from
 // the caller's (so a cancelled request still releases) and bounded by
 // ReleaseTimeout, except for in-process executors, which never block.
-// Detaching a context that never ends (Background) would only cost an
-// allocation; a release on context.Background shares its bound with the
-// releases that end in the same step (deadlines.go).
+// It shares its bound with the releases that end in the same step, with
+// the caller's values (deadlines.go). Detaching a context that never ends
+// (Background) would only cost an allocation.
 func (t *Template) releaseContext(r *registered, ctx context.Context) callBound {
 	if r.caps.InProcess {
 		return callBound{ctx: context.Background()}
 	}
-	if ctx == context.Background() {
-		if sb := t.releaseJoint.join(time.Now().Add(t.cfg.ReleaseTimeout)); sb != nil {
-			return callBound{ctx: sb.ctx, joint: sb}
-		}
+	if sb := t.releaseJoint.join(time.Now().Add(t.cfg.ReleaseTimeout)); sb != nil {
+		return callBound{ctx: sb.with(ctx), joint: sb}
 	}
 	if _, ok := ctx.Deadline(); ok || ctx.Done() != nil {
 		ctx = context.WithoutCancel(ctx)

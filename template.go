@@ -27,7 +27,7 @@ type Template struct {
 	holds    atomic.Int64
 	failures failureLog
 	owners   ownerSource
-	// Joint bounds of the calls on context.Background (deadlines.go).
+	// Joint bounds of attempts and releases (deadlines.go).
 	attemptJoint, releaseJoint *jointBounds
 }
 
