@@ -90,6 +90,9 @@ func (a *acquisition) run(ctx context.Context) (*Lock, error) {
 		a.o.acquireTimeout = 0 // no waiting: the attempt has the grace
 	}
 	a.b = bounds{parent: ctx, grace: a.o.attemptGrace, inProcess: a.r.caps.InProcess}
+	if neverEnds(ctx) && !a.try && a.o.acquireTimeout == a.t.cfg.AcquireTimeout && a.o.attemptGrace == a.t.cfg.AttemptGrace {
+		a.b.joint = a.t.attemptJoint // see deadlines.go
+	}
 	if !a.b.inProcess || a.r.wait != executor.WaitInAcquire {
 		a.begin() // the first attempt is sent at once
 	}
@@ -170,6 +173,11 @@ type bounds struct {
 
 	waiting, attempt context.Context
 	cancels          [2]context.CancelFunc
+	// joint hands out the attempt's context when the caller's never ends
+	// and the bounds are the Template's (deadlines.go); attemptJoint is
+	// the one it handed out.
+	joint        *jointBounds
+	attemptJoint *jointBound
 }
 
 // Causes of the acquisition's own deadlines, telling them apart from the
@@ -195,7 +203,9 @@ func (b *bounds) bound() context.Context {
 // attemptCtx returns the context an attempt runs on: the caller's, bounded
 // by the acquire deadline plus the grace unless the executor is in-process
 // or the caller's own deadline comes first (then the caller's context is
-// the bound, and no context or timer is made for it).
+// the bound, and no context or timer is made for it). A caller whose
+// context never ends shares it with other attempts that end in the same
+// step (deadlines.go).
 func (b *bounds) attemptCtx() context.Context {
 	if b.inProcess {
 		return b.parent
@@ -204,11 +214,20 @@ func (b *bounds) attemptCtx() context.Context {
 		end := b.deadline.Add(b.grace)
 		if d, ok := b.parent.Deadline(); ok && !d.After(end) {
 			b.attempt = b.parent
+		} else if sb := b.joint.join(end); sb != nil {
+			b.attempt, b.attemptJoint = sb.with(b.parent), sb
 		} else {
 			b.attempt, b.cancels[1] = context.WithDeadlineCause(b.parent, end, errNoAnswer)
 		}
 	}
 	return b.attempt
+}
+
+// neverEnds reports whether ctx can neither be cancelled nor pass a
+// deadline (context.Background, or its values).
+func neverEnds(ctx context.Context) bool {
+	_, ok := ctx.Deadline()
+	return !ok && ctx.Done() == nil
 }
 
 // graceEnded reports whether an attempt was cut by the end of the grace
@@ -222,6 +241,9 @@ func (b *bounds) stop() {
 		if c != nil {
 			c()
 		}
+	}
+	if b.attemptJoint != nil {
+		b.attemptJoint.leave()
 	}
 }
 

@@ -130,3 +130,31 @@ func TestTemplate_LockRelease_callerDeadlineAllocs(t *testing.T) {
 		t.Fatalf("%v allocations per pair under a deadline of a second, %v under an hour's: want 4 fewer", b, a)
 	}
 }
+
+// On context.Background the attempt's and the release's contexts are shared
+// by the calls that end in the same tick (deadlines.go): a pair on a
+// networked executor costs what it costs in process, the holds and leases,
+// plus a share of the contexts, not two contexts and timers of its own.
+func TestTemplate_LockRelease_backgroundAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector's sync.Pool drops owners' batches")
+	}
+	tpl, err := lock4go.New(lock4go.Config{}, netExec{memory.New(memory.Options{})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	n := testing.AllocsPerRun(1000, func() {
+		l, err := tpl.Lock(ctx, "allocs:key")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := l.Release(ctx); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Logf("%v allocations per pair", n)
+	if n >= 3 {
+		t.Fatalf("%v allocations per Lock and Release on context.Background, want fewer than 3 (2 and a share of the contexts)", n)
+	}
+}

@@ -54,6 +54,7 @@ type fakeLease struct {
 	token    int64
 	start    time.Time // zero: granted when Start is first called
 	renewF   func(ctx context.Context, ttl time.Duration) error
+	releaseF func(ctx context.Context) error // nil: released at once
 	lost     chan struct{}
 	renews   atomic.Int64
 	releases atomic.Int64
@@ -73,7 +74,13 @@ func (l *fakeLease) Renew(ctx context.Context, ttl time.Duration) error {
 	}
 	return nil
 }
-func (l *fakeLease) Release(context.Context) error { l.releases.Add(1); return nil }
+func (l *fakeLease) Release(ctx context.Context) error {
+	l.releases.Add(1)
+	if l.releaseF != nil {
+		return l.releaseF(ctx)
+	}
+	return nil
+}
 func (l *fakeLease) AfterLost(f func()) func() bool {
 	if l.lost == nil {
 		return executor.NeverLost

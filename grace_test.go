@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -103,6 +104,41 @@ func TestTemplate_TryLock_attemptGrace(t *testing.T) {
 	})
 }
 
+// On context.Background an attempt and a release share their bounding
+// contexts with the calls that end in the same tick (deadlines.go): they
+// still end at their bounds, less than 1/256 of the grace or ReleaseTimeout
+// early and never late, with the same errors and causes.
+func TestTemplate_backgroundBounds(t *testing.T) {
+	bubble(t, func(t *testing.T) {
+		grace, releaseTimeout := lock4go.DefaultAttemptGrace, lock4go.DefaultReleaseTimeout
+		tpl, _ := lock4go.New(lock4go.Config{AcquireTimeout: 10 * time.Millisecond}, slowExec(-1, false))
+		start := time.Now()
+		_, err := tpl.Lock(context.Background(), "k")
+		want := 10*time.Millisecond + grace
+		if got := time.Since(start); !errors.Is(err, lock4go.ErrBackend) || got > want || got <= want-grace/256 {
+			t.Fatalf("Lock = %v after %v, want ErrBackend after %v, less than %v early", err, got, want, grace/256)
+		}
+		stalled := &fakeLease{token: 1, releaseF: func(ctx context.Context) error {
+			<-ctx.Done()
+			return fmt.Errorf("fake: %w: %w", executor.ErrBackend, context.Cause(ctx))
+		}}
+		f := &fakeExec{name: "fake", prio: 1, acquireF: func(context.Context, executor.Request) (executor.Lease, error) {
+			return stalled, nil
+		}}
+		tpl, _ = lock4go.New(lock4go.Config{}, f)
+		l, err := tpl.Lock(context.Background(), "k")
+		if err != nil {
+			t.Fatal(err)
+		}
+		start = time.Now()
+		err = l.Release(context.Background())
+		got := time.Since(start)
+		if err == nil || !strings.Contains(err.Error(), "Config.ReleaseTimeout") || got > releaseTimeout || got <= releaseTimeout-releaseTimeout/256 {
+			t.Fatalf("Release = %v after %v, want the release timeout's cause after %v, less than %v early", err, got, releaseTimeout, releaseTimeout/256)
+		}
+	})
+}
+
 // The Template tells queue-based executors when the waiting ends, and
 // TryLock asks for no wait.
 func TestTemplate_Lock_waitUntil(t *testing.T) {
@@ -164,6 +200,51 @@ func TestTemplate_Lock_fixedLeaseFromGrant(t *testing.T) {
 		}
 		if n := stale.releases.Load(); n != 1 {
 			t.Fatalf("the stale lease was released %d times, want 1", n)
+		}
+	})
+}
+
+type ctxKey struct{}
+
+// An attempt on a context that is never cancelled, and a release on any
+// context, run on a joint bound (deadlines.go) that carries the caller's
+// values, with the bound's deadline and not the caller's cancellation.
+func TestTemplate_jointBoundsValues(t *testing.T) {
+	bubble(t, func(t *testing.T) {
+		type seen struct {
+			value    any
+			deadline time.Time
+			err      error
+		}
+		var attempt, release seen
+		look := func(ctx context.Context) seen {
+			d, _ := ctx.Deadline()
+			return seen{ctx.Value(ctxKey{}), d, ctx.Err()}
+		}
+		lease := &fakeLease{token: 1, releaseF: func(ctx context.Context) error { release = look(ctx); return nil }}
+		f := &fakeExec{name: "fake", prio: 1, acquireF: func(ctx context.Context, _ executor.Request) (executor.Lease, error) {
+			attempt = look(ctx)
+			return lease, nil
+		}}
+		tpl, _ := lock4go.New(lock4go.Config{}, f)
+		start := time.Now()
+		l, err := tpl.Lock(context.WithValue(context.Background(), ctxKey{}, "attempt"), "k")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := start.Add(lock4go.DefaultAcquireTimeout + lock4go.DefaultAttemptGrace)
+		if attempt.value != "attempt" || attempt.deadline.After(want) || !attempt.deadline.After(want.Add(-lock4go.DefaultAttemptGrace/256)) {
+			t.Errorf("attempt saw value %v, deadline %v; want the caller's value and %v, less than %v early", attempt.value, attempt.deadline, want, lock4go.DefaultAttemptGrace/256)
+		}
+		request, cancel := context.WithCancel(context.WithValue(context.Background(), ctxKey{}, "release"))
+		cancel() // a request that ended: the release runs detached
+		start = time.Now()
+		if err := l.Release(request); err != nil {
+			t.Fatal(err)
+		}
+		want = start.Add(lock4go.DefaultReleaseTimeout)
+		if release.value != "release" || release.err != nil || release.deadline.After(want) || !release.deadline.After(want.Add(-lock4go.DefaultReleaseTimeout/256)) {
+			t.Errorf("release saw value %v, Err %v, deadline %v; want the caller's value, no error and %v, less than %v early", release.value, release.err, release.deadline, want, lock4go.DefaultReleaseTimeout/256)
 		}
 	})
 }

@@ -160,15 +160,21 @@ type hold struct {
 	loss leases.Loss
 
 	// Guarded by mu.
-	mu       sync.Mutex
+	mu   sync.Mutex
+	refs int32 // handles (re-entry)
+	// wdIndex is the watchdog's (guarded by its mutex), placed here where
+	// it takes no padding: the position in its heap, -1 when not scheduled.
+	wdIndex  int32
 	done     chan struct{} // made on first use
 	err      error         // nil while held
-	refs     int
-	stopLost lossWatch // the registration for the lease's loss
+	stopLost lossWatch     // the registration for the lease's loss
 
 	// Guarded by the watchdog's mutex (t.wd.mu).
-	wdIndex   int           // position in the heap, -1 when not scheduled
-	wdAt      time.Time     // next time the watchdog looks at it
+	//
+	// wdAt is the next time the watchdog looks at it; an Instant (8
+	// bytes, where a time.Time takes 24) keeps the hold in a smaller
+	// size class.
+	wdAt      leases.Instant
 	renewals  int           // successful renewals
 	lastRenew time.Duration // round trip of the latest successful renewal
 	renewErr  error         // the last renewal's error, nil after a success
@@ -236,9 +242,9 @@ func (h *hold) release(ctx context.Context) error {
 	}
 	// Stop the watchdog first, so no renewal races the delete.
 	h.t.untrack(h, now)
-	rctx, cancel := h.t.releaseContext(h.reg, ctx)
-	err = h.lease.Release(rctx)
-	cancel()
+	rb := h.t.releaseContext(h.reg, ctx)
+	err = h.lease.Release(rb.ctx)
+	rb.done()
 	end := now // an in-process release costs less than reading the clock
 	if !h.reg.caps.InProcess {
 		end = time.Now()
@@ -414,16 +420,21 @@ func isLost(err error) bool { return errors.Is(err, ErrLockLost) }
 // releaseContext returns the context a release on r runs on: detached from
 // the caller's (so a cancelled request still releases) and bounded by
 // ReleaseTimeout, except for in-process executors, which never block.
-// Detaching a context that never ends (Background) would only cost an
-// allocation.
-func (t *Template) releaseContext(r *registered, ctx context.Context) (context.Context, context.CancelFunc) {
+// It shares its bound with the releases that end in the same step, with
+// the caller's values (deadlines.go). Detaching a context that never ends
+// (Background) would only cost an allocation.
+func (t *Template) releaseContext(r *registered, ctx context.Context) callBound {
 	if r.caps.InProcess {
-		return context.Background(), func() {}
+		return callBound{ctx: context.Background()}
+	}
+	if sb := t.releaseJoint.join(time.Now().Add(t.cfg.ReleaseTimeout)); sb != nil {
+		return callBound{ctx: sb.with(ctx), joint: sb}
 	}
 	if _, ok := ctx.Deadline(); ok || ctx.Done() != nil {
 		ctx = context.WithoutCancel(ctx)
 	}
-	return context.WithTimeoutCause(ctx, t.cfg.ReleaseTimeout, errReleaseTimeout)
+	rctx, cancel := context.WithTimeoutCause(ctx, t.cfg.ReleaseTimeout, errReleaseTimeout)
+	return callBound{ctx: rctx, cancel: cancel}
 }
 
 // errReleaseTimeout is the cause of a release's context ending: the
@@ -433,10 +444,10 @@ var errReleaseTimeout = errors.New("lock4go: no answer within the release timeou
 // releaseDetached releases a lease that must not be reported as held, on a
 // context of its own.
 func (t *Template) releaseDetached(r *registered, key string, l executor.Lease) {
-	ctx, cancel := t.releaseContext(r, context.Background())
-	defer cancel()
-	if err := l.Release(ctx); err != nil && !errors.Is(err, ErrLockNotHeld) {
-		t.cfg.Logger.LogAttrs(ctx, levelError, "lock4go: releasing an abandoned lease failed; it ends with its TTL",
+	rb := t.releaseContext(r, context.Background())
+	defer rb.done()
+	if err := l.Release(rb.ctx); err != nil && !errors.Is(err, ErrLockNotHeld) {
+		t.cfg.Logger.LogAttrs(rb.ctx, levelError, "lock4go: releasing an abandoned lease failed; it ends with its TTL",
 			attrKey(key), attrExec(r.name), attrErr(err))
 	}
 }

@@ -65,18 +65,25 @@ func (h *hold) expire() {
 // an [executor.LossNotifier], which costs no allocation, or a function of
 // [executor.Lease.AfterLost]. The zero value is no registration.
 type lossWatch struct {
-	n     executor.LossNotifier
-	id    uint64
-	after func() bool // AfterLost's stop
+	s  lossStopper // the notifier, or AfterLost's stop
+	id uint64
 }
+
+// lossStopper cancels a registration for a loss: an
+// [executor.LossNotifier], or AfterLost's stop function (afterStop). One
+// interface for both keeps the hold in a smaller size class.
+type lossStopper interface{ StopNotify(id uint64) bool }
+
+// afterStop is the stop function [executor.Lease.AfterLost] returns.
+type afterStop func() bool
+
+// StopNotify calls f.
+func (f afterStop) StopNotify(uint64) bool { return f() }
 
 // stop cancels the registration.
 func (w lossWatch) stop() {
-	switch {
-	case w.n != nil:
-		w.n.StopNotify(w.id)
-	case w.after != nil:
-		w.after()
+	if w.s != nil {
+		w.s.StopNotify(w.id)
 	}
 }
 
@@ -86,12 +93,15 @@ func (w lossWatch) stop() {
 func (h *hold) watchLoss() lossWatch {
 	n, ok := h.lease.(executor.LossNotifier)
 	if !ok {
-		return lossWatch{after: h.lease.AfterLost(h.LeaseLost)}
+		if stop := h.lease.AfterLost(h.LeaseLost); stop != nil {
+			return lossWatch{s: afterStop(stop)}
+		}
+		return lossWatch{}
 	}
 	id, ok := n.NotifyLost(h)
 	if !ok {
 		go h.LeaseLost()
 		return lossWatch{}
 	}
-	return lossWatch{n: n, id: id}
+	return lossWatch{s: n, id: id}
 }

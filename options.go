@@ -45,7 +45,9 @@ type Config struct {
 	// once. Zero means 2s: above the slowest healthy first attempt
 	// (connect plus acquire) measured on a heavily loaded machine, and about
 	// a Redis client's own command timeout, the bound Lock4j and Redisson
-	// rely on.
+	// rely on. An attempt on a context that never ends may be cut up to
+	// 1/256 of AttemptGrace (at most 10ms) sooner: such attempts share
+	// their bounding context with those ending at nearly the same instant.
 	AttemptGrace time.Duration
 
 	// RetryInterval is the pause between attempts on a busy key. Executors
@@ -62,7 +64,10 @@ type Config struct {
 	Primary string
 
 	// ReleaseTimeout bounds a release, which runs on a context detached from
-	// the caller's so that it works after cancellation. Zero means 3s.
+	// the caller's (with its values) so that it works after cancellation.
+	// A release may be cut up to 1/256 of ReleaseTimeout (at most 10ms)
+	// sooner: releases share their bounding context with those ending at
+	// nearly the same instant. Zero means 3s.
 	ReleaseTimeout time.Duration
 
 	// Logger receives lost-lock and release-failure records. Nil means

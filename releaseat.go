@@ -84,15 +84,15 @@ func (h *hold) releaseAt(ctx context.Context, end time.Time, dr executor.Deferre
 		return fmt.Errorf("%w: %q: %w", ErrLockNotHeld, h.key, h.errValue())
 	}
 	h.t.untrack(h, now)
-	rctx, cancel := h.t.releaseContext(h.reg, ctx)
+	rb := h.t.releaseContext(h.reg, ctx)
 	// Rounded up: the backend counts from when it receives the request,
 	// after this reading, so the key stays taken until end at least.
 	if d := time.Until(end).Truncate(time.Millisecond) + time.Millisecond; d > time.Millisecond {
-		err = dr.ReleaseAfter(rctx, d)
+		err = dr.ReleaseAfter(rb.ctx, d)
 	} else {
-		err = h.lease.Release(rctx)
+		err = h.lease.Release(rb.ctx)
 	}
-	cancel()
+	rb.done()
 	h.end(errReleased, endedByRelease)
 	h.t.reportReleased(ctx, h, now, time.Now(), err)
 	if err != nil {

@@ -173,7 +173,7 @@ func (r *registered) describe(now time.Time, primary bool) ExecutorStats {
 // now (released, lost, or its lease ran out by the local clock).
 func (t *Template) describe(h *hold, now time.Time) (LockInfo, bool) {
 	h.mu.Lock()
-	ended, refs := h.err != nil, h.refs
+	ended, refs := h.err != nil, int(h.refs)
 	h.mu.Unlock()
 	if ended {
 		return LockInfo{}, false

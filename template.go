@@ -27,6 +27,8 @@ type Template struct {
 	holds    atomic.Int64
 	failures failureLog
 	owners   ownerSource
+	// Joint bounds of attempts and releases (deadlines.go).
+	attemptJoint, releaseJoint *jointBounds
 }
 
 // registered is an executor as the Template uses it: what it asked of it
@@ -61,7 +63,9 @@ func New(cfg Config, execs ...executor.Executor) (*Template, error) {
 	if len(execs) == 0 {
 		return nil, fmt.Errorf("%w: no executors", ErrInvalidConfig)
 	}
-	t := &Template{cfg: cfg, byName: make(map[string]*registered, len(execs))}
+	t := &Template{cfg: cfg, byName: make(map[string]*registered, len(execs)),
+		attemptJoint: newJointBounds(cfg.AttemptGrace, errNoAnswer),
+		releaseJoint: newJointBounds(cfg.ReleaseTimeout, errReleaseTimeout)}
 	if _, nop := cfg.Observer.(nopObserver); !nop {
 		t.observer = cfg.Observer
 	}

@@ -70,7 +70,7 @@ func (t *Template) untrack(h *hold, now time.Time) { t.wd.remove(h, now) }
 // past at.
 func (w *watchdog) add(h *hold, at time.Time) {
 	w.mu.Lock()
-	h.wdAt = at
+	h.wdAt.Store(at)
 	heap.Push(&w.heap, h)
 	start := !w.running
 	wake := !start && at.Before(w.planned)
@@ -94,7 +94,7 @@ func (w *watchdog) add(h *hold, at time.Time) {
 func (w *watchdog) remove(h *hold, now time.Time) {
 	w.mu.Lock()
 	if h.wdIndex >= 0 {
-		heap.Remove(&w.heap, h.wdIndex)
+		heap.Remove(&w.heap, int(h.wdIndex))
 	}
 	wake := len(w.heap) == 0 && w.running && w.planned.After(now.Add(idleExit))
 	w.mu.Unlock()
@@ -137,7 +137,7 @@ func (w *watchdog) loop() {
 			continue
 		}
 		idleSince = time.Time{}
-		if next := w.heap[0].wdAt; next.After(now) {
+		if next := w.heap[0].wdAt.Load(); next.After(now) {
 			w.sleepUntil(timer, next, now)
 			continue
 		}
@@ -173,12 +173,12 @@ func (w *watchdog) collect(now time.Time) (expired []*hold, batches map[executor
 	for len(w.heap) > 0 {
 		h := w.heap[0]
 		endOnly := !h.renewed || h.self
-		if h.wdAt.After(now) && (endOnly || h.inflight || h.wdAt.After(now.Add(h.ttl/30))) {
+		if at := h.wdAt.Load(); at.After(now) && (endOnly || h.inflight || at.After(now.Add(h.ttl/30))) {
 			break
 		}
 		if endOnly {
 			if end := h.localEnd(); now.Before(end) {
-				h.wdAt = end
+				h.wdAt.Store(end)
 				heap.Fix(&w.heap, 0)
 				continue
 			}
@@ -189,7 +189,7 @@ func (w *watchdog) collect(now time.Time) (expired []*hold, batches map[executor
 			continue
 		}
 		h.inflight = true
-		h.wdAt = h.localEnd() // if the renewal hangs, the lease end decides
+		h.wdAt.Store(h.localEnd()) // if the renewal hangs, the lease end decides
 		heap.Fix(&w.heap, 0)
 		if queued, busy := w.renewing[h.reg.e]; busy {
 			w.renewing[h.reg.e] = append(queued, h)
@@ -271,7 +271,7 @@ func (w *watchdog) reschedule(hs []*hold, errs []error, sent, now time.Time) (go
 		switch err := errs[i]; {
 		case err == nil:
 			h.leaseEnd.Advance(sent.Add(h.ttl - executor.SafetyMargin(h.ttl)))
-			h.wdAt = sent.Add(h.ttl / 3)
+			h.wdAt.Store(sent.Add(h.ttl / 3))
 			h.renewals++
 			h.lastRenew = now.Sub(sent)
 			h.renewErr = nil
@@ -281,12 +281,13 @@ func (w *watchdog) reschedule(hs []*hold, errs []error, sent, now time.Time) (go
 		default:
 			failed = append(failed, i)
 			h.renewErr = err
-			h.wdAt = now.Add(max(h.ttl/12, minRenewRetry))
-			if end := h.localEnd(); h.wdAt.After(end) {
-				h.wdAt = end
+			at := now.Add(max(h.ttl/12, minRenewRetry))
+			if end := h.localEnd(); at.After(end) {
+				at = end
 			}
+			h.wdAt.Store(at)
 		}
-		heap.Fix(&w.heap, h.wdIndex)
+		heap.Fix(&w.heap, int(h.wdIndex))
 	}
 	return gone, failed
 }
@@ -324,14 +325,14 @@ func renewAll(ctx context.Context, e executor.Executor, hs []*hold) []error {
 type wdHeap []*hold
 
 func (q wdHeap) Len() int           { return len(q) }
-func (q wdHeap) Less(i, j int) bool { return q[i].wdAt.Before(q[j].wdAt) }
+func (q wdHeap) Less(i, j int) bool { return q[i].wdAt.Load().Before(q[j].wdAt.Load()) }
 func (q wdHeap) Swap(i, j int) {
 	q[i], q[j] = q[j], q[i]
-	q[i].wdIndex, q[j].wdIndex = i, j
+	q[i].wdIndex, q[j].wdIndex = int32(i), int32(j)
 }
 func (q *wdHeap) Push(x any) {
 	h := x.(*hold)
-	h.wdIndex = len(*q)
+	h.wdIndex = int32(len(*q))
 	*q = append(*q, h)
 }
 func (q *wdHeap) Pop() any {

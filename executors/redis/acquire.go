@@ -182,7 +182,7 @@ func (l *lease) acquire(ctx context.Context, req executor.Request) result {
 	if !req.Wait && !e.opts.StrictFIFO {
 		// A plain attempt: the script needs the key and its shares, the
 		// owner and the TTL.
-		c = newCall(acquireScript, l.keys[:2])
+		c = newCall(acquireScript, &l.key, 2)
 		c.add(&l.owner, e.msArg(req.TTL))
 	} else {
 		member, flags := noArg, 0
@@ -198,7 +198,7 @@ func (l *lease) acquire(ctx context.Context, req executor.Request) result {
 		if e.opts.StrictFIFO {
 			flags |= flagStrict
 		}
-		c = newCall(acquireScript, l.keys)
+		c = newCall(acquireScript, &l.key, lockNameCount)
 		c.add(&l.owner, e.msArg(req.TTL), member, e.queueTTLArg, flagArgs[flags], e.claimArg, &l.wakes)
 		if l.grant != "" {
 			c.add(&l.grant, &l.granted)

@@ -79,7 +79,7 @@ func (e *Executor) newCore() *queued.Core[*lease] {
 // core's other round trips.
 
 // Key returns the lock key.
-func (l *lease) Key() string { return l.keys[0] }
+func (l *lease) Key() string { return l.key }
 
 // Loss returns the lease's loss, which Close marks.
 func (l *lease) Loss() *leases.Loss { return &l.loss }

@@ -23,6 +23,32 @@ var (
 	VoidTTL     = queued.VoidTTL
 )
 
+// ReleaseArgs returns the keys and arguments of the release call of a lock
+// on key taken by owner with token, as go-redis writes them (a token of 0:
+// a lease known by its owner only), and a function that builds and frees
+// that call, as every release does.
+func ReleaseArgs(key, owner string, token int64) ([]string, func()) {
+	l := &lease{key: key, owner: owner, token: token}
+	build := func() *call {
+		c := newCall(releaseScript, &l.key, lockNameCount)
+		c.add(&l.owner)
+		c.addValue(l)
+		return c
+	}
+	c := build()
+	defer c.free()
+	var args []string
+	for _, a := range c.args[3:] {
+		switch a := a.(type) {
+		case *string:
+			args = append(args, *a)
+		case *bytesArg:
+			args = append(args, a.String())
+		}
+	}
+	return args, func() { build().free() }
+}
+
 // Void runs, once and in the caller's goroutine, the void of
 // an acquisition of key by owner with a lease of ttl, as after a lost reply.
 // It reports whether the void reached Redis.

@@ -16,17 +16,12 @@ import (
 // is safe for concurrent use.
 type lease struct {
 	e *Executor
-	// keys are the scripts' KEYS: the lock key, its shares, its wait queue
-	// and the prefix of its owners' void markers, backed by names.
-	keys  []string
-	names [4]string
+	// key is the lock key; the other names of the scripts' KEYS derive from
+	// it (see appendLockName).
+	key string
 	// owner is the acquisition's owner. The strings of a lease go into a
 	// script call as pointers (see newCall).
 	owner string
-	// value is the value the acquisition wrote ("<owner>\x00<token>"),
-	// which the release and renew scripts compare first; the owner alone
-	// for a lease known by its owner only (ForceRelease).
-	value string
 	// shareArg is, for a read lock or permit, its member in the key's
 	// shares ("<kind>|<owner>"), boxed; nil for a lock.
 	shareArg any
@@ -45,6 +40,8 @@ type lease struct {
 	// epoch is the wake subscription's epoch when a waiting attempt began
 	// (see Executor.outcome).
 	epoch uint64
+	// token is the fencing token the acquire script returned, 0 until it
+	// did (a lease known by its owner only: ForceRelease, a void).
 	token int64
 	start time.Time   // before the acquire script was sent
 	loss  leases.Loss // set by Close: Redis never reports a loss by itself
@@ -57,24 +54,25 @@ var (
 
 // newLease returns the attempt of owner to take key through e.
 func newLease(e *Executor, key, owner string) *lease {
-	queue, shares, voids := lockNames(key)
-	l := &lease{e: e, names: [4]string{key, shares, queue, voids}, owner: owner, value: owner, start: time.Now()}
+	l := &lease{e: e, key: key, owner: owner, start: time.Now()}
 	if e.sharded {
 		l.wakes = e.wakePrefix(key)
 	}
-	l.keys = l.names[:]
 	return l
 }
 
-// taken records the token the acquire script returned, and the value it
-// wrote, in one allocation.
-func (l *lease) taken(token int64) {
-	l.token = token
-	if l.shareArg == nil {
-		var buf [64]byte
-		v := append(append(buf[:0], l.owner...), 0)
-		l.value = string(strconv.AppendInt(v, token, 10))
+// taken records the token the acquire script returned.
+func (l *lease) taken(token int64) { l.token = token }
+
+// appendValue appends the value a lock's acquisition wrote,
+// "<owner>\x00<token>", to dst; the owner alone before the acquire script
+// returned a token (a lease known by its owner only: ForceRelease).
+func (l *lease) appendValue(dst []byte) []byte {
+	dst = append(dst, l.owner...)
+	if l.token == 0 {
+		return dst
 	}
+	return strconv.AppendInt(append(dst, 0), l.token, 10)
 }
 
 // Token returns the fencing token the acquire script returned.
@@ -139,35 +137,47 @@ func (l *lease) Release(ctx context.Context) error {
 
 // renew runs the renew script.
 func (l *lease) renew(ctx context.Context, ttl time.Duration) result {
+	var c *call
 	if l.shareArg != nil {
-		v, err := runScript(ctx, l.e.client, shareRenewScript, l.shareKeys(), l.shareArg, l.e.msArg(ttl)).Int64()
-		return result{val: v, err: err}
+		c = newCall(shareRenewScript, &l.key, 2)
+		c.add(l.shareArg, l.e.msArg(ttl))
+	} else {
+		c = newCall(renewScript, &l.key, 1)
+		c.add(&l.owner, l.e.msArg(ttl))
+		c.addValue(l)
 	}
-	v, err := runScript(ctx, l.e.client, renewScript, l.keys[:1], &l.owner, l.e.msArg(ttl), &l.value).Int64()
+	v, err := c.run(ctx, l.e.client).Int64()
+	c.free()
 	return result{val: v, err: err}
 }
 
 // renewCmd adds the renew script of l to a pipeline, by digest or, when
 // eval is set, in full.
 func (l *lease) renewCmd(ctx context.Context, p goredis.Pipeliner, ttl time.Duration, eval bool) *goredis.Cmd {
-	s, keys, member := renewScript, l.keys[:1], any(&l.owner)
+	s, keys, member := renewScript, []string{l.key}, any(&l.owner)
 	if l.shareArg != nil {
-		s, keys, member = shareRenewScript, l.shareKeys(), l.shareArg
+		s, keys, member = shareRenewScript, lockNames(l.key)[:2], l.shareArg
 	}
+	value := string(l.appendValue(nil))
 	if eval {
-		return s.gs.Eval(ctx, p, keys, member, l.e.msArg(ttl), &l.value)
+		return s.gs.Eval(ctx, p, keys, member, l.e.msArg(ttl), value)
 	}
-	return s.gs.EvalSha(ctx, p, keys, member, l.e.msArg(ttl), &l.value)
+	return s.gs.EvalSha(ctx, p, keys, member, l.e.msArg(ttl), value)
 }
 
 // release runs the release script, which also hands the key off.
 func (l *lease) release(ctx context.Context) result {
+	var c *call
 	if l.shareArg != nil {
-		v, err := runScript(ctx, l.e.client, shareReleaseScript, l.keys[:3], l.shareArg, l.e.claimArg, &l.wakes).Int64()
+		c = newCall(shareReleaseScript, &l.key, 3)
+		c.add(l.shareArg, l.e.claimArg, &l.wakes)
+		v, err := c.run(ctx, l.e.client).Int64()
+		c.free()
 		return result{val: v, err: err}
 	}
-	c := newCall(releaseScript, l.keys[:3])
-	c.add(&l.owner, l.e.claimArg, &l.value)
+	c = newCall(releaseScript, &l.key, 3)
+	c.add(&l.owner, l.e.claimArg)
+	c.addValue(l)
 	switch {
 	case l.followers:
 		c.add(&l.wakes, &l.e.member, l.e.queueTTLArg)
@@ -187,13 +197,14 @@ func (l *lease) release(ctx context.Context) result {
 
 // voidCmd adds l's void script to a pipeline, with the marker's TTL.
 func (l *lease) voidCmd(ctx context.Context, p goredis.Pipeliner, ttlArg any) *goredis.Cmd {
+	keys := lockNames(l.key)
 	if l.shareArg != nil {
-		return shareVoidScript.gs.Eval(ctx, p, l.keys, l.shareArg, l.owner, l.e.claimArg, ttlArg, l.wakes)
+		return shareVoidScript.gs.Eval(ctx, p, keys, l.shareArg, l.owner, l.e.claimArg, ttlArg, l.wakes)
 	}
 	if l.grant != "" {
-		return voidScript.gs.Eval(ctx, p, l.keys, l.owner, l.e.claimArg, ttlArg, l.wakes, l.grant)
+		return voidScript.gs.Eval(ctx, p, keys, l.owner, l.e.claimArg, ttlArg, l.wakes, l.grant)
 	}
-	return voidScript.gs.Eval(ctx, p, l.keys, l.owner, l.e.claimArg, ttlArg, l.wakes)
+	return voidScript.gs.Eval(ctx, p, keys, l.owner, l.e.claimArg, ttlArg, l.wakes)
 }
 
 // check turns the result of a renew or release script into an error.
@@ -279,7 +290,3 @@ func pipelinedInt(cmd *goredis.Cmd, perr error) (int64, error) {
 	}
 	return v, err
 }
-
-// shareKeys returns the KEYS of the share renew script: the lock key
-// (holding the shares marker) and the shares.
-func (l *lease) shareKeys() []string { return l.keys[:2] }

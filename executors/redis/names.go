@@ -50,25 +50,41 @@ func reservedKey(key string) bool {
 		strings.HasSuffix(key, taggedSharesSuffix) || strings.Contains(key, taggedVoidSuffix+":")
 }
 
-// lockNames returns queueKey(key), sharesKey(key) and voidPrefix(key): the
-// names an acquisition and its release touch besides key. Except for keys
-// that need a slot tag, they share one allocation, since they are made on
-// every acquisition's path.
-func lockNames(key string) (queue, shares, voids string) {
-	if _, ok := hashTag(key); ok {
-		s := key + taggedQueueSuffix + key + taggedSharesSuffix + key + taggedVoidSuffix + ":"
-		q := len(key) + len(taggedQueueSuffix)
-		sh := q + len(key) + len(taggedSharesSuffix)
-		return s[:q], s[q:sh], s[sh:]
+// The scripts' KEYS for a lock key are the key itself and, in this order,
+// its shares, its wait queue and the prefix of its owners' void markers.
+const (
+	nameShares = 1 + iota
+	nameQueue
+	nameVoids
+	lockNameCount // the key and its three derived names
+)
+
+// appendLockName appends the i-th of key's names after the key itself
+// (nameShares, nameQueue or nameVoids) to dst: a call's arguments are
+// written into its own buffers on every acquisition and release, not
+// allocated.
+func appendLockName(dst []byte, key string, i int) []byte {
+	switch i {
+	case nameShares:
+		return appendDerived(dst, key, sharesSuffix, taggedSharesSuffix)
+	case nameQueue:
+		return appendDerived(dst, key, queueSuffix, taggedQueueSuffix)
 	}
-	if key != "" && !strings.Contains(key, "}") {
-		pre := len(key) + 2
-		s := "{" + key + "}" + queueSuffix + "{" + key + "}" + sharesSuffix + "{" + key + "}" + voidSuffix + ":"
-		q := pre + len(queueSuffix)
-		sh := q + pre + len(sharesSuffix)
-		return s[:q], s[q:sh], s[sh:]
+	return append(appendDerived(dst, key, voidSuffix, taggedVoidSuffix), ':')
+}
+
+// lockNames returns key and its derived names, in the order of the
+// scripts' KEYS, as strings: for the calls that go through go-redis's own
+// EVAL (voids, a share's renewals).
+func lockNames(key string) []string {
+	var ends [lockNameCount]int
+	buf := make([]byte, 0, 3*len(key)+64)
+	for i := nameShares; i < lockNameCount; i++ {
+		buf = appendLockName(buf, key, i)
+		ends[i] = len(buf)
 	}
-	return queueKey(key), sharesKey(key), voidPrefix(key)
+	s := string(buf)
+	return []string{key, s[:ends[nameShares]], s[ends[nameShares]:ends[nameQueue]], s[ends[nameQueue]:]}
 }
 
 // derive returns a name unique to key (per suffix) that Redis Cluster hashes
@@ -83,14 +99,21 @@ func lockNames(key string) (queue, shares, voids string) {
 //     the whole key, so a short tag of the key's slot is used instead, and the
 //     key follows the suffix to keep the name unique ("{<tag>}:queue:a}b").
 func derive(key, suffix, tagged string) string {
+	return string(appendDerived(make([]byte, 0, len(key)+len(tagged)+8), key, suffix, tagged))
+}
+
+// appendDerived appends derive(key, suffix, tagged) to dst.
+func appendDerived(dst []byte, key, suffix, tagged string) []byte {
 	if _, ok := hashTag(key); ok {
-		return key + tagged
+		return append(append(dst, key...), tagged...)
 	}
 	if key != "" && !strings.Contains(key, "}") {
-		return "{" + key + "}" + suffix
+		dst = append(append(append(dst, '{'), key...), '}')
+		return append(dst, suffix...)
 	}
 	tag := slotTag(keySlot(key))
-	return "{" + string(tag[:]) + "}" + suffix + ":" + key
+	dst = append(append(append(dst, '{'), tag[:]...), '}')
+	return append(append(append(dst, suffix...), ':'), key...)
 }
 
 // hashTag returns the part of key that Redis Cluster hashes when key has a

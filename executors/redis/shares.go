@@ -23,7 +23,7 @@ func (l *lease) acquireShare(ctx context.Context, req executor.Request, kind str
 	if req.Wait {
 		member = e.member + "|" + kind
 	}
-	c := newCall(shareAcquireScript, l.keys)
+	c := newCall(shareAcquireScript, &l.key, lockNameCount)
 	c.add(&l.owner, e.msArg(req.TTL), member, e.queueTTLArg, kind, req.Permits, e.claimArg, &l.wakes)
 	cmd, acked := e.runAcquire(ctx, c)
 	v, err := cmd.Int64()

@@ -15,12 +15,25 @@ import (
 //
 //	go test -run '^$' -bench Template_LockRelease -benchmem ./executors/redis/
 func BenchmarkTemplate_LockRelease(b *testing.B) {
+	benchmarkLockRelease(b, context.Background())
+}
+
+// BenchmarkTemplate_LockRelease_requestCtx is the same pair on a context
+// that can be cancelled, as an HTTP request's: the attempt and the release
+// each make a context of their own (on context.Background they share joint
+// bounds).
+func BenchmarkTemplate_LockRelease_requestCtx(b *testing.B) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	benchmarkLockRelease(b, ctx)
+}
+
+func benchmarkLockRelease(b *testing.B, ctx context.Context) {
 	e := newExecutor(b, newClient(b, server(b).Addr(), ctxTimeouts), redis.Options{})
 	tpl, err := lock4go.New(lock4go.Config{}, e)
 	if err != nil {
 		b.Fatal(err)
 	}
-	ctx := context.Background()
 	key := uniq(b, "bench:tpl")
 	b.ReportAllocs()
 	for b.Loop() {

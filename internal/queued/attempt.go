@@ -103,7 +103,7 @@ func (c *Core[L]) Abandon(ctx context.Context, l L, code int64, ttl time.Duratio
 // must ([Core.Abandon]). A deadline still ends it at once.
 func (c *Core[L]) CallContext(ctx context.Context) (context.Context, context.CancelFunc) {
 	if ctx.Done() == nil {
-		return ctx, func() {}
+		return ctx, noCancel
 	}
 	var (
 		cctx   context.Context
