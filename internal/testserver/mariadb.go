@@ -88,6 +88,7 @@ func newMariaDB(bin, dir string, port int, cred *syscall.Credential, extraArgs [
 		"--innodb-buffer-pool-size=64M",
 		"--max-connections=500",
 		"--log-error=" + filepath.Join(dir, logName),
+		"--tmpdir=" + filepath.Join(dir, "tmp"),
 	}
 	return &Server{
 		name:  "mariadb",
@@ -102,8 +103,21 @@ func newMariaDB(bin, dir string, port int, cred *syscall.Credential, extraArgs [
 
 // installMariaDB creates the system tables in dir/data.
 func installMariaDB(install, dir string, cred *syscall.Credential) error {
+	// A temporary directory of its own: in the shared /tmp another
+	// bootstrap's files came and went under make test-under-load ("Error on
+	// delete of '/tmp/#sql-temptable-1a95-1-26.MAI'", and the bootstrap
+	// failed).
+	tmp := filepath.Join(dir, "tmp")
+	if err := os.MkdirAll(tmp, 0o755); err != nil {
+		return fmt.Errorf("testserver: mariadb tmpdir: %w", err)
+	}
+	if cred != nil {
+		if err := os.Chown(tmp, int(cred.Uid), int(cred.Gid)); err != nil {
+			return fmt.Errorf("testserver: mariadb tmpdir: %w", err)
+		}
+	}
 	cmd := exec.Command(install, "--no-defaults", "--datadir="+filepath.Join(dir, "data"),
-		"--auth-root-authentication-method=normal", "--skip-test-db")
+		"--auth-root-authentication-method=normal", "--skip-test-db", "--tmpdir="+tmp)
 	cmd.Dir = dir
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Pdeathsig: syscall.SIGKILL}
 	if out, err := cmd.CombinedOutput(); err != nil {
