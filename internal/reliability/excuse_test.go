@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lock4go/lock4go/internal/timerprobe"
 )
 
 // localEndCauses are the reasons the Template gives a loss at the lease's
@@ -27,12 +29,13 @@ type lossExcuse struct {
 	localEnd bool          // the cause is the local end
 	stall    time.Duration // how long the hold had run past its nominal length when the lock was lost
 	late     time.Duration // the process's largest timer delay within the lease before the loss
+	server   time.Duration // the server's slowest answer to the test's probe within the lease before the loss (0: no probe)
 	need     time.Duration // the stall that excuses a loss at the local end
 }
 
 // excused reports whether the loss is the machine's doing, by what the
 // holder measured.
-func (x lossExcuse) excused() bool { return x.localEnd && max(x.stall, x.late) >= x.need }
+func (x lossExcuse) excused() bool { return x.localEnd && max(x.stall, x.late, x.server) >= x.need }
 
 func (x lossExcuse) String() string {
 	since := func(at int64) string {
@@ -41,9 +44,9 @@ func (x lossExcuse) String() string {
 		}
 		return "+" + fromNS(at).Sub(fromNS(x.iv.Start)).Round(time.Millisecond).String()
 	}
-	return fmt.Sprintf("%s g%d token %d lost at %s (read %s, last held %s, end %s; %s): the hold had run %v past its length, its process's timers up to %v late (timerprobe) within the lease before; either of %v excuses a loss at the local end",
+	return fmt.Sprintf("%s g%d token %d lost at %s (read %s, last held %s, end %s; %s): the hold had run %v past its length, its process's timers up to %v late (timerprobe) and the server's answers up to %v slow within the lease before; any of %v excuses a loss at the local end",
 		x.iv.ID, x.iv.G, x.iv.Token, since(x.iv.LostAt), since(x.iv.ReadAt), since(x.iv.LastHeld), since(x.iv.End), x.iv.LostErr,
-		x.stall.Round(time.Millisecond), x.late.Round(time.Millisecond), x.need)
+		x.stall.Round(time.Millisecond), x.late.Round(time.Millisecond), x.server.Round(time.Millisecond), x.need)
 }
 
 // judgeLosses judges the lost-lock signals of a run without any fault,
@@ -54,7 +57,7 @@ func judgeLosses(t *testing.T, a Analysis, reps []Report, hold, lease time.Durat
 	t.Helper()
 	failed := 0
 	for _, iv := range a.Lost {
-		if x := judgeLoss(iv, reps, hold, lease); !x.excused() {
+		if x := judgeLoss(iv, reps, hold, lease, nil); !x.excused() {
 			failed++
 			t.Errorf("lost-lock signal without any fault: %v", x)
 		} else {
@@ -65,7 +68,8 @@ func judgeLosses(t *testing.T, a Analysis, reps []Report, hold, lease time.Durat
 }
 
 // judgeLoss judges the loss of iv, a hold of nominal length hold with a
-// lease of lease that no fault touched. A holder observes a loss only
+// lease of lease that no fault touched; server are the slow answers of
+// the server to the test's probe (timerprobe.StartCalls), nil for none. A holder observes a loss only
 // while it holds, so a loss at the lease's local end means the hold was
 // still running then: it is excused when the machine stalled the holder by
 // at least a third of the lease (a renewal interval), as the holder
@@ -73,15 +77,19 @@ func judgeLosses(t *testing.T, a Analysis, reps []Report, hold, lease time.Durat
 // blocked on a busy disk, which the timer probe does not see), or its
 // process's timers ran that late within the lease before the loss (the
 // process descheduled: the reply of its acquisition, which the lease
-// counts from when it was sent, or its renewals, waited that long). Any
+// counts from when it was sent, or its renewals, waited that long), or the
+// server took that long to answer the test's probe (the server starved:
+// the same replies waited as long while the holder's timers were on
+// time). Any
 // other loss, and a loss at the local end of a holder the machine did not
 // stall, is a failure.
-func judgeLoss(iv Interval, reps []Report, hold, lease time.Duration) lossExcuse {
+func judgeLoss(iv Interval, reps []Report, hold, lease time.Duration, server []timerprobe.Delay) lossExcuse {
 	x := lossExcuse{iv: iv, need: lease / 3}
 	for _, c := range localEndCauses {
 		x.localEnd = x.localEnd || strings.Contains(iv.LostErr, c)
 	}
 	x.stall = fromNS(iv.LostAt).Sub(fromNS(iv.Start)) - hold
 	x.late = reportOf(reps, iv.ID).MaxTimerDelay(iv.LostAt-int64(lease), iv.LostAt)
+	x.server = timerprobe.MaxOver(server, iv.LostAt-int64(lease), iv.LostAt)
 	return x
 }

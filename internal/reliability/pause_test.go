@@ -1,11 +1,14 @@
 package reliability
 
 import (
+	"context"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/lock4go/lock4go"
 	"github.com/lock4go/lock4go/internal/testwait"
+	"github.com/lock4go/lock4go/internal/timerprobe"
 )
 
 // TestPausedHolder is scenario 1: the holder's process is paused with
@@ -60,7 +63,8 @@ func pauseCases() []pauseCase {
 func pausedHolder(t *testing.T, e *env, mode string, linger bool) {
 	s := newSpace(e)
 	L := e.lease
-	r := newRun(t, s.backend(), s.key("pause"), L)
+	key := s.key("pause")
+	r := newRun(t, s.backend(), key, L)
 	holderArgs := []string{"--goroutines", "1", "--acquisitions", "1", "--hold", (L / 2).String(), "--ignore-lost"}
 	if mode == "expire" {
 		holderArgs = append(holderArgs, "--expire", L.String())
@@ -70,6 +74,9 @@ func pausedHolder(t *testing.T, e *env, mode string, linger bool) {
 	}
 	old := r.start(t, "old", holderArgs...)
 	acq := r.acquiredBy(t, "old", time.Time{}, 20*time.Second)
+	tpl, _ := s.open(t, lock4go.Config{})
+	server := timerprobe.StartCalls(func(ctx context.Context) error { _, err := tpl.Inspect(ctx, key); return err })
+	defer server.Stop()
 	paused := old.signal(t, syscall.SIGSTOP)
 	if lag := paused.Sub(fromNS(acq.Start)); lag > L/4 {
 		t.Logf("paused %v after the acquisition", lag)
@@ -96,6 +103,7 @@ func pausedHolder(t *testing.T, e *env, mode string, linger bool) {
 		t.Logf("the first successor acquired %v after the pause, later than 2×lease (%v)", wait, 2*L)
 	}
 	reps := r.waitAll(t, time.Minute)
+	serverDelays := server.Stop()
 
 	a := r.analyse(t, AnalyseOptions{AllowOverlap: true, AllowStale: true})
 	var oldIv *Interval
@@ -106,7 +114,7 @@ func pausedHolder(t *testing.T, e *env, mode string, linger bool) {
 			oldIv = iv
 			continue
 		}
-		successorLoss(t, *iv, reps, L/10, L)
+		successorLoss(t, *iv, reps, L/10, L, serverDelays)
 		if iv.Token <= acq.Token {
 			t.Errorf("successor token %d not above the paused holder's %d", iv.Token, acq.Token)
 		}
@@ -144,16 +152,21 @@ func pausedHolder(t *testing.T, e *env, mode string, linger bool) {
 // successorLoss checks that the pause did not disturb the successor's hold
 // iv, of length hold with a lease of lease: it was not lost and its
 // release succeeded, unless it was lost at its local end while the machine
-// stalled the hold (judgeLoss), and its release then said ErrLockNotHeld.
-func successorLoss(t *testing.T, iv Interval, reps []Report, hold, lease time.Duration) {
+// stalled the hold or the server (judgeLoss; server are the server's slow
+// answers to the test's probe), and its release then said ErrLockNotHeld.
+func successorLoss(t *testing.T, iv Interval, reps []Report, hold, lease time.Duration, server []timerprobe.Delay) {
 	t.Helper()
 	if iv.LostAt == 0 {
-		if iv.ReleaseErr != "" {
-			t.Errorf("successor %s g%d token %d disturbed: release %q", iv.ID, iv.G, iv.Token, iv.ReleaseErr)
+		// A release that finds the lock gone, after a hold that ended in
+		// time, is explained only by a server so slow (a third of the
+		// lease) that the release landed after the lease.
+		slow := timerprobe.MaxOver(server, iv.Start-int64(lease), iv.ReleasedAt)
+		if iv.ReleaseErr != "" && !(iv.ReleaseNotHeld && slow >= lease/3) {
+			t.Errorf("successor %s g%d token %d disturbed: release %q (the server's slowest answer meanwhile %v)", iv.ID, iv.G, iv.Token, iv.ReleaseErr, slow)
 		}
 		return
 	}
-	x := judgeLoss(iv, reps, hold, lease)
+	x := judgeLoss(iv, reps, hold, lease, server)
 	if !x.excused() || (iv.ReleaseErr != "" && !iv.ReleaseNotHeld) {
 		t.Errorf("successor disturbed: %v; release %q", x, iv.ReleaseErr)
 		return
