@@ -132,7 +132,7 @@ func TestTemplate_LockRelease_callerDeadlineAllocs(t *testing.T) {
 }
 
 // On context.Background the attempt's and the release's contexts are shared
-// by the calls that end in the same tick (deadlines.go): a pair on a
+// by the calls that end in the same step (deadlines.go): a pair on a
 // networked executor costs what it costs in process, the holds and leases,
 // plus a share of the contexts, not two contexts and timers of its own.
 func TestTemplate_LockRelease_backgroundAllocs(t *testing.T) {

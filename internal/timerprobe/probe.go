@@ -43,13 +43,21 @@ type Probe struct {
 
 // Start starts measuring until Stop is called.
 func Start() *Probe {
+	return start(func(_ context.Context, due time.Time) Delay {
+		return Delay{Due: due.UnixNano(), Delay: time.Since(due)}
+	})
+}
+
+// start runs measure every interval until Stop, measure being given the
+// time it was due, and records what it measured from floor up.
+func start(measure func(ctx context.Context, due time.Time) Delay) *Probe {
 	ctx, cancel := context.WithCancel(context.Background())
 	p := &Probe{stop: cancel, done: make(chan struct{})}
-	go p.run(ctx)
+	go p.run(ctx, measure)
 	return p
 }
 
-func (p *Probe) run(ctx context.Context) {
+func (p *Probe) run(ctx context.Context, measure func(ctx context.Context, due time.Time) Delay) {
 	defer close(p.done)
 	t := time.NewTimer(interval)
 	defer t.Stop()
@@ -59,10 +67,10 @@ func (p *Probe) run(ctx context.Context) {
 			return
 		case <-t.C:
 		}
-		if late := time.Since(due); late >= floor {
+		if d := measure(ctx, due); d.Delay >= floor {
 			p.mu.Lock()
 			if len(p.delays) < maxDelays {
-				p.delays = append(p.delays, Delay{Due: due.UnixNano(), Delay: late})
+				p.delays = append(p.delays, d)
 			}
 			p.mu.Unlock()
 		}
@@ -105,33 +113,11 @@ func Max(delays []Delay, from, to int64) time.Duration {
 // busy machine): bounds on what the server must do are judged against
 // these, with [MaxOver].
 func StartCalls(call func(ctx context.Context) error) *Probe {
-	ctx, cancel := context.WithCancel(context.Background())
-	p := &Probe{stop: cancel, done: make(chan struct{})}
-	go p.calls(ctx, call)
-	return p
-}
-
-func (p *Probe) calls(ctx context.Context, call func(ctx context.Context) error) {
-	defer close(p.done)
-	t := time.NewTimer(interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
+	return start(func(ctx context.Context, _ time.Time) Delay {
 		began := time.Now()
 		_ = call(ctx) // a failed call took its time too
-		if took := time.Since(began); took >= floor {
-			p.mu.Lock()
-			if len(p.delays) < maxDelays {
-				p.delays = append(p.delays, Delay{Due: began.UnixNano(), Delay: took})
-			}
-			p.mu.Unlock()
-		}
-		t.Reset(interval)
-	}
+		return Delay{Due: began.UnixNano(), Delay: time.Since(began)}
+	})
 }
 
 // MaxOver returns the largest of delays whose span (from its due time to
