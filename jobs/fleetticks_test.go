@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/lock4go/lock4go/internal/testserver"
+	"github.com/lock4go/lock4go/internal/testwait"
 )
 
 // TestFleet_eachTickOnce: 4 processes, each a gocron scheduler running the
@@ -19,7 +20,12 @@ func TestFleet_eachTickOnce(t *testing.T) {
 	fleetBackends(t, func(t *testing.T, b *backend) {
 		offsets := []time.Duration{0, 100 * time.Millisecond, 200 * time.Millisecond, 300 * time.Millisecond}
 		ins := startFleet(t, b, offsets, "-atmost", "5s", "-atleast", "500ms")
+		// Long enough for the middle ticks to be judged: at least 6 s
+		// (20 s with -long), and until 4 ticks ran, which a starved machine
+		// delays (under make test-under-load 2 ticks ran in 6 s on
+		// PostgreSQL), a minute at most.
 		time.Sleep(testserver.Pick(6*time.Second, 20*time.Second))
+		testwait.Until(time.Minute, func() bool { return len(ticksRan(ins)) >= 4 })
 		for _, in := range ins {
 			_ = in.cmd.Process.Signal(syscall.SIGTERM)
 			_ = in.cmd.Wait()
@@ -49,6 +55,19 @@ func TestFleet_eachTickOnce(t *testing.T) {
 		}
 		t.Logf("%d ticks; runs by process: %v", len(ticks), procsOf(ran))
 	})
+}
+
+// ticksRan returns the ticks the fleet ins has run so far.
+func ticksRan(ins []*instance) map[int64]bool {
+	ticks := map[int64]bool{}
+	for _, in := range ins {
+		for _, r := range in.records() {
+			if r.Ev == "run" {
+				ticks[r.Tick] = true
+			}
+		}
+	}
+	return ticks
 }
 
 // checkAtLeastFor fails unless every run's lock was taken at least

@@ -1,7 +1,6 @@
 package reliability
 
 import (
-	"context"
 	"syscall"
 	"testing"
 	"time"
@@ -75,7 +74,7 @@ func pausedHolder(t *testing.T, e *env, mode string, linger bool) {
 	old := r.start(t, "old", holderArgs...)
 	acq := r.acquiredBy(t, "old", time.Time{}, 20*time.Second)
 	tpl, _ := s.open(t, lock4go.Config{})
-	server := timerprobe.StartCalls(func(ctx context.Context) error { _, err := tpl.Inspect(ctx, key); return err })
+	server := startServerProbe(s, tpl)
 	defer server.Stop()
 	paused := old.signal(t, syscall.SIGSTOP)
 	if lag := paused.Sub(fromNS(acq.Start)); lag > L/4 {

@@ -2,7 +2,6 @@ package reliability
 
 import (
 	"cmp"
-	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -38,13 +37,14 @@ const (
 	// PostgreSQL) ran out under make test-under-load when a renewal took
 	// the server longer than two thirds of it.
 	stallHolderLease = 10 * time.Second
-	// stallServerCalls is how many answers of the server a hand-off waits
-	// for: the release's, the wake's and the next holder's acquisition. A
+	// stallServerCalls is how many of the test's probes (a TryLock and
+	// Release, startServerProbe) a hand-off's writes weigh: the release
+	// and the next holder's acquisition, and the wake between them. A
 	// busy machine can starve the server while the processes' own timers
 	// are on time (PostgreSQL's backends: a 934 ms hand-off under make
 	// test-under-load), so each bound also grows by that many of the
-	// slowest answer the test's probe (an Inspect every 10ms) had meanwhile.
-	stallServerCalls = 3
+	// slowest probe meanwhile.
+	stallServerCalls = 2
 )
 
 // stallWaiters are the waiters of a stall, in the order they queue: the
@@ -128,7 +128,7 @@ func stalledGrantee(t *testing.T, e *env) bool {
 	// poll later: releasing half a quiet poll after the last of them
 	// queued puts their next asks inside the stall, after the claim window.
 	time.Sleep(stallPoll / 2)
-	server := timerprobe.StartCalls(func(ctx context.Context) error { _, err := tpl.Inspect(ctx, key); return err })
+	server := startServerProbe(s, tpl)
 	stopped := procs["writer"].signal(t, syscall.SIGSTOP)
 	holder.signal(t, syscall.SIGUSR1)
 	holder.wait(t, time.Minute, false)
