@@ -194,13 +194,6 @@ func holderEnded(t *testing.T, r *run, holder *proc) bool {
 // stopped writer was resumed at resumed (ns). server are the server's
 // slow answers to the test's probe (see stallServerCalls); lease is the
 // waiters' lease.
-//
-// A hold whose lock was lost (the machine stalled its process or the
-// server past a third of its lease: anything else fails) ends without a
-// release: the server keeps its row until the lease ends, at most a lease
-// after the hold began, and the others find the key free at their next
-// quiet poll, so the turn after it is bounded from then, by a quiet poll
-// more.
 func checkStall(t *testing.T, ivs []Interval, reps map[string]Report, server []timerprobe.Delay, resumed int64, lease time.Duration) {
 	t.Helper()
 	slices.SortFunc(ivs, func(a, b Interval) int { return cmp.Compare(a.Start, b.Start) })
@@ -229,6 +222,23 @@ func checkStall(t *testing.T, ivs []Interval, reps map[string]Report, server []t
 		// leaves the readers' group and has its turn when it runs again.
 		t.Logf("turns %v: %d turns of later readers before the stopped writer's, all but %d of them while it was stopped", turns, readerTurns, sinceResume)
 	}
+	checkTurnWaits(t, ivs, turns, reps, server, released, resumed, lease)
+}
+
+// checkTurnWaits checks that each turn of a stall began within a hand-off
+// of the turn before it (the first: of the claim window and quiet poll
+// after the release at released; the stopped writer's: of its SIGCONT at
+// resumed, if later), each bound grown by the waiter's largest timer
+// delay and the server's slowest probes meanwhile.
+//
+// A hold whose lock was lost (the machine stalled its process or the
+// server past a third of its lease: anything else fails) ends without a
+// release: the server keeps its row until the lease ends, at most a lease
+// after the hold began, and the others find the key free at their next
+// quiet poll, so the turn after it is bounded from then, by a quiet poll
+// more.
+func checkTurnWaits(t *testing.T, ivs []Interval, turns []stallTurn, reps map[string]Report, server []timerprobe.Delay, released, resumed int64, lease time.Duration) {
+	t.Helper()
 	from, what := released+int64(stallClaim+stallPoll), "claim window and quiet poll after the release"
 	for _, turn := range turns {
 		end, lost := int64(0), false
