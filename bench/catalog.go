@@ -55,6 +55,7 @@ func NewCatalog(ctx context.Context, env *Env) (*Catalog, error) {
 	}
 	steps := []func() error{
 		func() error { return add(RawRedis(rc), nil) },
+		func() error { return add(RawRedisFenced(rc), nil) },
 		func() error { return add(Lock4go(ctx, Redis, 1, redisExec)) },
 		func() error { return add(BSMRedislock(rc, 10*time.Millisecond), nil) },
 		func() error { return add(Redsync(rc), nil) },

@@ -107,7 +107,7 @@ var whyThroughput = map[Backend]map[bool]string{
 	},
 }
 
-const whyZkUncontended = "The same three requests per pair as zk.Lock (create, one read, delete), but a heavier create: a multi that also writes the parent's data, whose reply says whether the node is alone under its parent; the one read is of the own node (ExistsW: the fencing token, the session, and a watch that reports the node's deletion as a lost lock) where zk.Lock lists the children. The Template adds its owner, local-queue turn and watchdog bookkeeping."
+const whyZkUncontended = "The same three requests per pair as zk.Lock (create, one read, delete), of which lock4go waits for two (the read, of the own node with a watch that reports its deletion as a lost lock, is sent without being waited for: the create's reply carries the fencing token), but a heavier create: a multi that also writes the parent's data, whose reply says whether the node is alone under its parent. The Template adds its owner, local-queue turn and watchdog bookkeeping."
 
 // whyZkHandoff: the ZooKeeper executor queues the next local caller on the
 // server behind the holder (Capabilities.QueueNext).

@@ -79,6 +79,8 @@ type FleetCell struct {
 	// commands or requests sent by the workers' clients (Redis, etcd), and
 	// server CPU in µs.
 	ServerCmds, Sent, CPUMicros float64
+	// ByCmd is ServerCmds by command name (Redis only).
+	ByCmd map[string]float64
 }
 
 // Fleet runs the fleet cells on env's servers, each with real worker
@@ -265,6 +267,12 @@ func summarize(c FleetCell, reps []fleetReport, used backendUse, elapsed time.Du
 		c.ServerCmds = float64(used.cmds) / n
 		c.Sent = float64(sent) / n
 		c.CPUMicros = float64(used.cpu.Microseconds()) / n
+		for k, v := range used.byCmd {
+			if c.ByCmd == nil {
+				c.ByCmd = map[string]float64{}
+			}
+			c.ByCmd[k] = float64(v) / n
+		}
 	}
 	return c
 }

@@ -14,12 +14,22 @@ import (
 // backendUse is what a backend server did: commands (or requests, or
 // packets) it received and CPU it used.
 type backendUse struct {
-	cmds int64
-	cpu  time.Duration
+	cmds  int64
+	cpu   time.Duration
+	byCmd map[string]int64 // Redis: the commands by name (INFO commandstats)
 }
 
 func (u backendUse) minus(v backendUse) backendUse {
-	return backendUse{cmds: u.cmds - v.cmds, cpu: u.cpu - v.cpu}
+	d := backendUse{cmds: u.cmds - v.cmds, cpu: u.cpu - v.cpu}
+	for k, n := range u.byCmd {
+		if n -= v.byCmd[k]; n != 0 {
+			if d.byCmd == nil {
+				d.byCmd = map[string]int64{}
+			}
+			d.byCmd[k] = n
+		}
+	}
+	return d
 }
 
 // readBackend reads b's counters: Redis INFO commandstats (every command,
@@ -35,9 +45,11 @@ func readBackend(ctx context.Context, env *Env, b Backend) (backendUse, error) {
 		if m, err = (RedisStats{Client: env.redisStats}).commandstats(ctx); err != nil {
 			return u, err
 		}
+		u.byCmd = map[string]int64{}
 		for k, v := range m {
 			if k != "info" {
 				u.cmds += v
+				u.byCmd[k] = v
 			}
 		}
 		u.cpu, err = redisCPU(ctx, env)

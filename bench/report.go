@@ -18,7 +18,8 @@ type Report struct {
 	Machine Machine
 }
 
-// floor returns the raw floor row of backend b.
+// floor returns the raw floor row of backend b: its first, the bare
+// protocol (Redis also has a fenced one, see fencedFloor).
 func (r *Report) floor(b Backend) *Row {
 	for _, row := range r.Rows {
 		if row.Subject.Backend == b && row.Subject.Kind == KindRaw && row.Uncontended.Pair.N > 0 {
@@ -121,6 +122,7 @@ func (r *Report) Markdown() string {
 	p("The README and docs/ quote these tables, each figure marked with its cell; `cd bench && go test ./doccheck` checks them, and `go test ./doccheck -run TestFigures -update` rewrites them after a run.\n\n")
 	p("![uncontended p50 and hand-off p99 per library](bench.svg)\n\n")
 	r.uncontended(&b)
+	r.fenced(&b)
 	r.claims(&b)
 	r.contended(&b)
 	r.handoff(&b)
@@ -139,7 +141,7 @@ func (r *Report) uncontended(b *strings.Builder) {
 	for _, row := range r.Rows {
 		s, u := row.Subject, row.Uncontended
 		vsFloor, vsPeer := "", ""
-		if f := r.floor(s.Backend); f != nil && s.Kind != KindRaw {
+		if f := r.floor(s.Backend); f != nil && f != row {
 			vsFloor = ratio(uncontendedP50(row), uncontendedP50(f))
 		}
 		if s.Kind == KindLock4go {

@@ -42,10 +42,28 @@ func TestRun_quick(t *testing.T) {
 		}
 	}
 	rep := Report{Rows: rows, Plan: plan, Command: "test"}
-	if md := rep.Markdown(); !strings.Contains(md, "| **lock4go/redis** |") {
+	md := rep.Markdown()
+	if !strings.Contains(md, "| **lock4go/redis** |") {
 		t.Errorf("Markdown has no lock4go/redis row:\n%s", md)
+	}
+	if !strings.Contains(md, "### Redis: the fencing token's share") || !strings.Contains(md, "| raw redis, fenced |") {
+		t.Errorf("Markdown has no fenced floor:\n%s", md)
 	}
 	if svg := rep.SVG(); !strings.HasPrefix(svg, "<svg") || !strings.Contains(svg, "lock4go/etcd") {
 		t.Errorf("SVG is incomplete:\n%s", svg)
+	}
+}
+
+// TestCostReport_hotKeyByCmd: the hot-key cells' commands by name, most
+// frequent first, without the rare ones (session pings).
+func TestCostReport_hotKeyByCmd(t *testing.T) {
+	r := CostReport{Fleet: []FleetCell{
+		{Subject: "lock4go/redis", Procs: 64, Keys: 1, ByCmd: map[string]float64{"time": 1.2, "evalsha": 3.1, "get": 1.2, "ping": 0.01}},
+		{Subject: "lock4go/redis", Procs: 16, Keys: 10000, ByCmd: map[string]float64{"set": 1}},
+	}}
+	got := r.hotKeyByCmd()
+	want := []string{"lock4go/redis, P = 64: evalsha 3.10, get 1.20, time 1.20"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("hotKeyByCmd = %q, want %q", got, want)
 	}
 }

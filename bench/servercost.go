@@ -40,7 +40,7 @@ func (o CostOptions) withDefaults() CostOptions {
 
 // costSubjects are the subjects of the uncontended server-cost cells, in
 // report order.
-var costSubjects = []string{"raw redis", "bsm/redislock", "redsync (1 node)", "rueidislock", "lock4go/redis"}
+var costSubjects = []string{"raw redis", fencedName, "bsm/redislock", "redsync (1 node)", "rueidislock", "lock4go/redis"}
 
 // UncontendedCost measures what uncontended Lock+Release pairs of each
 // subject cost env's redis-server: INFO commandstats and INFO cpu are read

@@ -1,7 +1,9 @@
 package bench
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -23,6 +25,12 @@ func (r CostReport) Markdown(command string) string {
 		if c.Keys <= 1 {
 			p("| %s | %d | %.1f | %.0f | %s | %.0f | %d of %d | %s | %s |\n", c.Subject, c.Procs, c.ServerCmds, c.CPUMicros,
 				ms(c.Wait.Max), c.OpsSec, c.Starved, c.Goroutines, ms(c.Handoff.P50), ms(c.Handoff.P99))
+		}
+	}
+	if lines := r.hotKeyByCmd(); len(lines) > 0 {
+		p("\nThe same cells' server commands per acquisition by name (INFO commandstats; EVALSHA is the scripts' calls, the others mostly commands inside them):\n\n")
+		for _, l := range lines {
+			p("- %s\n", l)
 		}
 	}
 	p("\n**10 000 keys**, 256 goroutines over 16 processes:\n\n")
@@ -55,6 +63,12 @@ func (r CostReport) targets() targets {
 		out.check(l.Cmds <= 6, "uncontended: lock4go %.1f commands per pair (target ≤ 6)", l.Cmds)
 		if bsm, ok := solo["bsm/redislock"]; ok && bsm.CPUMicros > 0 {
 			out.check(l.CPUMicros <= 1.1*bsm.CPUMicros, "uncontended: lock4go server CPU %.2f× bsm/redislock's (target ≤ 1.1×)", l.CPUMicros/bsm.CPUMicros)
+		}
+		if ff, ok := solo[fencedName]; ok && ff.CPUMicros > 0 {
+			// bsm/redislock has no fencing token; the fenced floor is what
+			// one costs at least (the share of the target above it).
+			out = append(out, fmt.Sprintf("uncontended: lock4go server CPU %.2f× the fenced floor's (%.1f µs: TIME and SET NX PX in a script, and the compare-and-delete), which is %.2f× bsm/redislock's",
+				l.CPUMicros/ff.CPUMicros, ff.CPUMicros, ff.CPUMicros/max(solo["bsm/redislock"].CPUMicros, 1e-9)))
 		}
 	}
 	return append(out, r.hotKeyTargets()...)
@@ -115,4 +129,33 @@ func (t *targets) check(ok bool, format string, args ...any) {
 		mark = "**missed**"
 	}
 	*t = append(*t, fmt.Sprintf(format, args...)+": "+mark)
+}
+
+// hotKeyByCmd lists the hot-key cells' commands per acquisition by name,
+// most frequent first.
+func (r CostReport) hotKeyByCmd() []string {
+	var out []string
+	for _, c := range r.Fleet {
+		if c.Keys > 1 || len(c.ByCmd) == 0 {
+			continue
+		}
+		names := make([]string, 0, len(c.ByCmd))
+		for k, v := range c.ByCmd {
+			if v >= 0.05 {
+				names = append(names, k)
+			}
+		}
+		slices.SortFunc(names, func(a, b string) int {
+			if d := cmp.Compare(c.ByCmd[b], c.ByCmd[a]); d != 0 {
+				return d
+			}
+			return strings.Compare(a, b)
+		})
+		parts := make([]string, len(names))
+		for i, k := range names {
+			parts[i] = fmt.Sprintf("%s %.2f", k, c.ByCmd[k])
+		}
+		out = append(out, fmt.Sprintf("%s, P = %d: %s", c.Subject, c.Procs, strings.Join(parts, ", ")))
+	}
+	return out
 }

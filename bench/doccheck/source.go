@@ -20,6 +20,7 @@ var tableIDs = []struct {
 	id      string
 }{
 	{"Uncontended acquire + release", 0, "uncontended"},
+	{"Redis: the fencing token's share", 0, "fenced"},
 	{"Claims", 0, "claims"},
 	{"Contended throughput and fairness", 0, "contended"},
 	{"Hand-off latency", 0, "handoff"},

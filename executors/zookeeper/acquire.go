@@ -128,11 +128,12 @@ func (e *Executor) startAttempt(actx context.Context, req executor.Request, p *a
 // ctx ends. On every failure it removes its node.
 func (e *Executor) attempt(ctx context.Context, req executor.Request, p *attemptState) (*lease, error) {
 	parent, guid := p.parent, p.guid
+	sent := time.Now()
 	name, alone, err := e.create(p, []byte(req.Owner))
 	if err != nil {
 		return nil, createErr(req.Key, err)
 	}
-	q := queuer{e: e, req: req, p: p, parent: parent, guid: guid, name: name, path: parent + "/" + name, alone: alone}
+	q := queuer{e: e, req: req, p: p, parent: parent, guid: guid, name: name, path: parent + "/" + name, alone: alone, created: sent}
 	if p.isAbandoned() {
 		// The create completed after the caller gave up.
 		p.removing()
@@ -171,7 +172,8 @@ type queuer struct {
 	name   string
 	path   string
 
-	alone   bool            // the create found the node its parent's only child
+	alone   aloneNode       // the create found the node its parent's only child
+	created time.Time       // when the first create was sent
 	session int64           // the node's session, once known
 	stat    *zk.Stat        // the node's stat, once known
 	own     <-chan zk.Event // a watch on the own node
@@ -182,7 +184,7 @@ type queuer struct {
 // last writer before it) and list again when it goes.
 func (q *queuer) run(ctx context.Context) (*lease, error) {
 	key := q.req.Key
-	if q.alone {
+	if q.alone.zxid != 0 {
 		return q.grantAlone()
 	}
 	for {
@@ -271,20 +273,20 @@ func (q *queuer) grant(listed time.Time) (*lease, error) {
 
 // grantAlone grants the lock to a node its create found alone under its
 // parent: first in the queue, with no semaphore's leases beside it and no
-// twin from a lost reply. Nodes created later queue behind it, so it only
-// reads its own node: its stat (the fencing token, the session) and a
-// watch on it, the one read of an uncontended lock.
+// twin from a lost reply. Nodes created later queue behind it, and the
+// create's reply told the fencing token and the session, so the one read
+// of an uncontended lock, which sets the watch that reports the node's
+// deletion, is sent without being waited for ([monitor.watchNew]). The
+// lease counts from the create's send time.
 func (q *queuer) grantAlone() (*lease, error) {
-	sent := time.Now()
-	exists, st, own, err := q.e.conn.ExistsW(q.path)
-	switch {
-	case err != nil:
-		return nil, backendErr("acquire", q.req.Key, err)
-	case !exists:
-		return nil, backendErr("acquire", q.req.Key, errVanished)
+	q.session = q.alone.session
+	q.stat = &zk.Stat{Czxid: q.alone.zxid, EphemeralOwner: q.alone.session}
+	l, err := q.grant(q.created)
+	if err != nil {
+		return nil, err
 	}
-	q.stat, q.own, q.session = st, own, st.EphemeralOwner
-	return q.grant(sent)
+	q.e.bg.Go(func() { q.e.mon.watchNew(l) }) // closed: nothing watches any lease
+	return l, nil
 }
 
 // list reads the children of the key's parent. The first time it also reads

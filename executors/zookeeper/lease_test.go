@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -188,5 +189,55 @@ func TestLease_Release_unseenDisconnect(t *testing.T) {
 				t.Fatal("second Release succeeded")
 			}
 		})
+	}
+}
+
+// TestAcquire_aloneToken: an uncontended lock's token and session come from
+// its create's reply, not from a read of the node: they must be the node's
+// creation zxid and ephemeral owner as the server tells them.
+func TestAcquire_aloneToken(t *testing.T) {
+	addr := server(t)
+	conn := dial(t, testSession, addr)
+	e := newExecutor(t, conn, Options{})
+	admin := dial(t, testSession, addr)
+	for i := range 20 {
+		l, err := e.Acquire(t.Context(), req(fmt.Sprintf("alone:%d", i%2), false))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ls := l.(*lease)
+		ok, st, err := admin.Exists(ls.path)
+		if err != nil || !ok {
+			t.Fatalf("Exists(%s) = %v, %v", ls.path, ok, err)
+		}
+		if l.Token() != st.Czxid || ls.session != st.EphemeralOwner || ls.session != conn.SessionID() {
+			t.Fatalf("lease token %d, session %#x; node czxid %d, owner %#x; conn session %#x", l.Token(), ls.session, st.Czxid, st.EphemeralOwner, conn.SessionID())
+		}
+		if err := l.Release(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestMonitor_watchNew_gone: the first watch of a lease granted without
+// one finds its node gone (deleted before the read): the lease is lost,
+// and no watch is left on the path.
+func TestMonitor_watchNew_gone(t *testing.T) {
+	addr := server(t)
+	conn := dial(t, testSession, addr)
+	e := newExecutor(t, conn, Options{})
+	l := newLease(e, "gone", "/lock4go-test-gone/_c_x-lock-0000000001", &zk.Stat{Czxid: 1, EphemeralOwner: conn.SessionID()}, nil, time.Now())
+	if !e.mon.add(l) {
+		t.Fatal("monitor closed")
+	}
+	lost := lostAt(l)
+	e.mon.watchNew(l)
+	select {
+	case <-lost:
+	case <-time.After(5 * time.Second):
+		t.Fatal("lease not lost after its first watch found no node")
+	}
+	if err := l.LostCause(); err == nil || !strings.Contains(err.Error(), "deleted") {
+		t.Fatalf("LostCause = %v, want a deleted node", err)
 	}
 }

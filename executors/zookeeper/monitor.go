@@ -11,6 +11,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/lock4go/lock4go/executor"
+	"github.com/lock4go/lock4go/internal/lifecycle"
 )
 
 // defaultPollInterval is how often the monitor looks at the connection and
@@ -277,6 +278,46 @@ func (m *monitor) rearm(l *lease) {
 		m.mu.Lock()
 		l.watch = w
 		m.mu.Unlock()
+	}
+}
+
+// watchNew sets the first watch on the node of l, a lease granted without
+// one (grantAlone). It reads the node with a data watch, which a node
+// already gone does not leave behind (an exists watch would stay on the
+// server for a path never created again). A node gone, or not the one
+// granted, or an expired session is a lost lock. A read that failed with
+// the connection is tried again while l is held: whether its session, and
+// so its node, outlives the disconnection is the session monitor's verdict,
+// as for every lease.
+func (m *monitor) watchNew(l *lease) {
+	backoff := lifecycle.Backoff{Min: 10 * time.Millisecond, Max: time.Second}
+	for {
+		var (
+			st  *zk.Stat
+			w   <-chan zk.Event
+			err error
+		)
+		if m.e.do(func() { _, st, w, err = m.e.conn.GetW(l.path) }) != nil {
+			return // closed
+		}
+		switch {
+		case errors.Is(err, zk.ErrNoNode):
+			l.lose(errors.New("zookeeper: lock node deleted"), false)
+		case errors.Is(err, zk.ErrSessionExpired):
+			l.lose(fmt.Errorf("zookeeper: watching lock node: %w", err), false)
+		case err != nil:
+			if l.state.Load() != stateHeld || !backoff.Wait(m.e.done) {
+				return
+			}
+			continue
+		case st.EphemeralOwner != l.session || st.Czxid != l.token:
+			l.lose(fmt.Errorf("zookeeper: lock node %s is not the one granted (session %#x, zxid %d)", l.path, st.EphemeralOwner, st.Czxid), false)
+		default:
+			m.mu.Lock()
+			l.watch = w
+			m.mu.Unlock()
+		}
+		return
 	}
 }
 

@@ -253,12 +253,12 @@ var errUncertain = errors.New("zookeeper: create outcome unknown, cleaning up in
 // (the caller deletes it), and when the outcome of the last create is
 // unknown the void loop the caller scheduled ([Executor.voidPending]) deletes
 // it.
-func (e *Executor) create(p *attemptState, data []byte) (name string, alone bool, err error) {
+func (e *Executor) create(p *attemptState, data []byte) (name string, alone aloneNode, err error) {
 	parent, guid := p.parent, p.guid
 	prefix := lockPrefix(parent, guid, p.name)
 	for range maxCreateTries {
 		if !p.beginCreate() {
-			return "", false, errAbandoned
+			return "", aloneNode{}, errAbandoned
 		}
 		var path string
 		path, alone, err = e.createNode(prefix, parent, data, p.askAlone)
@@ -267,26 +267,35 @@ func (e *Executor) create(p *attemptState, data []byte) (name string, alone bool
 		case err == nil:
 			return path[len(parent)+1:], alone, nil
 		case abandoned:
-			return "", false, fmt.Errorf("%w: %w", errAbandoned, err)
+			return "", aloneNode{}, fmt.Errorf("%w: %w", errAbandoned, err)
 		case errors.Is(err, zk.ErrNoNode):
 			if err = e.ensureParent(parent); err != nil {
-				return "", false, err
+				return "", aloneNode{}, err
 			}
 		case !maybeApplied(err):
-			return "", false, err
+			return "", aloneNode{}, err
 		default:
 			name, found, serr := e.findGUID(parent, guid)
 			if serr != nil {
 				e.voidGUID(parent, guid)
-				return "", false, fmt.Errorf("%w: %w", errUncertain, err)
+				return "", aloneNode{}, fmt.Errorf("%w: %w", errUncertain, err)
 			}
 			if found {
-				return name, false, nil
+				return name, aloneNode{}, nil
 			}
 			// The create never took effect: try again with the same GUID.
 		}
 	}
-	return "", false, err
+	return "", aloneNode{}, err
+}
+
+// aloneNode is what a create's multi tells of a node it found its parent's
+// only child: the transaction's zxid, which is the node's creation zxid
+// (every operation of a multi commits in one transaction, so the parent's
+// modification zxid in the write's reply is it), and the session it was
+// created in. The zero value: the node is not known to be alone.
+type aloneNode struct {
+	zxid, session int64
 }
 
 // createNode creates the ephemeral sequential node prefix under parent,
@@ -295,12 +304,17 @@ func (e *Executor) create(p *attemptState, data []byte) (name string, alone bool
 // whose reply carries the parent's stat after the create: alone reports
 // that the node is the parent's only child, first in the queue, so that
 // the attempt need not read the queue (zk.Lock's three requests per
-// uncontended lock: create, one read, delete). A parent that refuses the
-// write (its ACL grants create but not write) gets a plain create, and the
-// executor makes plain creates from then on: alone is false. Without
-// askAlone the create is a plain one.
-func (e *Executor) createNode(prefix, parent string, data []byte, askAlone bool) (path string, alone bool, err error) {
+// uncontended lock: create, one read, delete); the reply also carries the
+// node's creation zxid (its fencing token), so that the one read, which
+// sets the watch on the node, need not be waited for. A node is reported
+// alone only if the session did not change around the multi, so that it is
+// known to be the session's. A parent that refuses the write (its ACL
+// grants create but not write) gets a plain create, and the executor makes
+// plain creates from then on: alone is zero. Without askAlone the create is
+// a plain one.
+func (e *Executor) createNode(prefix, parent string, data []byte, askAlone bool) (path string, alone aloneNode, err error) {
 	if askAlone && !e.plainCreate.Load() {
+		session := e.conn.SessionID()
 		var res []zk.MultiResponse
 		res, err = e.conn.Multi(
 			&zk.CreateRequest{Path: prefix, Data: data, Acl: e.acl, Flags: zk.FlagEphemeralSequential},
@@ -308,11 +322,14 @@ func (e *Executor) createNode(prefix, parent string, data []byte, askAlone bool)
 		)
 		switch {
 		case err == nil && len(res) == 2 && res[1].Stat != nil:
-			return res[0].String, res[1].Stat.NumChildren == 1, nil
+			if st := res[1].Stat; st.NumChildren == 1 && session != 0 && e.conn.SessionID() == session {
+				alone = aloneNode{zxid: st.Mzxid, session: session}
+			}
+			return res[0].String, alone, nil
 		case err == nil:
-			return "", false, fmt.Errorf("zookeeper: create: a multi answered %d results: %w", len(res), zk.ErrAPIError)
+			return "", aloneNode{}, fmt.Errorf("zookeeper: create: a multi answered %d results: %w", len(res), zk.ErrAPIError)
 		case !errors.Is(err, zk.ErrNoAuth):
-			return "", false, err
+			return "", aloneNode{}, err
 		}
 	}
 	path, err = e.conn.Create(prefix, data, zk.FlagEphemeralSequential, e.acl)
@@ -321,7 +338,7 @@ func (e *Executor) createNode(prefix, parent string, data []byte, askAlone bool)
 			"zookeeper: a lock parent refuses writes of its data (its ACL); creating lock nodes without the multi that saves a queue read",
 			slog.String("parent", parent))
 	}
-	return path, false, err
+	return path, aloneNode{}, err
 }
 
 // findGUID looks for the child of parent created with guid. It syncs the
