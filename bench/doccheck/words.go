@@ -42,7 +42,7 @@ func init() {
 		"quote", "quoted", "ascii", "upper", "lower", "fold", "eq", "equal", "then", "else", "if", "when", "be",
 		"was", "are", "this", "that", "other", "others", "own", "only", "more", "less", "than", "per", "ts",
 		"clock", "monotonic", "wall", "unix", "nano", "millis", "seconds", "second", "minute", "hour", "day",
-		"rate", "ready", "running", "started", "stopped", "closing", "open", "opened", "fail", "failed", "failure",
+		"rate", "lose", "ready", "running", "started", "stopped", "closing", "open", "opened", "fail", "failed", "failure",
 		"failures", "success", "succeeded", "uid", "uuid", "idx", "cnt", "bad", "good", "fast", "slow", "safe",
 		"unsafe", "raw", "real", "fake", "dial", "dialer", "listen", "listener", "accept", "tls", "cert", "certs",
 		"auth", "user", "pass", "password", "role", "roles", "req", "gs", "errs", "ref", "refs", "op", "st", "en", "hs",
