@@ -135,25 +135,39 @@ func (r RedisStats) Snapshot(ctx context.Context) (Sample, error) {
 }
 
 func (r RedisStats) commandstats(ctx context.Context) (map[string]int64, error) {
+	calls, _, err := r.commandstatsUsec(ctx)
+	return calls, err
+}
+
+// commandstatsUsec returns INFO commandstats: the calls of each command,
+// and the µs the server spent inside them (a script's include its
+// commands').
+func (r RedisStats) commandstatsUsec(ctx context.Context) (calls, usec map[string]int64, err error) {
 	s, err := r.Client.Info(ctx, "commandstats").Result()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	m := map[string]int64{}
+	calls, usec = map[string]int64{}, map[string]int64{}
 	for line := range strings.SplitSeq(s, "\n") {
 		line = strings.TrimSpace(line)
 		name, rest, ok := strings.Cut(strings.TrimPrefix(line, "cmdstat_"), ":calls=")
 		if !ok || !strings.HasPrefix(line, "cmdstat_") {
 			continue
 		}
-		calls, _, _ := strings.Cut(rest, ",")
-		n, err := strconv.ParseInt(calls, 10, 64)
+		n, rest, _ := strings.Cut(rest, ",")
+		v, err := strconv.ParseInt(n, 10, 64)
 		if err != nil {
-			return nil, fmt.Errorf("commandstats %q: %w", line, err)
+			return nil, nil, fmt.Errorf("commandstats %q: %w", line, err)
 		}
-		m[name] = n
+		calls[name] = v
+		if _, u, ok := strings.Cut(rest, "usec="); ok {
+			u, _, _ = strings.Cut(u, ",")
+			if v, err := strconv.ParseInt(u, 10, 64); err == nil {
+				usec[name] = v
+			}
+		}
 	}
-	return m, nil
+	return calls, usec, nil
 }
 
 // ZooKeeperStats reads the packets the server received (mntr), which counts

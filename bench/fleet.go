@@ -79,7 +79,8 @@ type FleetCell struct {
 	// commands or requests sent by the workers' clients (Redis, etcd), and
 	// server CPU in µs.
 	ServerCmds, Sent, CPUMicros float64
-	// ByCmd is ServerCmds by command name (Redis only).
+	// ByCmd is ServerCmds by command name, and the server's µs inside each
+	// command by "usec:" and its name (Redis only).
 	ByCmd map[string]float64
 }
 

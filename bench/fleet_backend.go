@@ -16,7 +16,9 @@ import (
 type backendUse struct {
 	cmds  int64
 	cpu   time.Duration
-	byCmd map[string]int64 // Redis: the commands by name (INFO commandstats)
+	// byCmd is Redis's INFO commandstats: the calls of each command by its
+	// name, and the µs inside it by "usec:" and its name.
+	byCmd map[string]int64
 }
 
 func (u backendUse) minus(v backendUse) backendUse {
@@ -41,15 +43,16 @@ func readBackend(ctx context.Context, env *Env, b Backend) (backendUse, error) {
 	var err error
 	switch b {
 	case Redis:
-		var m map[string]int64
-		if m, err = (RedisStats{Client: env.redisStats}).commandstats(ctx); err != nil {
+		calls, usec, err := (RedisStats{Client: env.redisStats}).commandstatsUsec(ctx)
+		if err != nil {
 			return u, err
 		}
 		u.byCmd = map[string]int64{}
-		for k, v := range m {
+		for k, v := range calls {
 			if k != "info" {
 				u.cmds += v
 				u.byCmd[k] = v
+				u.byCmd["usec:"+k] = usec[k]
 			}
 		}
 		u.cpu, err = redisCPU(ctx, env)

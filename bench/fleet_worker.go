@@ -172,7 +172,7 @@ func runFleetJob(ctx context.Context, job fleetJob, lockers []Locker) fleetRepor
 
 // Fleet subjects by backend, in report order.
 var fleetSubjects = map[Backend][]string{
-	Redis:     {"lock4go/redis", "lock4go/redis strict FIFO", "Lock4j-style poll", "bsm/redislock", "redsync"},
+	Redis:     {"lock4go/redis", "lock4go/redis strict FIFO", fairFloorName, "Lock4j-style poll", "bsm/redislock", "redsync"},
 	Etcd:      {"lock4go/etcd", "etcd concurrency.Mutex"},
 	ZooKeeper: {"lock4go/zookeeper", "go-zookeeper zk.Lock"},
 	Postgres:  {"lock4go/postgres", "pg_advisory_lock"},
@@ -191,6 +191,8 @@ func fleetSubject(ctx context.Context, env *Env, name string) (*Subject, error) 
 			s.Name = name
 		}
 		return s, err
+	case fairFloorName:
+		return FairFloor(ctx, env.RedisClient())
 	case "Lock4j-style poll":
 		return Lock4jPoll(env.RedisClient(), 100*time.Millisecond), nil
 	case "bsm/redislock":

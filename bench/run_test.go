@@ -55,14 +55,15 @@ func TestRun_quick(t *testing.T) {
 }
 
 // TestCostReport_hotKeyByCmd: the hot-key cells' commands by name, most
-// frequent first, without the rare ones (session pings).
+// frequent first, without the rare ones (session pings), then the time
+// inside them.
 func TestCostReport_hotKeyByCmd(t *testing.T) {
 	r := CostReport{Fleet: []FleetCell{
-		{Subject: "lock4go/redis", Procs: 64, Keys: 1, ByCmd: map[string]float64{"time": 1.2, "evalsha": 3.1, "get": 1.2, "ping": 0.01}},
+		{Subject: "lock4go/redis", Procs: 64, Keys: 1, ByCmd: map[string]float64{"time": 1.2, "evalsha": 3.1, "get": 1.2, "ping": 0.01, "usec:evalsha": 90.8, "usec:get": 2.76, "usec:ping": 0.1}},
 		{Subject: "lock4go/redis", Procs: 16, Keys: 10000, ByCmd: map[string]float64{"set": 1}},
 	}}
 	got := r.hotKeyByCmd()
-	want := []string{"lock4go/redis, P = 64: evalsha 3.10, get 1.20, time 1.20"}
+	want := []string{"lock4go/redis, P = 64: evalsha 3.10, get 1.20, time 1.20; µs inside: evalsha 90.8, get 2.8"}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("hotKeyByCmd = %q, want %q", got, want)
 	}

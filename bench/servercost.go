@@ -103,7 +103,7 @@ func UncontendedCost(ctx context.Context, env *Env, subjects []*Subject, o CostO
 var costFleetProcs = []int{1, 4, 16, 32, 64}
 
 // costFleetSubjects are the fleet subjects of the server-cost report.
-var costFleetSubjects = []string{"lock4go/redis", "Lock4j-style poll"}
+var costFleetSubjects = []string{"lock4go/redis", fairFloorName, "Lock4j-style poll"}
 
 // ServerCost runs every cell of the Redis server-cost report on env's
 // redis-server: the uncontended pairs of cat's subjects named in

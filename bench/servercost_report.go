@@ -19,7 +19,7 @@ func (r CostReport) Markdown(command string) string {
 	for _, c := range r.Uncontended {
 		p("| %s | %.1f | %.1f | %s | %s | %.0f |\n", c.Subject, c.Cmds, c.CPUMicros, ms(c.Pair.P50), ms(c.Pair.Max), c.OpsSec)
 	}
-	p("\n**One hot key**: 64 goroutines over P worker processes (each its own client, and Template), 500 µs hold; the figures of the fleet cells:\n\n")
+	p("\n**One hot key**: 64 goroutines over P worker processes (each its own client, and Template), 500 µs hold; the figures of the fleet cells (the %s: see the fleet section):\n\n", fairFloorName)
 	p("| subject | P | cmds / acq | CPU µs / acq | max wait | acq/s | starved | hand-off p50 | hand-off p99 |\n|---|--:|--:|--:|--:|--:|--:|--:|--:|\n")
 	for _, c := range r.Fleet {
 		if c.Keys <= 1 {
@@ -28,7 +28,7 @@ func (r CostReport) Markdown(command string) string {
 		}
 	}
 	if lines := r.hotKeyByCmd(); len(lines) > 0 {
-		p("\nThe same cells' server commands per acquisition by name (INFO commandstats; EVALSHA is the scripts' calls, the others mostly commands inside them):\n\n")
+		p("\nThe same cells' server commands per acquisition by name (INFO commandstats; EVALSHA is the scripts' calls, the others mostly commands inside them), then the server's time inside them per acquisition (commandstats usec; a script's time includes its commands'; the rest of the CPU above is reading, parsing and answering):\n\n")
 		for _, l := range lines {
 			p("- %s\n", l)
 		}
@@ -77,7 +77,7 @@ func (r CostReport) targets() targets {
 // hotKeyTargets checks the one-key and many-keys targets.
 func (r CostReport) hotKeyTargets() targets {
 	var out targets
-	mine, poll := map[int]FleetCell{}, map[int]FleetCell{}
+	mine, poll, fair := map[int]FleetCell{}, map[int]FleetCell{}, map[int]FleetCell{}
 	var manyMine, manyPoll *FleetCell
 	for i, c := range r.Fleet {
 		switch {
@@ -88,6 +88,8 @@ func (r CostReport) hotKeyTargets() targets {
 		case c.Keys > 1:
 		case c.Subject == "lock4go/redis":
 			mine[c.Procs] = c
+		case c.Subject == fairFloorName:
+			fair[c.Procs] = c
 		default:
 			poll[c.Procs] = c
 		}
@@ -108,6 +110,10 @@ func (r CostReport) hotKeyTargets() targets {
 			out.check(c.Wait.Max <= 2*one.Wait.Max, "P = %d: max wait %s, %.2f× P = 1 (target ≤ 2×)", p, ms(c.Wait.Max), float64(c.Wait.Max)/float64(one.Wait.Max))
 		}
 		out.check(c.Starved == 0, "P = %d: %d goroutines starved (target 0)", p, c.Starved)
+		if f, okf := fair[p]; okf && f.CPUMicros > 0 && f.ServerCmds > 0 {
+			out = append(out, fmt.Sprintf("P = %d: CPU %.2f× and commands %.2f× the fair queue floor's (%.0f µs, %.1f commands per acquisition; %d of %d goroutines starved)",
+				p, c.CPUMicros/f.CPUMicros, c.ServerCmds/f.ServerCmds, f.CPUMicros, f.ServerCmds, f.Starved, f.Goroutines))
+		}
 	}
 	if c, ok := mine[16]; ok {
 		out = append(out, fmt.Sprintf("P = 16: hand-off p50 %s, p99 %s (stretch target: p99 ≤ 1 RTT + 0.3 ms)", ms(c.Handoff.P50), ms(c.Handoff.P99)))
@@ -132,30 +138,50 @@ func (t *targets) check(ok bool, format string, args ...any) {
 }
 
 // hotKeyByCmd lists the hot-key cells' commands per acquisition by name,
-// most frequent first.
+// most frequent first, without the rare ones (session pings), then the
+// server's time inside them (INFO commandstats usec: a script's includes
+// its commands').
 func (r CostReport) hotKeyByCmd() []string {
 	var out []string
 	for _, c := range r.Fleet {
 		if c.Keys > 1 || len(c.ByCmd) == 0 {
 			continue
 		}
-		names := make([]string, 0, len(c.ByCmd))
+		calls, usec := map[string]float64{}, map[string]float64{}
 		for k, v := range c.ByCmd {
-			if v >= 0.05 {
-				names = append(names, k)
+			if name, ok := strings.CutPrefix(k, "usec:"); ok {
+				usec[name] = v
+			} else {
+				calls[k] = v
 			}
 		}
-		slices.SortFunc(names, func(a, b string) int {
-			if d := cmp.Compare(c.ByCmd[b], c.ByCmd[a]); d != 0 {
-				return d
-			}
-			return strings.Compare(a, b)
-		})
-		parts := make([]string, len(names))
-		for i, k := range names {
-			parts[i] = fmt.Sprintf("%s %.2f", k, c.ByCmd[k])
+		line := fmt.Sprintf("%s, P = %d: %s", c.Subject, c.Procs, byFrequency(calls, "%s %.2f", 0.05))
+		if len(usec) > 0 {
+			line += "; µs inside: " + byFrequency(usec, "%s %.1f", 0.5)
 		}
-		out = append(out, fmt.Sprintf("%s, P = %d: %s", c.Subject, c.Procs, strings.Join(parts, ", ")))
+		out = append(out, line)
 	}
 	return out
+}
+
+// byFrequency formats the entries of m of at least least, largest first,
+// each with format (name, value).
+func byFrequency(m map[string]float64, format string, least float64) string {
+	names := make([]string, 0, len(m))
+	for k, v := range m {
+		if v >= least {
+			names = append(names, k)
+		}
+	}
+	slices.SortFunc(names, func(a, b string) int {
+		if d := cmp.Compare(m[b], m[a]); d != 0 {
+			return d
+		}
+		return strings.Compare(a, b)
+	})
+	parts := make([]string, len(names))
+	for i, k := range names {
+		parts[i] = fmt.Sprintf(format, k, m[k])
+	}
+	return strings.Join(parts, ", ")
 }
