@@ -2,11 +2,13 @@ package bench
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"slices"
@@ -102,14 +104,23 @@ func Fleet(ctx context.Context, env *Env, o FleetOptions, log io.Writer) ([]Flee
 		cells = append(cells, r)
 		return nil
 	}
+	// The subjects of a backend take turns at each P, in a new random
+	// order, so that a change in the machine's load falls on all alike;
+	// the cells are then put back in report order (subject, then P).
 	for _, b := range o.Backends {
-		for _, s := range fleetSubjects[b] {
-			for _, p := range o.Procs {
-				if err := run(FleetCell{Subject: s, Backend: b, Procs: p, Goroutines: o.Goroutines, Keys: 1}); err != nil {
+		from := len(cells)
+		subjects := fleetSubjects[b]
+		for _, p := range o.Procs {
+			for _, i := range rand.Perm(len(subjects)) {
+				if err := run(FleetCell{Subject: subjects[i], Backend: b, Procs: p, Goroutines: o.Goroutines, Keys: 1}); err != nil {
 					return cells, err
 				}
 			}
 		}
+		slices.SortStableFunc(cells[from:], func(x, y FleetCell) int {
+			return cmp.Or(cmp.Compare(slices.Index(subjects, x.Subject), slices.Index(subjects, y.Subject)),
+				cmp.Compare(slices.Index(o.Procs, x.Procs), slices.Index(o.Procs, y.Procs)))
+		})
 	}
 	if o.ManyKeys {
 		for _, b := range o.Backends {

@@ -14,8 +14,8 @@ import (
 // backendUse is what a backend server did: commands (or requests, or
 // packets) it received and CPU it used.
 type backendUse struct {
-	cmds  int64
-	cpu   time.Duration
+	cmds int64
+	cpu  time.Duration
 	// byCmd is Redis's INFO commandstats: the calls of each command by its
 	// name, and the µs inside it by "usec:" and its name.
 	byCmd map[string]int64
