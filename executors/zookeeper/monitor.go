@@ -275,10 +275,15 @@ func (m *monitor) rearm(l *lease) {
 	case !ok || st.EphemeralOwner != l.session:
 		l.lose(errors.New("zookeeper: lock node deleted"), false)
 	default:
-		m.mu.Lock()
-		l.watch = w
-		m.mu.Unlock()
+		m.arm(l, w)
 	}
+}
+
+// arm makes w the watch on l's node that the monitor polls.
+func (m *monitor) arm(l *lease, w <-chan zk.Event) {
+	m.mu.Lock()
+	l.watch = w
+	m.mu.Unlock()
 }
 
 // watchNew sets the first watch on the node of l, a lease granted without
@@ -313,9 +318,7 @@ func (m *monitor) watchNew(l *lease) {
 		case st.EphemeralOwner != l.session || st.Czxid != l.token:
 			l.lose(fmt.Errorf("zookeeper: lock node %s is not the one granted (session %#x, zxid %d)", l.path, st.EphemeralOwner, st.Czxid), false)
 		default:
-			m.mu.Lock()
-			l.watch = w
-			m.mu.Unlock()
+			m.arm(l, w)
 		}
 		return
 	}
