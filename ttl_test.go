@@ -53,10 +53,19 @@ func TestWithExpire_belowShortestLease(t *testing.T) {
 	for _, exec := range []string{"memory", "fake"} {
 		d := map[string]time.Duration{"memory": executor.MinTTL, "fake": time.Second}[exec]
 		l, err := tpl.Lock(t.Context(), "k", lock4go.WithExecutor(exec), lock4go.WithExpire(d))
-		if err != nil {
+		switch {
+		case errors.Is(err, lock4go.ErrInvalidConfig):
+			t.Fatalf("Lock on %s with WithExpire(%v) = %v: refused, want it tried", exec, d, err)
+		case err != nil && exec == "memory" && errors.Is(err, lock4go.ErrBackend):
+			// Tried: a lease of 1ms can run out before the Template
+			// confirms it on a busy machine (5 ms under make
+			// test-under-load), and the Template says so.
+			t.Logf("Lock on %s with WithExpire(%v) was tried and its lease ran out: %v", exec, d, err)
+		case err != nil:
 			t.Fatalf("Lock on %s with WithExpire(%v): %v", exec, d, err)
+		default:
+			_ = l.Release(t.Context())
 		}
-		_ = l.Release(t.Context())
 	}
 	if _, err := lock4go.New(lock4go.Config{Expire: 500 * time.Millisecond}, f); !errors.Is(err, lock4go.ErrInvalidConfig) {
 		t.Errorf("New with Config.Expire 500ms and an executor granting 1s = %v, want ErrInvalidConfig", err)
