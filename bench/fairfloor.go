@@ -48,8 +48,8 @@ type fairFloor struct {
 	waiting map[string]chan struct{} // by member: closed by the wake
 }
 
-// FairFloor is [fairFloor] over c, one per process, with its wake
-// subscription open until ctx ends.
+// FairFloor is [fairFloor] over c, one per process; ctx bounds the
+// subscription to its wakes, which stays open until the subject closes.
 func FairFloor(ctx context.Context, c *goredis.Client) (*Subject, error) {
 	f := &fairFloor{c: c, proc: owner()[:12], ttl: fmt.Sprint(leaseTTL.Milliseconds()), waiting: map[string]chan struct{}{}}
 	ps := c.Subscribe(ctx, "fairfloor:wake:"+f.proc)

@@ -67,8 +67,12 @@ func (r CostReport) targets() targets {
 		if ff, ok := solo[fencedName]; ok && ff.CPUMicros > 0 {
 			// bsm/redislock has no fencing token; the fenced floor is what
 			// one costs at least (the share of the target above it).
-			out = append(out, fmt.Sprintf("uncontended: lock4go server CPU %.2f× the fenced floor's (%.1f µs: TIME and SET NX PX in a script, and the compare-and-delete), which is %.2f× bsm/redislock's",
-				l.CPUMicros/ff.CPUMicros, ff.CPUMicros, ff.CPUMicros/max(solo["bsm/redislock"].CPUMicros, 1e-9)))
+			line := fmt.Sprintf("uncontended: lock4go server CPU %.2f× the fenced floor's (%.1f µs: TIME and SET NX PX in a script, and the compare-and-delete)",
+				l.CPUMicros/ff.CPUMicros, ff.CPUMicros)
+			if bsm, ok := solo["bsm/redislock"]; ok && bsm.CPUMicros > 0 {
+				line += fmt.Sprintf(", which is %.2f× bsm/redislock's", ff.CPUMicros/bsm.CPUMicros)
+			}
+			out = append(out, line)
 		}
 	}
 	return append(out, r.hotKeyTargets()...)
