@@ -66,9 +66,10 @@ func newLease(e *Executor, key, path string, st *zk.Stat, watch <-chan zk.Event,
 // write to the ensemble, so across owners of a key.
 func (l *lease) Token() int64 { return l.token }
 
-// Start returns when the read that found the node first was sent: the
-// grant. The node lives as long as its session, so a wait in the queue
-// eats nothing of the lease.
+// Start returns the grant: when the read that found the node first was
+// sent, or, for a node its create found alone (grantAlone), when the
+// create was sent. The node lives as long as its session, so a wait in the
+// queue eats nothing of the lease.
 func (l *lease) Start() time.Time { return l.start }
 
 // LocalEnd implements [executor.LocalEnder]: the last time the lease's
