@@ -76,7 +76,7 @@ func (e *Executor) acquire(ctx context.Context, req executor.Request) (executor.
 		if err != nil {
 			return nil, acquireErr(ctx, req.Key, err)
 		}
-		return e.attempt(ctx, req, q, leaseRef{id: own.id, grant: own}, func() {})
+		return e.attempt(ctx, req, q, leaseRef{id: own.id, grant: own}, 0, func() {}) // a lease of its own: slot 0 is free
 	}
 	for i := 0; ; i++ {
 		s, err := e.session(ctx, ttl)
@@ -89,7 +89,7 @@ func (e *Executor) acquire(ctx context.Context, req executor.Request) (executor.
 		ref := leaseRef{id: s.id, sess: s}
 		retry := ctx.Err() == nil && i < sessionRetries
 		wctx, cancel := withWaitUntil(ctx, req.WaitUntil)
-		unlock, err := e.entryLocks.lock(wctx, entryKey{lease: s.id, pfx: q.entryLockName(req)}, req.Wait, ref.gone())
+		slot, unlock, err := e.lockEntry(wctx, q, req, ref)
 		cancel()
 		switch {
 		case errors.Is(err, errSessionLost) && retry:
@@ -99,11 +99,29 @@ func (e *Executor) acquire(ctx context.Context, req executor.Request) (executor.
 		case err != nil: // busy in this process, or the wait for it ended
 			return nil, notAcquired(wctx, req.Key)
 		}
-		l, err := e.attempt(ctx, req, q, ref, unlock)
+		l, err := e.attempt(ctx, req, q, ref, slot, unlock)
 		if errors.Is(err, errSessionLost) && ctx.Err() == nil && i < sessionRetries {
 			continue // start over on a fresh session
 		}
 		return l, err
+	}
+}
+
+// lockEntry takes this process's turn on the entry req writes under the
+// shared session of ref (entryLocks): the lease's entry for a lock,
+// waiting with req.Wait while another attempt of this process uses it;
+// for a read lock or permit the lowest slot no attempt, hold or clean-up
+// of this process uses, which it never waits for (see queue.readEntry).
+func (e *Executor) lockEntry(ctx context.Context, q queue, req executor.Request, ref leaseRef) (slot int, unlock func(), err error) {
+	if !slotted(req) {
+		unlock, err = e.entryLocks.lock(ctx, entryKey{lease: ref.id, pfx: q.dir}, req.Wait, ref.gone())
+		return 0, unlock, err
+	}
+	for slot = 0; ; slot++ {
+		unlock, err = e.entryLocks.lock(ctx, entryKey{lease: ref.id, pfx: q.entryLockName(req, slot)}, false, ref.gone())
+		if !errors.Is(err, errBusy) {
+			return slot, unlock, err
+		}
 	}
 }
 
@@ -112,17 +130,17 @@ func seconds(d time.Duration) int64 {
 	return int64((d + time.Second - 1) / time.Second)
 }
 
-// attempt writes the own entry under ref and, with req.Wait, waits for its
-// turn. On any failure it removes what it may have written (void) and
+// attempt writes the own entry under ref (in slot, for a read lock or
+// permit) and, with req.Wait, waits for its turn. On any failure it removes what it may have written (void) and
 // runs unlock once that is done; on success the lease runs it on release.
 // It never returns a Lease on a shared session already marked lost.
-func (e *Executor) attempt(ctx context.Context, req executor.Request, q queue, ref leaseRef, unlock func()) (executor.Lease, error) {
+func (e *Executor) attempt(ctx context.Context, req executor.Request, q queue, ref leaseRef, slot int, unlock func()) (executor.Lease, error) {
 	own := q.entry(ref.id)
 	switch {
 	case req.Shared:
-		own = q.readEntry(ref.id, req.Owner)
+		own = q.readEntry(ref.id, slot)
 	case req.Permits > 0:
-		own = q.permitEntry(req.Permits, ref.id, req.Owner)
+		own = q.permitEntry(req.Permits, ref.id, slot)
 	case e.recipeWrites:
 		own = q.writeEntry(ref.id)
 	}
@@ -136,7 +154,7 @@ func (e *Executor) attempt(ctx context.Context, req executor.Request, q queue, r
 		rev, at, err = e.tryPut(ctx, q, own, req.Owner, ref.id)
 		switch {
 		case err != nil:
-			e.voidFailedWrite(ctx, q.entryLockName(req), own, req.Owner, ref, unlock, err)
+			e.voidFailedWrite(ctx, q.entryLockName(req, slot), own, req.Owner, ref, unlock, err)
 			return nil, e.writeErr(ctx, req.Key, ref, err)
 		case at == behind:
 			e.void(ctx, "", 0, ref, unlock) // nothing written
@@ -146,7 +164,7 @@ func (e *Executor) attempt(ctx context.Context, req executor.Request, q queue, r
 	if at != first {
 		rev, at, pos, err = e.enqueue(ctx, q, own, req, ref.id)
 		if err != nil {
-			e.voidFailedWrite(ctx, q.entryLockName(req), own, req.Owner, ref, unlock, err)
+			e.voidFailedWrite(ctx, q.entryLockName(req, slot), own, req.Owner, ref, unlock, err)
 			return nil, e.writeErr(ctx, req.Key, ref, err)
 		}
 	}

@@ -23,10 +23,11 @@
 //     conditional on still holding the lock.
 //   - An entry write whose reply was lost never returns a lease: the
 //     executor voids it, and re-checks a late write under a shared session.
-//   - Run etcd with --auto-compaction-retention (short, for busy read
-//     locks): reads of a busy key's queue slow down as deleted entry names
-//     pile up until compaction. Fixed-expire locks, read locks and permits
-//     write an entry of a new name per acquisition (docs/etcd.md).
+//   - Run etcd with --auto-compaction-retention: reads of a busy key's
+//     queue slow down as deleted entry names pile up until compaction.
+//     Watchdog locks, read locks and permits reuse their entries' names
+//     (a slot per read lock or permit held at once); each fixed-expire
+//     lock writes an entry of a new name, its lease's (docs/etcd.md).
 //   - The executor's user needs readwrite on the lock range only. Revoking
 //     that permission does not end held locks; deleting the user does.
 //

@@ -104,7 +104,7 @@ func TryOnLostSession(ctx context.Context, e *Executor, req executor.Request) (e
 		return nil, s.id, err
 	}
 	s.lose(errors.New("test: lost during the attempt"))
-	l, err := e.attempt(ctx, req, q, ref, unlock)
+	l, err := e.attempt(ctx, req, q, ref, 0, unlock)
 	return l, s.id, err
 }
 

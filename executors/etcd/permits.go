@@ -12,7 +12,7 @@ import (
 )
 
 // A permit of a semaphore of n on key k is an entry
-// "<Prefix>k/permits-<n>/<lease hex>-<owner>" under its lease (etcd's
+// "<Prefix>k/permits-<n>/<lease hex>-<slot>" under its lease (etcd's
 // recipes have no semaphore; the layout is lock4go's). It is a member of
 // k's queue like a lock's entry, so a lock or read lock of k waits for the
 // permits, and it holds a permit once fewer than n members are older than

@@ -42,9 +42,9 @@ const (
 )
 
 // permitEntry returns the key of a permit's entry of a semaphore of n under
-// lease id for owner: "<pfx>/permits-<n>/<lease hex>-<owner>".
-func (q queue) permitEntry(n int, id clientv3.LeaseID, owner string) string {
-	return q.dir + permitsDir + strconv.Itoa(n) + "/" + strconv.FormatInt(int64(id), 16) + "-" + owner
+// lease id in slot: "<pfx>/permits-<n>/<lease hex>-<slot>" (see readEntry).
+func (q queue) permitEntry(n int, id clientv3.LeaseID, slot int) string {
+	return q.dir + permitsDir + strconv.Itoa(n) + "/" + strconv.FormatInt(int64(id), 16) + "-" + strconv.Itoa(slot)
 }
 
 // permits returns the semaphore size of the member k if it is a permit's
@@ -66,11 +66,18 @@ func (q queue) permits(k []byte) int {
 	return n
 }
 
-// readEntry returns the key of a read lock's entry under lease id for
-// owner: each read lock has its own, since one process may hold many read
-// locks of a key under its shared lease.
-func (q queue) readEntry(id clientv3.LeaseID, owner string) string {
-	return q.dir + readDir + strconv.FormatInt(int64(id), 16) + "-" + owner
+// readEntry returns the key of a read lock's entry under lease id in slot:
+// "<pfx>/read/<lease hex>-<slot>". One process may hold many read locks
+// of a key under its shared lease, so each takes a slot: the lowest not in
+// use by another attempt, hold or clean-up of this process (see
+// [Executor.lockEntry]). A slot is used again once its last entry is known
+// deleted: etcd keeps every key name ever written in its index until a
+// compaction, and every acquisition reads the key's queue, walking all of
+// them, so a name per acquisition would slow each read lock down with every
+// read lock taken before it (docs/etcd.md, "Leases"). The owner is the
+// entry's value.
+func (q queue) readEntry(id clientv3.LeaseID, slot int) string {
+	return q.dir + readDir + strconv.FormatInt(int64(id), 16) + "-" + strconv.Itoa(slot)
 }
 
 // writeEntry returns the key of a lock's entry under lease id in the layout
@@ -81,16 +88,20 @@ func (q queue) writeEntry(id clientv3.LeaseID) string {
 
 // entryLockName names req's entry among this process's turns on entries
 // (entryLocks): the queue's for a lock, whose entry is the lease's, and
-// the entry's own for a read lock or permit.
-func (q queue) entryLockName(req executor.Request) string {
+// the slot's for a read lock or permit.
+func (q queue) entryLockName(req executor.Request, slot int) string {
 	switch {
 	case req.Shared:
-		return q.readEntry(0, req.Owner)
+		return q.readEntry(0, slot)
 	case req.Permits > 0:
-		return q.permitEntry(req.Permits, 0, req.Owner)
+		return q.permitEntry(req.Permits, 0, slot)
 	}
 	return q.dir
 }
+
+// slotted reports whether req's entries take slots: read locks and
+// permits.
+func slotted(req executor.Request) bool { return req.Shared || req.Permits > 0 }
 
 // reader reports whether the member k is a read lock's entry.
 func (q queue) reader(k []byte) bool {
