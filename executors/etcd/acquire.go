@@ -131,8 +131,9 @@ func seconds(d time.Duration) int64 {
 }
 
 // attempt writes the own entry under ref (in slot, for a read lock or
-// permit) and, with req.Wait, waits for its turn. On any failure it removes what it may have written (void) and
-// runs unlock once that is done; on success the lease runs it on release.
+// permit) and, with req.Wait, waits for its turn. On any failure it
+// removes what it may have written (void) and runs unlock once that is
+// done; on success the lease runs it on release.
 // It never returns a Lease on a shared session already marked lost.
 func (e *Executor) attempt(ctx context.Context, req executor.Request, q queue, ref leaseRef, slot int, unlock func()) (executor.Lease, error) {
 	own := q.entry(ref.id)
