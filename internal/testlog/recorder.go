@@ -2,18 +2,23 @@ package testlog
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 )
 
 // Recorder is a slog handler that keeps the message and level of every
-// record it receives, at every level. The zero value is ready to use. It
-// is safe for concurrent use.
+// record it receives, at every level, and a line of each with its time and
+// attributes for a failing test to print ([Recorder.Lines]). The zero
+// value is ready to use. It is safe for concurrent use.
 type Recorder struct {
 	mu     sync.Mutex
 	msgs   []string
 	levels []slog.Level
+	lines  []string
 }
 
 // Enabled reports true for every level.
@@ -25,7 +30,22 @@ func (r *Recorder) Handle(_ context.Context, rec slog.Record) error {
 	defer r.mu.Unlock()
 	r.msgs = append(r.msgs, rec.Message)
 	r.levels = append(r.levels, rec.Level)
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s %q", rec.Time.Format("15:04:05.000"), rec.Level, rec.Message)
+	rec.Attrs(func(a slog.Attr) bool {
+		fmt.Fprintf(&b, " %s=%v", a.Key, a.Value)
+		return true
+	})
+	r.lines = append(r.lines, b.String())
 	return nil
+}
+
+// Lines returns a line per record received so far: its time, level,
+// message and attributes.
+func (r *Recorder) Lines() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.lines)
 }
 
 // WithAttrs returns r: attributes are not kept.
