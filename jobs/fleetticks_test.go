@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -31,7 +32,7 @@ func TestFleet_eachTickOnce(t *testing.T) {
 			_ = in.cmd.Wait()
 		}
 		ran := map[int64][]record{}
-		var runs []record
+		var runs, others []record
 		lost := map[int64]record{} // by token
 		for _, in := range ins {
 			for _, r := range in.records() {
@@ -41,6 +42,8 @@ func TestFleet_eachTickOnce(t *testing.T) {
 					runs = append(runs, r)
 				case "lost":
 					lost[r.Token] = r
+				case "nolock", "unlock":
+					others = append(others, r)
 				}
 			}
 		}
@@ -51,7 +54,7 @@ func TestFleet_eachTickOnce(t *testing.T) {
 		}
 		// The first and last ticks may be cut by the start and the stop.
 		for tick := ticks[0] + 1; tick < ticks[len(ticks)-1]; tick++ {
-			checkTick(t, tick, ran[tick], slices.Concat(ran[tick-1], ran[tick], ran[tick+1]), offsets, lost)
+			checkTick(t, tick, ran[tick], slices.Concat(ran[tick-1], ran[tick], ran[tick+1]), offsets, lost, others)
 		}
 		t.Logf("%d ticks; runs by process: %v", len(ticks), procsOf(ran))
 	})
@@ -114,7 +117,10 @@ func lostBefore(lost map[int64]record, run, next record) (string, bool) {
 // beside it; offsets: the processes' clock offsets) was that late, or when
 // the lock of its first run was lost before the second took it (see
 // checkAtLeastFor), and only then.
-func checkTick(t *testing.T, tick int64, runs, near []record, offsets []time.Duration, lost map[int64]record) {
+//
+// Its failure lists, beside the runs near the tick, the processes' other
+// records of the seconds around it (others: locks not taken, unlocks).
+func checkTick(t *testing.T, tick int64, runs, near []record, offsets []time.Duration, lost map[int64]record, others []record) {
 	t.Helper()
 	if len(runs) == 1 {
 		return
@@ -137,7 +143,20 @@ func checkTick(t *testing.T, tick int64, runs, near []record, offsets []time.Dur
 			return
 		}
 	}
-	t.Errorf("tick %d ran %d times (by processes %v), want once; runs near it: %s", tick, len(runs), procsOf(map[int64][]record{tick: runs})[tick], runsOf(near))
+	var around []string
+	for _, r := range others {
+		if d := time.Unix(0, r.Fired).Sub(time.Unix(tick, 0)); d > -1500*time.Millisecond && d < 1500*time.Millisecond {
+			why := ""
+			if r.Err != "" {
+				why = ": " + r.Err
+			}
+			around = append(around, fmt.Sprintf("[process %d %s: fired at %d.%03d, answered at .%03d (%v after it was asked)%s]", r.proc, r.Ev,
+				time.Unix(0, r.Fired).Unix(), time.Unix(0, r.Fired).Nanosecond()/1e6, time.Unix(0, r.End).Nanosecond()/1e6,
+				time.Duration(r.End-cmp.Or(r.Start, r.Fired)).Round(time.Millisecond), why))
+		}
+	}
+	t.Errorf("tick %d ran %d times (by processes %v), want once; runs near it: %s; other records near it: %s",
+		tick, len(runs), procsOf(map[int64][]record{tick: runs})[tick], runsOf(near), strings.Join(around, " "))
 }
 
 // runsOf describes runs: who fired, took the lock and ran when (the

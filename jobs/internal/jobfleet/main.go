@@ -5,6 +5,8 @@
 //
 //	{"ev":"run","tick":N,"token":T,"fired":ns,"start":ns,"end":ns}   a short job ran
 //	{"ev":"lost","token":T,"at":ns,"err":"..."}            a short job's lock was lost (before its at-least-for end)
+//	{"ev":"nolock","fired":ns,"end":ns,"err":"..."}        the scheduler fired and did not get the lock
+//	{"ev":"unlock","fired":ns,"start":ns,"end":ns}         the scheduler unlocked the lock it got when it fired
 //	{"ev":"start","token":T,"start":ns}                    a long job started
 //	{"ev":"told","token":T,"at":ns}                        its context ended (lock lost)
 //	{"ev":"write","token":T,"at":ns,"ok":bool}             a fenced write, accepted or rejected
@@ -108,10 +110,38 @@ type firedLocker struct {
 	fired atomic.Int64 // Unix ns
 }
 
-// Lock notes the time and takes the lock.
+// Lock notes the time and takes the lock. A lock not taken is recorded
+// ("nolock": when the scheduler fired, when the answer came, why), and so
+// is each unlock ("unlock": when it was called and returned), so that a
+// tick nobody ran can be told apart: every process refused (the lock of
+// the run before still held, or a backend error), or none fired.
 func (k *firedLocker) Lock(ctx context.Context, key string) (gocron.Lock, error) {
-	k.fired.Store(time.Now().UnixNano())
-	return k.Locker.Lock(ctx, key)
+	fired := time.Now()
+	k.fired.Store(fired.UnixNano())
+	lk, err := k.Locker.Lock(ctx, key)
+	if err != nil {
+		emit(map[string]any{"ev": "nolock", "fired": fired.UnixNano(), "end": time.Now().UnixNano(), "err": err.Error()})
+		return nil, err
+	}
+	return &timedLock{Lock: lk, fired: fired}, nil
+}
+
+// timedLock records its unlock.
+type timedLock struct {
+	gocron.Lock
+	fired time.Time
+}
+
+// Unlock unlocks and records when it was called and returned.
+func (l *timedLock) Unlock(ctx context.Context) error {
+	start := time.Now()
+	err := l.Lock.Unlock(ctx)
+	rec := map[string]any{"ev": "unlock", "fired": l.fired.UnixNano(), "start": start.UnixNano(), "end": time.Now().UnixNano()}
+	if err != nil {
+		rec["err"] = err.Error()
+	}
+	emit(rec)
+	return err
 }
 
 // short records the tick it ran: the second its clock said it was when
