@@ -94,6 +94,38 @@ func (p *proc) signal(t *testing.T, sig syscall.Signal) time.Time {
 	return time.Now()
 }
 
+// stopped waits until every thread of the process is stopped, after a
+// SIGSTOP: the signal stops each thread only as that thread next enters
+// the kernel or is scheduled, so on a busy machine a thread already
+// running (one that reads the wake of a release, say) goes on for a
+// while. It returns when the last one is seen stopped.
+func (p *proc) stopped(t *testing.T) time.Time {
+	t.Helper()
+	dir := fmt.Sprintf("/proc/%d/task", p.cmd.Process.Pid)
+	all := func() bool {
+		tasks, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatalf("%s: %v", p.id, err)
+		}
+		for _, task := range tasks {
+			stat, err := os.ReadFile(filepath.Join(dir, task.Name(), "stat"))
+			if err != nil {
+				return false // a thread that just ended: look again
+			}
+			// The state follows the command's closing parenthesis.
+			i := bytes.LastIndexByte(stat, ')')
+			if i < 0 || i+2 >= len(stat) || (stat[i+2] != 'T' && stat[i+2] != 't') {
+				return false
+			}
+		}
+		return true
+	}
+	if !testwait.Every(10*time.Second, time.Millisecond, all) {
+		t.Fatalf("%s is not stopped 10s after SIGSTOP", p.id)
+	}
+	return time.Now()
+}
+
 // stop asks the process to end its run (SIGTERM); a process that has
 // already exited is left alone.
 func (p *proc) stop() {

@@ -130,6 +130,12 @@ func stalledGrantee(t *testing.T, e *env) bool {
 	time.Sleep(stallPoll / 2)
 	server := startServerProbe(s, tpl)
 	stopped := procs["writer"].signal(t, syscall.SIGSTOP)
+	// Release only once the writer is stopped: under make
+	// test-under-load a thread of it still ran 2 ms after the release,
+	// took the grant and began its hold, and the stall then paused a
+	// holder (a different scenario, with its own test) instead of a
+	// grantee.
+	procs["writer"].stopped(t)
 	holder.signal(t, syscall.SIGUSR1)
 	holder.wait(t, time.Minute, false)
 	time.Sleep(time.Until(stopped.Add(stallFor)))
