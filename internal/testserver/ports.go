@@ -19,8 +19,16 @@ import (
 // the connection lives (TestClusterFailover/etcd in CI: a killed member's
 // client port held by a connection 3 s later). No connect takes a port
 // below the range.
-func freePorts(n int) ([]int, error) {
+func freePorts(n int) ([]int, error) { return freePortsWith(n, 0) }
+
+// freePortsWith is freePorts for servers that also listen on their port
+// plus offset (a Redis Cluster node's bus, 10000 above): both ports are
+// drawn below the ephemeral range and checked free. A bus port in the range
+// was taken by a client connection's end under make test
+// (TestStartRedisCluster: "Failed listening on port 37888 (cluster)").
+func freePortsWith(n, offset int) ([]int, error) {
 	lo, hi := serverPortRange()
+	hi -= offset
 	ports := make([]int, 0, n)
 	taken := map[int]bool{}
 	for tries := 0; len(ports) < n; tries++ {
@@ -36,6 +44,13 @@ func freePorts(n int) ([]int, error) {
 			continue // taken by someone else
 		}
 		defer l.Close()
+		if offset > 0 {
+			lb, err := net.Listen("tcp", loopback(p+offset))
+			if err != nil {
+				continue
+			}
+			defer lb.Close()
+		}
 		taken[p] = true
 		ports = append(ports, p)
 	}

@@ -8,6 +8,10 @@ import (
 	"time"
 )
 
+// redisBusOffset is how far above its port a Redis Cluster node listens for
+// its cluster bus.
+const redisBusOffset = 10000
+
 // StartRedisCluster starts a Redis Cluster of masters masters (at least 3)
 // and replicasPerMaster replicas for each, on free loopback ports
 // (--cluster-node-timeout 1000), creates it with redis-cli --cluster create
@@ -28,7 +32,7 @@ func StartRedisCluster(masters, replicasPerMaster int) (*Cluster, error) {
 	}
 	n := masters * (1 + replicasPerMaster)
 	return withPortRetry(func() (*Cluster, error) {
-		ports, err := freePorts(n)
+		ports, err := freePortsWith(n, redisBusOffset)
 		if err != nil {
 			return nil, err
 		}
