@@ -320,11 +320,15 @@ func (h *hub) confirm(channel string) {
 		return
 	}
 	gap := s.confirmed || s.late
+	// The epoch moves before ready is closed: a caller that ready released
+	// and whose attempt then reads the epoch must see it confirmed (an
+	// attempt that reads 0 takes its wake as possibly missed and wakes its
+	// key's waiters itself).
+	h.epoch.Add(1)
 	if !s.confirmed {
 		s.confirmed = true
 		close(s.ready)
 	}
-	h.epoch.Add(1)
 	h.mu.Unlock()
 	if gap {
 		s.onGap()
