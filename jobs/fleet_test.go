@@ -60,9 +60,12 @@ type record struct {
 	// LateMs is how late the process's timers ran in the 1.5s before a run
 	// (in the 2s before a loss).
 	LateMs int64 `json:"latems"`
-	// Err is why a lock was lost.
-	Err  string `json:"err"`
-	proc int
+	// Err is why a lock was lost, or not taken.
+	Err string `json:"err"`
+	// Backend says that a lock was not taken because the backend did not
+	// answer (lock4go.ErrBackend), not because the job was taken.
+	Backend bool `json:"backend"`
+	proc    int
 }
 
 // instance is one jobfleet process and the records it printed so far.

@@ -54,7 +54,7 @@ func TestFleet_eachTickOnce(t *testing.T) {
 		}
 		// The first and last ticks may be cut by the start and the stop.
 		for tick := ticks[0] + 1; tick < ticks[len(ticks)-1]; tick++ {
-			checkTick(t, tick, ran[tick], slices.Concat(ran[tick-1], ran[tick], ran[tick+1]), offsets, lost, others)
+			checkTick(t, b, tick, ran[tick], slices.Concat(ran[tick-1], ran[tick], ran[tick+1]), offsets, lost, others)
 		}
 		t.Logf("%d ticks; runs by process: %v", len(ticks), procsOf(ran))
 	})
@@ -116,11 +116,14 @@ func lostBefore(lost map[int64]record, run, next record) (string, bool) {
 // is excused when a run near it (near: the runs of the tick and the ticks
 // beside it; offsets: the processes' clock offsets) was that late, or when
 // the lock of its first run was lost before the second took it (see
-// checkAtLeastFor), and only then.
+// checkAtLeastFor), and only then; a tick run not at all is excused too
+// when the backend answered none of the processes' attempts (see
+// unanswered): the job must then not run.
 //
 // Its failure lists, beside the runs near the tick, the processes' other
-// records of the seconds around it (others: locks not taken, unlocks).
-func checkTick(t *testing.T, tick int64, runs, near []record, offsets []time.Duration, lost map[int64]record, others []record) {
+// records of the seconds around it (others: locks not taken, unlocks) and
+// what b's server logged then (see serverLog).
+func checkTick(t *testing.T, b *backend, tick int64, runs, near []record, offsets []time.Duration, lost map[int64]record, others []record) {
 	t.Helper()
 	if len(runs) == 1 {
 		return
@@ -132,6 +135,12 @@ func checkTick(t *testing.T, tick int64, runs, near []record, offsets []time.Dur
 				tick, len(runs), r.proc, late.Round(time.Millisecond), r.LateMs)
 			return
 		}
+	}
+	if why, ok := unanswered(tick, offsets, others); len(runs) == 0 && ok {
+		due := time.Unix(tick, 0)
+		t.Logf("tick %d ran 0 times, excused: the backend answered no process's attempt: %s; the server's log then: %q",
+			tick, why, b.serverLog(due.Add(-2*time.Second), due.Add(3*time.Second)))
+		return
 	}
 	if len(runs) == 2 {
 		first, second := runs[0], runs[1]
@@ -155,8 +164,46 @@ func checkTick(t *testing.T, tick int64, runs, near []record, offsets []time.Dur
 				time.Duration(r.End-cmp.Or(r.Start, r.Fired)).Round(time.Millisecond), why))
 		}
 	}
-	t.Errorf("tick %d ran %d times (by processes %v), want once; runs near it: %s; other records near it: %s",
-		tick, len(runs), procsOf(map[int64][]record{tick: runs})[tick], runsOf(near), strings.Join(around, " "))
+	due := time.Unix(tick, 0)
+	t.Errorf("tick %d ran %d times (by processes %v), want once; runs near it: %s; other records near it: %s; the server's log of slow statements and lock waits from 2s before it to 3s after: %q",
+		tick, len(runs), procsOf(map[int64][]record{tick: runs})[tick], runsOf(near), strings.Join(around, " "),
+		b.serverLog(due.Add(-2*time.Second), due.Add(3*time.Second)))
+}
+
+// unanswered reports whether no process could take tick's lock because
+// the backend answered none of them, and how each process was kept from it:
+// its attempt for the tick ended with a backend error (no answer within the
+// acquire timeout and the attempt's grace), or an earlier attempt of it
+// that ended so was still waiting for its answer when the tick came due
+// (the scheduler fires the job's next run only once the last has ended).
+func unanswered(tick int64, offsets []time.Duration, others []record) (string, bool) {
+	var why []string
+	for p, off := range offsets {
+		due := time.Unix(tick, 0).Add(off)
+		kept := ""
+		for _, r := range others {
+			if r.proc != p || r.Ev != "nolock" || !r.Backend {
+				continue
+			}
+			fired, end := time.Unix(0, r.Fired), time.Unix(0, r.End)
+			switch {
+			case fired.Add(-off).Add(500*time.Millisecond).Truncate(time.Second).Unix() == tick:
+				kept = fmt.Sprintf("process %d's attempt, fired %v after the tick was due, got no answer in %v",
+					p, fired.Sub(due).Round(time.Millisecond), end.Sub(fired).Round(time.Millisecond))
+			case fired.Before(due) && end.After(due):
+				kept = fmt.Sprintf("process %d was waiting for the answer to its attempt of %v before, which got none in %v",
+					p, due.Sub(fired).Round(time.Millisecond), end.Sub(fired).Round(time.Millisecond))
+			}
+			if kept != "" {
+				break
+			}
+		}
+		if kept == "" {
+			return "", false
+		}
+		why = append(why, kept)
+	}
+	return strings.Join(why, "; "), true
 }
 
 // runsOf describes runs: who fired, took the lock and ran when (the

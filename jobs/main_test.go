@@ -83,9 +83,13 @@ func (b *backend) start() {
 	}
 }
 
-// startPostgres starts a PostgreSQL server with the executor's schema.
+// startPostgres starts a PostgreSQL server with the executor's schema. It
+// logs, with millisecond times, every statement that took 200ms or more
+// and every wait for a lock that lasted 200ms (deadlock_timeout), which a
+// test's failure prints (see serverLog).
 func startPostgres() (*testserver.Server, error) {
-	s, err := testserver.StartPostgres()
+	s, err := testserver.StartPostgres("-c", "log_min_duration_statement=200", "-c", "log_lock_waits=on",
+		"-c", "deadlock_timeout=200ms", "-c", "log_line_prefix=%m [%p] ", "-c", "log_timezone=UTC")
 	if err != nil {
 		return nil, err
 	}

@@ -111,7 +111,8 @@ type firedLocker struct {
 }
 
 // Lock notes the time and takes the lock. A lock not taken is recorded
-// ("nolock": when the scheduler fired, when the answer came, why), and so
+// ("nolock": when the scheduler fired, when the answer came, why, and
+// whether the backend failed to answer), and so
 // is each unlock ("unlock": when it was called and returned), so that a
 // tick nobody ran can be told apart: every process refused (the lock of
 // the run before still held, or a backend error), or none fired.
@@ -120,7 +121,8 @@ func (k *firedLocker) Lock(ctx context.Context, key string) (gocron.Lock, error)
 	k.fired.Store(fired.UnixNano())
 	lk, err := k.Locker.Lock(ctx, key)
 	if err != nil {
-		emit(map[string]any{"ev": "nolock", "fired": fired.UnixNano(), "end": time.Now().UnixNano(), "err": err.Error()})
+		emit(map[string]any{"ev": "nolock", "fired": fired.UnixNano(), "end": time.Now().UnixNano(), "err": err.Error(),
+			"backend": errors.Is(err, lock4go.ErrBackend)})
 		return nil, err
 	}
 	return &timedLock{Lock: lk, fired: fired}, nil
