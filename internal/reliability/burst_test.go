@@ -225,8 +225,8 @@ func TestBurst_GRPC_noFalseUnavailable(t *testing.T) {
 }
 
 // A blackholed backend gives ErrBackend (503) within the acquire timeout
-// plus the grace, not sooner (the attempt is given its grace) and not much
-// later.
+// plus the grace, not sooner (the attempt is given its grace, unless the
+// client itself gives up on the connection first) and not much later.
 func TestBurst_blackholed503(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, e *env) {
 		proxy, err := testserver.NewProxy(e.srv.Addr())
@@ -261,7 +261,16 @@ func TestBurst_blackholed503(t *testing.T) {
 		if resp.StatusCode != http.StatusServiceUnavailable {
 			t.Fatalf("blackholed backend answered %d, want 503", resp.StatusCode)
 		}
-		if took < bound || took > bound+time.Second {
+		lower := bound
+		if e.kind == ZooKeeper {
+			// go-zookeeper drops a connection that received nothing for
+			// 2/3 of its session timeout, failing the calls in flight; an
+			// attempt whose create was in flight then ends, unsure, with a
+			// backend error when its search for the node fails on the
+			// dropped connection too (under make test-under-load: 1.33s).
+			lower = min(lower, 2*e.lease/3)
+		}
+		if took < lower || took > bound+time.Second {
 			t.Fatalf("503 after %v, want the acquire timeout plus the grace (%v) and little more", took, bound)
 		}
 
