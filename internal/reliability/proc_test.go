@@ -206,6 +206,47 @@ func (r *run) acquiredBy(t *testing.T, id string, since time.Time, timeout time.
 	return got
 }
 
+// lostBy returns the first hold of process id that ended with the loss of
+// its lock (LostAt 0: none did, so far).
+func (r *run) lostBy(t *testing.T, id string) Interval {
+	t.Helper()
+	_, ivs, err := ReadLogs(r.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, iv := range ivs {
+		if iv.ID == id && iv.LostAt != 0 {
+			return iv
+		}
+	}
+	return Interval{}
+}
+
+// describe says what the run's processes logged so far: their
+// acquisitions, completed holds (and losses), and the end of their stderr.
+func (r *run) describe(t *testing.T) string {
+	t.Helper()
+	acqs, ivs, err := ReadLogs(r.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, a := range acqs {
+		fmt.Fprintf(&b, "%s acquired at %s (token %d); ", a.ID, fromNS(a.Start).Format("15:04:05.000"), a.Token)
+	}
+	for _, iv := range ivs {
+		fmt.Fprintf(&b, "%s held from %s to %s", iv.ID, fromNS(iv.Start).Format("15:04:05.000"), fromNS(iv.End).Format("15:04:05.000"))
+		if iv.LostAt != 0 {
+			fmt.Fprintf(&b, ", lost: %s", iv.LostErr)
+		}
+		b.WriteString("; ")
+	}
+	for _, p := range r.procs {
+		fmt.Fprintf(&b, "\nstderr of %s:\n%s", p.id, p.stderr())
+	}
+	return b.String()
+}
+
 // analyse merges the run's logs and fails the test on violations.
 func (r *run) analyse(t *testing.T, o AnalyseOptions) Analysis {
 	t.Helper()
