@@ -376,12 +376,26 @@ func (h *holder) onceLead(ctx context.Context, opts []lock4go.LockOption) bool {
 	return true
 }
 
+// leaseLeft returns how long the lease of this holder's lock (by its
+// token) has left by the local clock, 0 when the Template does not say or
+// the backend keeps the lease alive (its local end then follows the
+// session's heartbeats, not the acquisition).
+func (h *holder) leaseLeft(token int64) time.Duration {
+	for _, l := range h.tpl.Snapshot().Held {
+		if l.Token == token && l.Renewal != lock4go.RenewalBackend {
+			return l.LeaseLeft
+		}
+	}
+	return 0
+}
+
 // begin starts an interval and logs the acquisition.
 func (h *holder) begin(token int64) Interval {
 	h.seq++
 	iv := Interval{
 		ID: h.cfg.ID, PID: os.Getpid(), G: h.g, Seq: h.seq, Key: h.cfg.Key,
 		Token: token, Start: ns(time.Now()), Shared: h.shared && h.cfg.Mode == ModeRW, Permit: h.cfg.Mode == ModePermits,
+		LeaseLeft: int64(h.leaseLeft(token)),
 	}
 	ev := iv
 	ev.Kind = KindAcquired

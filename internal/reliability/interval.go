@@ -50,6 +50,13 @@ type Interval struct {
 	LostAt  int64  `json:"lost_at,omitempty"`
 	LostErr string `json:"lost_err,omitempty"`
 
+	// LeaseLeft is how long the lock's lease had left by the local clock
+	// when the hold began (Template.Snapshot; 0 when it does not say, or
+	// the backend keeps the lease alive): the lease counts from when the
+	// granting attempt was sent, so a slow answer leaves the holder less
+	// of it.
+	LeaseLeft int64 `json:"lease_left,omitempty"`
+
 	// Read is the record value read at the start of the hold; ReadAt is
 	// when that read returned (0 in logs from before it was recorded).
 	Read   int64 `json:"read"`
