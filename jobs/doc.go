@@ -12,7 +12,9 @@
 //     clock or schedule runs a little late does not run the same tick
 //     again. Where the backend can (Redis, Redlock, PostgreSQL, memory), the
 //     lease is shortened to that end by the backend's own clock; on etcd and
-//     ZooKeeper this process releases it at that end by a timer.
+//     ZooKeeper this process releases it at that end by a timer, so a
+//     process that shuts down calls [Runner.Drain] before it closes the
+//     executors (closing them frees the job at once).
 //
 // A busy job is skipped, not queued: [Runner.Run] makes one attempt and
 // returns a [Result] that says whether the job ran, was skipped, failed, or

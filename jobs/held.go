@@ -51,12 +51,18 @@ func (r *Runner) track(j JobInfo) {
 }
 
 // untrack records that the job of j no longer runs: kept until until, or
-// forgotten when until is zero.
-func (r *Runner) untrack(j JobInfo, until time.Time) {
+// forgotten when until is zero. kept, when not nil, is closed once this
+// process has released a lock it keeps until then (see Drain).
+func (r *Runner) untrack(j JobInfo, until time.Time, kept <-chan struct{}) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if cur, ok := r.held[j.Name]; !ok || cur.Owner != j.Owner {
 		return
+	}
+	close(r.changed)
+	r.changed = make(chan struct{})
+	if kept != nil {
+		r.kept[j.Name] = kept
 	}
 	if until.IsZero() {
 		delete(r.held, j.Name)

@@ -64,7 +64,7 @@ func (r *Runner) finish(ctx context.Context, t *Tick, ferr error) Result {
 	}
 	if lost != nil {
 		_ = t.l.Release(ctx) // frees the key, or only drops the handle of a lost lock
-		r.untrack(info, time.Time{})
+		r.untrack(info, time.Time{}, nil)
 		res.Outcome, res.Err = Failed, errors.Join(ferr, lost)
 		return r.report(ctx, info.Name, info.Executor, res, end)
 	}
@@ -73,13 +73,19 @@ func (r *Runner) finish(ctx context.Context, t *Tick, ferr error) Result {
 	}
 	until := info.Started.Add(t.b.atLeastFor)
 	var err error
+	var kept <-chan struct{}
 	if t.b.atLeastFor > 0 && until.After(time.Now()) {
 		res.HeldUntil = until
 		err = t.l.ReleaseAt(ctx, until)
+		if err == nil && t.l.Err() == nil {
+			// The executor cannot shorten the lease: this process keeps
+			// the lock, and a timer releases it at until.
+			kept = t.l.Done()
+		}
 	} else {
 		err = t.l.Release(ctx)
 	}
-	r.untrack(info, res.HeldUntil)
+	r.untrack(info, res.HeldUntil, kept)
 	if err != nil {
 		r.cfg.Logger.LogAttrs(ctx, slogWarn, "jobs: releasing a job's lock failed; its lease ends by itself",
 			attrJob(info.Name), attrErr(err))

@@ -36,13 +36,20 @@ type Config struct {
 
 // Runner runs scheduled jobs through a Template so that each tick runs on
 // one process of a fleet: ShedLock's semantics. It is safe for concurrent
-// use. A Runner holds no goroutine; it needs no Close.
+// use. A Runner holds no goroutine; it needs no Close, but a process that
+// shuts down calls [Runner.Drain] before it closes the executors.
 type Runner struct {
 	tpl *lock4go.Template
 	cfg Config
 
 	mu   sync.Mutex
 	held map[string]JobInfo // the jobs this process holds, by name
+	// kept are the locks of jobs that returned and that this process keeps
+	// until their at-least-for end (executors that cannot shorten a lease),
+	// by name: each the Lock's Done channel.
+	kept map[string]<-chan struct{}
+	// changed is closed, and replaced, whenever a job stops running.
+	changed chan struct{}
 }
 
 // New returns a Runner over tpl. It fails with lock4go.ErrInvalidConfig
@@ -62,7 +69,8 @@ func New(tpl *lock4go.Template, cfg Config) (*Runner, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	r := &Runner{tpl: tpl, cfg: cfg, held: make(map[string]JobInfo)}
+	r := &Runner{tpl: tpl, cfg: cfg, held: make(map[string]JobInfo), kept: make(map[string]<-chan struct{}),
+		changed: make(chan struct{})}
 	if _, err := r.resolve(nil); err != nil {
 		return nil, err
 	}

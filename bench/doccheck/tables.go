@@ -80,6 +80,7 @@ var givens = map[string]given{
 	"tlsConfig":  {"*tls.Config", []string{"tls"}},
 
 	"runScheduler": {"func(context.Context) error", []string{"context"}},
+	"runner":       {"*jobs.Runner", []string{"jobs"}},
 	"orderKey":     {"func(string) (string, error)", nil},
 	"chargeOrder":  {"func(context.Context, string) (string, error)", []string{"context"}},
 }

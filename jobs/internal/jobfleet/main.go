@@ -100,7 +100,14 @@ func run(ctx context.Context, kind, addr, ns, name string, offset time.Duration,
 	s.Start()
 	emit(map[string]any{"ev": "ready"})
 	<-ctx.Done()
-	return s.Shutdown()
+	if err := s.Shutdown(); err != nil {
+		return err
+	}
+	// Jobs kept until their at-least-for end by this process (etcd,
+	// ZooKeeper) must not be freed by closing the executor.
+	dctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return r.Drain(dctx)
 }
 
 // firedLocker is the scheduler's locker, noting when the scheduler fired:
