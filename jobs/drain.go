@@ -16,8 +16,11 @@ import "context"
 // taken by itself, and Drain waits only for the jobs still running.
 //
 // Drain returns ctx's error if ctx ends first; jobs started meanwhile are
-// waited for too. It costs nothing until called: the Runner records the
-// kept locks it would wait for as their jobs return.
+// waited for too. What it needs is recorded as jobs return, whether or not
+// Drain is ever called: a channel per returning job (the Runner's change
+// signal) and, for a job this process keeps, a map entry and its Lock's
+// Done channel, against the dozen allocations and the round trip of the
+// job's lock.
 func (r *Runner) Drain(ctx context.Context) error {
 	for {
 		r.mu.Lock()
