@@ -17,10 +17,9 @@ import "context"
 //
 // Drain returns ctx's error if ctx ends first; jobs started meanwhile are
 // waited for too. What it needs is recorded as jobs return, whether or not
-// Drain is ever called: a channel per returning job (the Runner's change
-// signal) and, for a job this process keeps, a map entry and its Lock's
-// Done channel, against the dozen allocations and the round trip of the
-// job's lock.
+// Drain is ever called: for a job this process keeps, a map entry and its
+// Lock's Done channel, against the dozen allocations and the round trip of
+// the job's lock; other jobs cost nothing.
 func (r *Runner) Drain(ctx context.Context) error {
 	for {
 		r.mu.Lock()
@@ -36,6 +35,9 @@ func (r *Runner) Drain(ctx context.Context) error {
 		}
 		for _, j := range r.held {
 			running = running || j.Running
+		}
+		if r.changed == nil {
+			r.changed = make(chan struct{})
 		}
 		changed := r.changed
 		r.mu.Unlock()

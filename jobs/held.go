@@ -59,8 +59,10 @@ func (r *Runner) untrack(j JobInfo, until time.Time, kept <-chan struct{}) {
 	if cur, ok := r.held[j.Name]; !ok || cur.Owner != j.Owner {
 		return
 	}
-	close(r.changed)
-	r.changed = make(chan struct{})
+	if r.changed != nil {
+		close(r.changed) // a Drain waits
+		r.changed = nil
+	}
 	if kept != nil {
 		r.kept[j.Name] = kept
 	}

@@ -48,7 +48,8 @@ type Runner struct {
 	// until their at-least-for end (executors that cannot shorten a lease),
 	// by name: each the Lock's Done channel.
 	kept map[string]<-chan struct{}
-	// changed is closed, and replaced, whenever a job stops running.
+	// changed, made by a Drain that waits, is closed (and dropped) when a
+	// job stops running.
 	changed chan struct{}
 }
 
@@ -69,8 +70,7 @@ func New(tpl *lock4go.Template, cfg Config) (*Runner, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	r := &Runner{tpl: tpl, cfg: cfg, held: make(map[string]JobInfo), kept: make(map[string]<-chan struct{}),
-		changed: make(chan struct{})}
+	r := &Runner{tpl: tpl, cfg: cfg, held: make(map[string]JobInfo), kept: make(map[string]<-chan struct{})}
 	if _, err := r.resolve(nil); err != nil {
 		return nil, err
 	}
