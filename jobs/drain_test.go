@@ -74,13 +74,18 @@ func TestDrain(t *testing.T) {
 		}
 		asked := time.Now()
 		res2 := other.Run(t.Context(), name, func(context.Context) error { return nil })
+		answered := time.Now()
+		// A Run answered before the end was decided by the backend before
+		// it too; one asked before but answered after (a stalled request on
+		// a busy machine) may rightly have run the job.
 		switch {
-		case asked.Before(res.HeldUntil) && res2.Outcome != jobs.Skipped:
-			t.Errorf("another instance's Run %v before the at-least-for end, after Drain and Close = %v, want Skipped", res.HeldUntil.Sub(asked), res2.Outcome)
-		case !asked.Before(res.HeldUntil) && res2.Outcome != jobs.Ran && res2.Outcome != jobs.Skipped:
-			t.Errorf("another instance's Run after the at-least-for end = %+v", res2)
+		case answered.Before(res.HeldUntil) && res2.Outcome != jobs.Skipped:
+			t.Errorf("another instance's Run answered %v before the at-least-for end, after Drain and Close = %v, want Skipped", res.HeldUntil.Sub(answered), res2.Outcome)
+		case res2.Outcome != jobs.Ran && res2.Outcome != jobs.Skipped:
+			t.Errorf("another instance's Run = %+v, want Ran or Skipped", res2)
 		}
-		t.Logf("%s: Drain took %v; the other instance asked %v before the end: %v", b.kind,
-			drained.Sub(start).Round(time.Millisecond), res.HeldUntil.Sub(asked).Round(time.Millisecond), res2.Outcome)
+		t.Logf("%s: Drain took %v; the other instance asked %v and was answered %v before the end: %v", b.kind,
+			drained.Sub(start).Round(time.Millisecond), res.HeldUntil.Sub(asked).Round(time.Millisecond),
+			res.HeldUntil.Sub(answered).Round(time.Millisecond), res2.Outcome)
 	})
 }
