@@ -21,10 +21,12 @@ type proc struct {
 	cmd    *exec.Cmd
 	stdout bytes.Buffer
 	errLog string
-	// raceLog is where the race detector writes, when lockcheck has it.
-	raceLog string
-	done    chan struct{}
-	err     error
+	// raceLog is where the race detector writes, when lockcheck has it;
+	// raceRead is set once it was read.
+	raceLog  string
+	raceRead bool
+	done     chan struct{}
+	err      error
 }
 
 // run is one multi-process run: its directory and the common arguments
@@ -42,7 +44,7 @@ func newRun(t *testing.T, b Backend, key string, lease time.Duration) *run {
 	if lockcheckErr != nil {
 		t.Fatal(lockcheckErr)
 	}
-	return &run{
+	r := &run{
 		dir: t.TempDir(),
 		common: []string{
 			"--backend", b.Kind, "--addr", strings.Join(b.Addrs, ","),
@@ -50,6 +52,18 @@ func newRun(t *testing.T, b Backend, key string, lease time.Duration) *run {
 			"--lease", lease.String(), "--key", key,
 		},
 	}
+	// Registered before any process's cleanup, so run after them all: the
+	// processes nobody waited for (killed, paused, stopped) have ended.
+	t.Cleanup(func() {
+		for _, p := range r.procs {
+			if !p.raceRead {
+				if races := p.races(t); races != "" {
+					t.Errorf("lockcheck %s, not waited for, reported a data race:%s", p.id, races)
+				}
+			}
+		}
+	})
+	return r
 }
 
 // start launches a lockcheck process named id with extra arguments.
@@ -169,6 +183,7 @@ func (p *proc) wait(t *testing.T, timeout time.Duration, allowFail bool) Report 
 // returns the other reports, whole, for a failure message.
 func (p *proc) races(t *testing.T) string {
 	t.Helper()
+	p.raceRead = true
 	known, others, err := raceVerdict(p.raceLog)
 	if err != nil {
 		t.Errorf("lockcheck %s: reading its race log: %v", p.id, err)
