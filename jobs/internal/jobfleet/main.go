@@ -79,6 +79,17 @@ func run(ctx context.Context, kind, addr, ns, name string, offset time.Duration,
 	if err != nil {
 		return err
 	}
+	// Connected, and the executor's first-attempt check done, before the
+	// first tick, as a service would be (docs/postgres.md): under make
+	// test-under-load a cold PostgreSQL executor's first attempt (a dial,
+	// the check, the acquire) took 1.5s, and its tick ran that late.
+	warm, err := tpl.Lock(ctx, fmt.Sprintf("%s:warm:%d", name, os.Getpid()), lock4go.WithAcquireTimeout(time.Minute))
+	if err != nil {
+		return err
+	}
+	if err := warm.Release(ctx); err != nil {
+		return err
+	}
 	r, err := jobs.New(tpl, cfg)
 	if err != nil {
 		return err
