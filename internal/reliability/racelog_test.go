@@ -87,10 +87,8 @@ func raceAccesses(report string) []string {
 	lines := strings.Split(report, "\n")
 	var frames []string
 	for i, l := range lines {
-		l = strings.TrimSpace(l)
-		access := strings.HasSuffix(l, ":") && strings.Contains(l, " at 0x") &&
-			(strings.Contains(l, "Read") || strings.Contains(l, "read") ||
-				strings.Contains(l, "Write") || strings.Contains(l, "write"))
+		l = strings.ToLower(strings.TrimSpace(l))
+		access := strings.Contains(l, "read at 0x") || strings.Contains(l, "write at 0x")
 		if !access || i+2 >= len(lines) {
 			continue
 		}
